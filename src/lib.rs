@@ -1,0 +1,13 @@
+//! retrylint: a linter for the retry contracts of HTTP APIs.
+//!
+//! The pipeline reads left to right:
+//! [`source`] (files parsed once into spanned trees) →
+//! [`load`] (a description's files, `$ref`s followed) →
+//! [`model`] (the operations and the facts retrying depends on) →
+//! [`policy`] (the retry policy file and each operation's effective policy) →
+//! [`rules`] (checks that produce [`finding`]s) →
+//! [`output`] (how findings are shown).
+
+#![forbid(unsafe_code)]
+
+pub mod source;

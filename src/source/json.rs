@@ -1,0 +1,412 @@
+//! A JSON parser that builds the spanned [`Node`] tree directly.
+//!
+//! Iterative (an explicit stack, so deep nesting is a clear error, never a stack
+//! overflow), strict about the grammar, lenient where real descriptions bend it: a lone
+//! UTF-16 surrogate escape becomes U+FFFD instead of failing the file.
+
+use super::{Entry, Map, Node, ParseLimits, Span, SyntaxError, Value};
+
+/// Parses one JSON document.
+pub fn parse(text: &str, limits: ParseLimits) -> Result<Node, SyntaxError> {
+    let mut parser = Parser {
+        text,
+        bytes: text.as_bytes(),
+        pos: 0,
+    };
+    if text.starts_with('\u{feff}') {
+        parser.pos = 3;
+    }
+    let node = parser.document(limits)?;
+    parser.skip_ws();
+    if parser.pos < parser.bytes.len() {
+        return Err(parser.error_here("unexpected text after the end of the JSON document"));
+    }
+    Ok(node)
+}
+
+enum Frame {
+    Seq {
+        start: usize,
+        items: Vec<Node>,
+    },
+    Map {
+        start: usize,
+        entries: Vec<Entry>,
+        key: Box<str>,
+        key_span: Span,
+    },
+}
+
+struct Parser<'a> {
+    text: &'a str,
+    bytes: &'a [u8],
+    pos: usize,
+}
+
+impl<'a> Parser<'a> {
+    fn document(&mut self, limits: ParseLimits) -> Result<Node, SyntaxError> {
+        let mut stack: Vec<Frame> = Vec::new();
+        'value: loop {
+            self.skip_ws();
+            let start = self.pos;
+            let mut node = match self.peek() {
+                Some(b'{') | Some(b'[') if stack.len() >= limits.max_depth => {
+                    return Err(SyntaxError::new(
+                        format!(
+                            "nesting is deeper than {} levels; refusing to go further",
+                            limits.max_depth
+                        ),
+                        Span::new(start, start + 1),
+                    ));
+                }
+                Some(b'{') => {
+                    self.pos += 1;
+                    self.skip_ws();
+                    if self.peek() == Some(b'}') {
+                        self.pos += 1;
+                        Node::new(Span::new(start, self.pos), Value::Map(Map::default()))
+                    } else {
+                        let (key, key_span) = self.key()?;
+                        stack.push(Frame::Map {
+                            start,
+                            entries: Vec::new(),
+                            key,
+                            key_span,
+                        });
+                        continue 'value;
+                    }
+                }
+                Some(b'[') => {
+                    self.pos += 1;
+                    self.skip_ws();
+                    if self.peek() == Some(b']') {
+                        self.pos += 1;
+                        Node::new(Span::new(start, self.pos), Value::Seq(Vec::new()))
+                    } else {
+                        stack.push(Frame::Seq {
+                            start,
+                            items: Vec::new(),
+                        });
+                        continue 'value;
+                    }
+                }
+                Some(b'"') => {
+                    let s = self.string()?;
+                    Node::new(Span::new(start, self.pos), Value::String(s))
+                }
+                Some(b't') => self.literal("true", Value::Bool(true))?,
+                Some(b'f') => self.literal("false", Value::Bool(false))?,
+                Some(b'n') => self.literal("null", Value::Null)?,
+                Some(b'-' | b'0'..=b'9') => self.number()?,
+                Some(_) => return Err(self.error_here("expected a JSON value")),
+                None => return Err(self.error_here("unexpected end of file: expected a value")),
+            };
+            // Attach the finished node to its parent; close parents that end here.
+            loop {
+                match stack.last_mut() {
+                    None => return Ok(node),
+                    Some(Frame::Seq { items, .. }) => {
+                        items.push(node);
+                        self.skip_ws();
+                        match self.peek() {
+                            Some(b',') => {
+                                self.pos += 1;
+                                continue 'value;
+                            }
+                            Some(b']') => {
+                                self.pos += 1;
+                                let Some(Frame::Seq { start, items }) = stack.pop() else {
+                                    unreachable!("the top frame was a list")
+                                };
+                                node = Node::new(Span::new(start, self.pos), Value::Seq(items));
+                            }
+                            _ => return Err(self.error_here("expected `,` or `]` in this list")),
+                        }
+                    }
+                    Some(Frame::Map {
+                        entries,
+                        key,
+                        key_span,
+                        ..
+                    }) => {
+                        entries.push(Entry {
+                            key: std::mem::take(key),
+                            key_span: *key_span,
+                            value: node,
+                        });
+                        self.skip_ws();
+                        match self.peek() {
+                            Some(b',') => {
+                                self.pos += 1;
+                                self.skip_ws();
+                                let (k, ks) = self.key()?;
+                                *key = k;
+                                *key_span = ks;
+                                continue 'value;
+                            }
+                            Some(b'}') => {
+                                self.pos += 1;
+                                let Some(Frame::Map { start, entries, .. }) = stack.pop() else {
+                                    unreachable!("the top frame was a mapping")
+                                };
+                                node = map_node(entries, Span::new(start, self.pos))?;
+                            }
+                            _ => {
+                                return Err(self.error_here("expected `,` or `}` in this object"));
+                            }
+                        }
+                    }
+                }
+            }
+        }
+    }
+
+    /// Reads `"key"` and the `:` after it.
+    fn key(&mut self) -> Result<(Box<str>, Span), SyntaxError> {
+        let start = self.pos;
+        if self.peek() != Some(b'"') {
+            return Err(self.error_here("expected a quoted object key"));
+        }
+        let key = self.string()?;
+        let span = Span::new(start, self.pos);
+        self.skip_ws();
+        if self.peek() != Some(b':') {
+            return Err(self.error_here("expected `:` after the object key"));
+        }
+        self.pos += 1;
+        Ok((key, span))
+    }
+
+    fn peek(&self) -> Option<u8> {
+        self.bytes.get(self.pos).copied()
+    }
+
+    fn skip_ws(&mut self) {
+        while let Some(b' ' | b'\t' | b'\n' | b'\r') = self.peek() {
+            self.pos += 1;
+        }
+    }
+
+    fn error_here(&self, message: &str) -> SyntaxError {
+        let end = self.text[self.pos..]
+            .chars()
+            .next()
+            .map_or(self.pos, |c| self.pos + c.len_utf8());
+        SyntaxError::new(message, Span::new(self.pos, end))
+    }
+
+    fn literal(&mut self, word: &str, value: Value) -> Result<Node, SyntaxError> {
+        let start = self.pos;
+        if self.bytes[self.pos..].starts_with(word.as_bytes()) {
+            self.pos += word.len();
+            Ok(Node::new(Span::new(start, self.pos), value))
+        } else {
+            Err(self.error_here("expected a JSON value"))
+        }
+    }
+
+    fn number(&mut self) -> Result<Node, SyntaxError> {
+        let start = self.pos;
+        let digits = |p: &mut Self| {
+            let from = p.pos;
+            while let Some(b'0'..=b'9') = p.peek() {
+                p.pos += 1;
+            }
+            p.pos > from
+        };
+        if self.peek() == Some(b'-') {
+            self.pos += 1;
+        }
+        if self.peek() == Some(b'0') {
+            self.pos += 1;
+        } else if !digits(self) {
+            return Err(self.error_here("expected digits in this number"));
+        }
+        if self.peek() == Some(b'.') {
+            self.pos += 1;
+            if !digits(self) {
+                return Err(self.error_here("expected digits after the decimal point"));
+            }
+        }
+        if let Some(b'e' | b'E') = self.peek() {
+            self.pos += 1;
+            if let Some(b'+' | b'-') = self.peek() {
+                self.pos += 1;
+            }
+            if !digits(self) {
+                return Err(self.error_here("expected digits in the exponent"));
+            }
+        }
+        Ok(Node::new(
+            Span::new(start, self.pos),
+            Value::Number(self.text[start..self.pos].into()),
+        ))
+    }
+
+    /// Reads a string starting at its opening quote.
+    fn string(&mut self) -> Result<Box<str>, SyntaxError> {
+        let open = self.pos;
+        self.pos += 1;
+        let from = self.pos;
+        // Fast path: no escapes.
+        while let Some(&b) = self.bytes.get(self.pos) {
+            match b {
+                b'"' => {
+                    let s = &self.text[from..self.pos];
+                    self.pos += 1;
+                    return Ok(s.into());
+                }
+                b'\\' => break,
+                0..=0x1f => return Err(self.error_here("control character inside a string")),
+                _ => self.pos += 1,
+            }
+        }
+        let mut out = String::from(&self.text[from..self.pos]);
+        loop {
+            let Some(&b) = self.bytes.get(self.pos) else {
+                return Err(SyntaxError::new(
+                    "unterminated string",
+                    Span::new(open, open + 1),
+                ));
+            };
+            match b {
+                b'"' => {
+                    self.pos += 1;
+                    return Ok(out.into());
+                }
+                b'\\' => {
+                    self.pos += 1;
+                    let escaped = match self.peek() {
+                        Some(b'"') => '"',
+                        Some(b'\\') => '\\',
+                        Some(b'/') => '/',
+                        Some(b'b') => '\u{8}',
+                        Some(b'f') => '\u{c}',
+                        Some(b'n') => '\n',
+                        Some(b'r') => '\r',
+                        Some(b't') => '\t',
+                        Some(b'u') => {
+                            self.pos += 1;
+                            out.push(self.unicode_escape()?);
+                            continue;
+                        }
+                        _ => return Err(self.error_here("invalid escape in string")),
+                    };
+                    self.pos += 1;
+                    out.push(escaped);
+                }
+                0..=0x1f => return Err(self.error_here("control character inside a string")),
+                _ => {
+                    // Copy the run of plain characters up to the next quote or backslash.
+                    let run_start = self.pos;
+                    while let Some(&c) = self.bytes.get(self.pos) {
+                        if c == b'"' || c == b'\\' || c < 0x20 {
+                            break;
+                        }
+                        self.pos += 1;
+                    }
+                    out.push_str(&self.text[run_start..self.pos]);
+                }
+            }
+        }
+    }
+
+    /// Reads the four hex digits after `\u` (and a low surrogate after a high one).
+    fn unicode_escape(&mut self) -> Result<char, SyntaxError> {
+        let high = self.hex4()?;
+        if !(0xD800..0xDC00).contains(&high) {
+            return Ok(char::from_u32(high).unwrap_or(char::REPLACEMENT_CHARACTER));
+        }
+        if self.bytes[self.pos..].starts_with(b"\\u") {
+            let save = self.pos;
+            self.pos += 2;
+            let low = self.hex4()?;
+            if (0xDC00..0xE000).contains(&low) {
+                let code = 0x10000 + ((high - 0xD800) << 10) + (low - 0xDC00);
+                return Ok(char::from_u32(code).unwrap_or(char::REPLACEMENT_CHARACTER));
+            }
+            self.pos = save;
+        }
+        Ok(char::REPLACEMENT_CHARACTER)
+    }
+
+    fn hex4(&mut self) -> Result<u32, SyntaxError> {
+        let digits = self
+            .bytes
+            .get(self.pos..self.pos + 4)
+            .filter(|d| d.iter().all(u8::is_ascii_hexdigit))
+            .ok_or_else(|| self.error_here("expected four hex digits after \\u"))?;
+        let text = std::str::from_utf8(digits).unwrap_or("0");
+        let value = u32::from_str_radix(text, 16).unwrap_or(0xFFFD);
+        self.pos += 4;
+        Ok(value)
+    }
+}
+
+/// Builds a mapping node, turning a repeated key into a syntax error at that key.
+pub(super) fn map_node(entries: Vec<Entry>, span: Span) -> Result<Node, SyntaxError> {
+    match Map::from_entries(entries) {
+        Ok(map) => Ok(Node::new(span, Value::Map(map))),
+        Err((index, entries)) => Err(SyntaxError::new(
+            format!(
+                "duplicate key `{}`: a mapping may name each key once",
+                entries[index].key
+            ),
+            entries[index].key_span,
+        )),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn p(text: &str) -> Result<Node, SyntaxError> {
+        parse(text, ParseLimits::default())
+    }
+
+    #[test]
+    fn spans_point_at_values_and_keys() {
+        let text = r#"{"a": [1, "x"], "b": {"c": true}}"#;
+        let node = p(text).unwrap();
+        let a = node.as_map().unwrap().entry("a").unwrap();
+        assert_eq!(&text[a.key_span.range()], "\"a\"");
+        assert_eq!(&text[a.value.span.range()], "[1, \"x\"]");
+        let c = node.at(["b", "c"]).unwrap();
+        assert_eq!(&text[c.span.range()], "true");
+        assert_eq!(node.at(["a", "1"]).unwrap().as_str(), Some("x"));
+    }
+
+    #[test]
+    fn escapes_and_surrogate_pairs_decode() {
+        let node = p(r#"["\ud83d\udc4d", "a\"b\\n", "\ud800x", "\u00e9"]"#).unwrap();
+        let items: Vec<_> = node
+            .as_seq()
+            .unwrap()
+            .iter()
+            .map(|n| n.as_str().unwrap().to_string())
+            .collect();
+        assert_eq!(items, ["👍", "a\"b\\n", "\u{fffd}x", "é"]);
+    }
+
+    #[test]
+    fn errors_have_spans() {
+        let e = p("{\"a\": 1,}").unwrap_err();
+        assert_eq!(e.span.start, 8);
+        let e = p("{\"a\": 1, \"a\": 2}").unwrap_err();
+        assert!(e.message.contains("duplicate key `a`"), "{}", e.message);
+        assert_eq!(e.span, Span::new(9, 12));
+        let e = p("[1, 2").unwrap_err();
+        assert!(e.message.contains("`,` or `]`"));
+        assert!(p("01").is_err());
+        assert!(p("[1] x").is_err());
+        assert!(p("\"a\tb\"").is_err());
+    }
+
+    #[test]
+    fn deep_nesting_is_an_error_not_a_crash() {
+        let text = "[".repeat(100_000);
+        let e = p(&text).unwrap_err();
+        assert!(e.message.contains("nesting is deeper"), "{}", e.message);
+    }
+}

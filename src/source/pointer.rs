@@ -1,0 +1,95 @@
+//! JSON Pointers (RFC 6901) as they appear in `$ref` fragments and in our output.
+
+/// Splits a pointer such as `/paths/~1orders/get` into decoded tokens.
+///
+/// A `$ref` fragment is also a URI fragment, so percent-escapes are decoded first
+/// (`%7B` → `{`), then `~1` → `/` and `~0` → `~`. Returns `None` for a pointer that does
+/// not start with `/` (other than the empty pointer) or that has a bad escape.
+pub fn decode(pointer: &str) -> Option<Vec<String>> {
+    let pointer = percent_decode(pointer)?;
+    if pointer.is_empty() {
+        return Some(Vec::new());
+    }
+    let rest = pointer.strip_prefix('/')?;
+    rest.split('/').map(unescape_token).collect()
+}
+
+fn unescape_token(token: &str) -> Option<String> {
+    let mut out = String::with_capacity(token.len());
+    let mut chars = token.chars();
+    while let Some(c) = chars.next() {
+        if c == '~' {
+            match chars.next() {
+                Some('0') => out.push('~'),
+                Some('1') => out.push('/'),
+                _ => return None,
+            }
+        } else {
+            out.push(c);
+        }
+    }
+    Some(out)
+}
+
+/// Decodes `%XX` escapes; `None` when an escape is malformed or the result is not UTF-8.
+pub fn percent_decode(text: &str) -> Option<String> {
+    if !text.contains('%') {
+        return Some(text.to_string());
+    }
+    let bytes = text.as_bytes();
+    let mut out = Vec::with_capacity(bytes.len());
+    let mut i = 0;
+    while i < bytes.len() {
+        if bytes[i] == b'%' {
+            let hex = text.get(i + 1..i + 3)?;
+            out.push(u8::from_str_radix(hex, 16).ok()?);
+            i += 3;
+        } else {
+            out.push(bytes[i]);
+            i += 1;
+        }
+    }
+    String::from_utf8(out).ok()
+}
+
+/// Escapes one token for a pointer (`/` → `~1`, `~` → `~0`).
+pub fn escape(token: &str) -> std::borrow::Cow<'_, str> {
+    if token.contains(['~', '/']) {
+        token.replace('~', "~0").replace('/', "~1").into()
+    } else {
+        token.into()
+    }
+}
+
+/// Appends `/token` (escaped) to a pointer.
+pub fn push(pointer: &str, token: &str) -> String {
+    let mut out = String::with_capacity(pointer.len() + token.len() + 1);
+    out.push_str(pointer);
+    out.push('/');
+    out.push_str(&escape(token));
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn decodes_escapes_in_order() {
+        assert_eq!(
+            decode("/paths/~1orders~1%7BorderId%7D/get").unwrap(),
+            ["paths", "/orders/{orderId}", "get"]
+        );
+        assert_eq!(decode("/a~01").unwrap(), ["a~1"]);
+        assert_eq!(decode("").unwrap(), Vec::<String>::new());
+        assert!(decode("a/b").is_none());
+        assert!(decode("/a~2").is_none());
+        assert!(decode("/%zz").is_none());
+    }
+
+    #[test]
+    fn push_escapes() {
+        assert_eq!(push("/paths", "/a/{b}"), "/paths/~1a~1{b}");
+        assert_eq!(push("", "x~y"), "/x~0y");
+    }
+}

@@ -1,0 +1,250 @@
+//! The document tree both parsers produce: every node knows its byte span.
+//!
+//! YAML and JSON land in the same shape so that everything downstream (refs, the
+//! operation model, the policy reader) is written once. Scalars keep their text;
+//! numbers are parsed on demand so that `openapi: 3.0` keeps its spelling.
+
+use super::Span;
+
+/// A node of a parsed document.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Node {
+    /// Where the node is written, in bytes of its file.
+    pub span: Span,
+    /// What the node holds.
+    pub value: Value,
+}
+
+/// The value of a node.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Value {
+    Null,
+    Bool(bool),
+    /// A number, as written.
+    Number(Box<str>),
+    String(Box<str>),
+    Seq(Vec<Node>),
+    Map(Map),
+}
+
+/// One `key: value` entry of a mapping.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Entry {
+    /// The key as text (a YAML `200:` key is `"200"`).
+    pub key: Box<str>,
+    /// Where the key is written.
+    pub key_span: Span,
+    pub value: Node,
+}
+
+/// A mapping that keeps file order and looks keys up quickly when it is large.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct Map {
+    entries: Vec<Entry>,
+    /// Entry indices sorted by key; present only for maps larger than [`Map::INDEXED_FROM`].
+    sorted: Option<Box<[u32]>>,
+}
+
+impl Map {
+    /// Maps with at least this many entries get a sorted index for lookups.
+    const INDEXED_FROM: usize = 12;
+
+    /// Builds a map from its entries, or gives them back with the index of an entry whose
+    /// key repeats an earlier one.
+    #[allow(clippy::result_large_err)]
+    pub fn from_entries(entries: Vec<Entry>) -> Result<Map, (usize, Vec<Entry>)> {
+        if entries.len() < Self::INDEXED_FROM {
+            for (i, entry) in entries.iter().enumerate() {
+                if entries[..i].iter().any(|e| e.key == entry.key) {
+                    return Err((i, entries));
+                }
+            }
+            return Ok(Map {
+                entries,
+                sorted: None,
+            });
+        }
+        let mut sorted: Vec<u32> = (0..entries.len() as u32).collect();
+        sorted.sort_by(|&a, &b| {
+            entries[a as usize]
+                .key
+                .cmp(&entries[b as usize].key)
+                .then(a.cmp(&b))
+        });
+        for pair in sorted.windows(2) {
+            if entries[pair[0] as usize].key == entries[pair[1] as usize].key {
+                let index = pair[1] as usize;
+                return Err((index, entries));
+            }
+        }
+        Ok(Map {
+            entries,
+            sorted: Some(sorted.into_boxed_slice()),
+        })
+    }
+
+    /// The entry with this key.
+    pub fn entry(&self, key: &str) -> Option<&Entry> {
+        match &self.sorted {
+            None => self.entries.iter().find(|e| &*e.key == key),
+            Some(sorted) => sorted
+                .binary_search_by(|&i| (*self.entries[i as usize].key).cmp(key))
+                .ok()
+                .map(|pos| &self.entries[sorted[pos] as usize]),
+        }
+    }
+
+    /// The value under this key.
+    pub fn get(&self, key: &str) -> Option<&Node> {
+        self.entry(key).map(|e| &e.value)
+    }
+
+    /// The entry whose key equals this one ignoring ASCII case.
+    pub fn entry_ignore_case(&self, key: &str) -> Option<&Entry> {
+        self.entries.iter().find(|e| e.key.eq_ignore_ascii_case(key))
+    }
+
+    pub fn entries(&self) -> &[Entry] {
+        &self.entries
+    }
+
+    pub fn len(&self) -> usize {
+        self.entries.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.entries.is_empty()
+    }
+}
+
+impl Node {
+    pub fn new(span: Span, value: Value) -> Node {
+        Node { span, value }
+    }
+
+    pub fn as_map(&self) -> Option<&Map> {
+        match &self.value {
+            Value::Map(m) => Some(m),
+            _ => None,
+        }
+    }
+
+    pub fn as_seq(&self) -> Option<&[Node]> {
+        match &self.value {
+            Value::Seq(s) => Some(s),
+            _ => None,
+        }
+    }
+
+    pub fn as_str(&self) -> Option<&str> {
+        match &self.value {
+            Value::String(s) => Some(s),
+            _ => None,
+        }
+    }
+
+    pub fn as_bool(&self) -> Option<bool> {
+        match self.value {
+            Value::Bool(b) => Some(b),
+            _ => None,
+        }
+    }
+
+    /// The text of a scalar (string, number, boolean); `None` for null and containers.
+    pub fn scalar_text(&self) -> Option<&str> {
+        match &self.value {
+            Value::String(s) | Value::Number(s) => Some(s),
+            Value::Bool(true) => Some("true"),
+            Value::Bool(false) => Some("false"),
+            _ => None,
+        }
+    }
+
+    /// The value under `key` when this node is a map.
+    pub fn get(&self, key: &str) -> Option<&Node> {
+        self.as_map().and_then(|m| m.get(key))
+    }
+
+    /// Whether the node is a scalar (its whole text fits one label).
+    pub fn is_scalar(&self) -> bool {
+        !matches!(self.value, Value::Seq(_) | Value::Map(_))
+    }
+
+    /// A short name of the node's kind, for messages ("expected a mapping, found a string").
+    pub fn kind(&self) -> &'static str {
+        match self.value {
+            Value::Null => "null",
+            Value::Bool(_) => "a boolean",
+            Value::Number(_) => "a number",
+            Value::String(_) => "a string",
+            Value::Seq(_) => "a list",
+            Value::Map(_) => "a mapping",
+        }
+    }
+
+    /// Follows already-decoded JSON Pointer tokens from this node.
+    pub fn at<'a, I, S>(&self, tokens: I) -> Option<&Node>
+    where
+        I: IntoIterator<Item = S>,
+        S: AsRef<str> + 'a,
+    {
+        let mut node = self;
+        for token in tokens {
+            let token = token.as_ref();
+            node = match &node.value {
+                Value::Map(m) => m.get(token)?,
+                Value::Seq(items) => items.get(parse_index(token)?)?,
+                _ => return None,
+            };
+        }
+        Some(node)
+    }
+}
+
+/// An array index token of a JSON Pointer: digits without a leading zero.
+fn parse_index(token: &str) -> Option<usize> {
+    if token.is_empty() || (token.len() > 1 && token.starts_with('0')) {
+        return None;
+    }
+    if !token.bytes().all(|b| b.is_ascii_digit()) {
+        return None;
+    }
+    token.parse().ok()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn entry(key: &str) -> Entry {
+        Entry {
+            key: key.into(),
+            key_span: Span::default(),
+            value: Node::new(Span::default(), Value::Null),
+        }
+    }
+
+    #[test]
+    fn small_and_large_maps_find_keys_and_reject_duplicates() {
+        for n in [3usize, 40] {
+            let keys: Vec<String> = (0..n).map(|i| format!("k{i}")).collect();
+            let map = Map::from_entries(keys.iter().map(|k| entry(k)).collect()).unwrap();
+            for k in &keys {
+                assert_eq!(&*map.entry(k).unwrap().key, k.as_str());
+            }
+            assert!(map.get("missing").is_none());
+            let mut dup: Vec<Entry> = keys.iter().map(|k| entry(k)).collect();
+            dup.push(entry("k1"));
+            assert_eq!(Map::from_entries(dup).map_err(|(i, _)| i), Err(n));
+        }
+    }
+
+    #[test]
+    fn array_index_tokens_are_strict() {
+        assert_eq!(parse_index("0"), Some(0));
+        assert_eq!(parse_index("12"), Some(12));
+        assert_eq!(parse_index("01"), None);
+        assert_eq!(parse_index("-1"), None);
+        assert_eq!(parse_index(""), None);
+    }
+}

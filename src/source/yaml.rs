@@ -1,0 +1,491 @@
+//! YAML into the spanned [`Node`] tree, from `saphyr-parser` events.
+//!
+//! The tree is built with an explicit stack (deep nesting is an error, never a stack
+//! overflow). Aliases are expanded by copying the anchored node, within a budget of
+//! nodes, so an alias bomb is refused quickly. Plain scalars resolve by the YAML 1.2 core
+//! schema; `<<` merge keys are honoured. Markers count characters; spans are turned into
+//! byte offsets as the events arrive.
+
+use std::collections::HashMap;
+
+use saphyr_parser::{Event, Parser, ScalarStyle, ScanError, Span as YamlSpan};
+
+use super::json::map_node;
+use super::{Entry, Node, ParseLimits, Span, SyntaxError, Value};
+
+/// Parses the single YAML document of `text`.
+pub fn parse(text: &str, limits: ParseLimits) -> Result<Node, SyntaxError> {
+    let mut builder = Builder {
+        offsets: Offsets::new(text),
+        stack: Vec::new(),
+        anchors: HashMap::new(),
+        alias_nodes: 0,
+        limits,
+        root: None,
+    };
+    let mut parser = Parser::new_from_str(text);
+    while let Some(event) = parser.next_event() {
+        let (event, span) = event.map_err(|e| builder.scan_error(&e))?;
+        if builder.event(event, span)? {
+            break;
+        }
+    }
+    builder
+        .root
+        .ok_or_else(|| SyntaxError::new("the file is empty: expected a document", Span::at(0)))
+}
+
+/// A finished node with the number of nodes it holds (for the alias budget).
+struct Built {
+    node: Node,
+    size: usize,
+}
+
+enum Frame {
+    Seq {
+        start: usize,
+        anchor: usize,
+        items: Vec<Node>,
+        size: usize,
+    },
+    Map {
+        start: usize,
+        anchor: usize,
+        entries: Vec<Entry>,
+        merges: Vec<Node>,
+        key: Option<(Box<str>, Span, bool)>,
+        size: usize,
+    },
+}
+
+struct Builder<'a> {
+    offsets: Offsets<'a>,
+    stack: Vec<Frame>,
+    anchors: HashMap<usize, Built>,
+    alias_nodes: usize,
+    limits: ParseLimits,
+    root: Option<Node>,
+}
+
+impl Builder<'_> {
+    fn span(&mut self, span: YamlSpan) -> Span {
+        let start = self.offsets.byte(span.start.index());
+        let end = self.offsets.byte(span.end.index());
+        Span::new(start, end.max(start))
+    }
+
+    fn scan_error(&mut self, e: &ScanError) -> SyntaxError {
+        let at = self.offsets.byte(e.marker().index());
+        let end = self.offsets.text[at..]
+            .chars()
+            .next()
+            .map_or(at, |c| at + c.len_utf8());
+        SyntaxError::new(format!("YAML syntax error: {}", e.info()), Span::new(at, end))
+    }
+
+    /// Handles one event; returns `true` once the document is complete.
+    fn event(&mut self, event: Event<'_>, yspan: YamlSpan) -> Result<bool, SyntaxError> {
+        let span = self.span(yspan);
+        let built = match event {
+            Event::StreamStart | Event::Nothing | Event::DocumentEnd => return Ok(false),
+            Event::StreamEnd => return Ok(true),
+            Event::DocumentStart(_) => {
+                if self.root.is_some() {
+                    return Err(SyntaxError::new(
+                        "a second YAML document starts here; a description or policy is one document",
+                        span,
+                    ));
+                }
+                return Ok(false);
+            }
+            Event::SequenceStart(anchor, _) | Event::MappingStart(anchor, _) => {
+                if self.stack.len() >= self.limits.max_depth {
+                    return Err(SyntaxError::new(
+                        format!(
+                            "nesting is deeper than {} levels; refusing to go further",
+                            self.limits.max_depth
+                        ),
+                        span,
+                    ));
+                }
+                let start = span.start as usize;
+                self.stack.push(if matches!(event, Event::SequenceStart(..)) {
+                    Frame::Seq {
+                        start,
+                        anchor,
+                        items: Vec::new(),
+                        size: 1,
+                    }
+                } else {
+                    Frame::Map {
+                        start,
+                        anchor,
+                        entries: Vec::new(),
+                        merges: Vec::new(),
+                        key: None,
+                        size: 1,
+                    }
+                });
+                return Ok(false);
+            }
+            Event::SequenceEnd | Event::MappingEnd => {
+                let Some(frame) = self.stack.pop() else {
+                    return Err(SyntaxError::new("unbalanced YAML collection end", span));
+                };
+                self.close(frame, span)?
+            }
+            Event::Scalar(text, style, anchor, tag) => {
+                let plain = style == ScalarStyle::Plain;
+                let force_string = tag.as_ref().is_some_and(|t| t.suffix == "str");
+                let value = if plain && !force_string {
+                    resolve_plain(&text)
+                } else {
+                    Value::String(text.as_ref().into())
+                };
+                // A key scalar is taken as text: `200:` is the key "200".
+                if let Some(Frame::Map { key: key @ None, .. }) = self.stack.last_mut() {
+                    *key = Some((text.as_ref().into(), span, plain));
+                    if anchor > 0 {
+                        self.anchors.insert(
+                            anchor,
+                            Built {
+                                node: Node::new(span, value),
+                                size: 1,
+                            },
+                        );
+                    }
+                    return Ok(false);
+                }
+                let built = Built {
+                    node: Node::new(span, value),
+                    size: 1,
+                };
+                if anchor > 0 {
+                    self.anchors.insert(
+                        anchor,
+                        Built {
+                            node: built.node.clone(),
+                            size: 1,
+                        },
+                    );
+                }
+                built
+            }
+            Event::Alias(id) => {
+                let Some(target) = self.anchors.get(&id) else {
+                    return Err(SyntaxError::new("alias to an unknown anchor", span));
+                };
+                self.alias_nodes = self.alias_nodes.saturating_add(target.size);
+                if self.alias_nodes > self.limits.max_alias_nodes {
+                    return Err(SyntaxError::new(
+                        format!(
+                            "YAML aliases expand to more than {} nodes (an alias bomb?); refusing to expand them",
+                            self.limits.max_alias_nodes
+                        ),
+                        span,
+                    ));
+                }
+                let mut node = target.node.clone();
+                node.span = span;
+                Built {
+                    node,
+                    size: target.size,
+                }
+            }
+        };
+        self.attach(built)
+    }
+
+    /// Finishes a collection when its end event arrives.
+    fn close(&mut self, frame: Frame, end: Span) -> Result<Built, SyntaxError> {
+        let (built, anchor) = match frame {
+            Frame::Seq {
+                start,
+                anchor,
+                items,
+                size,
+            } => {
+                let stop = collection_end(start, items.last().map(|n| n.span.end), end);
+                let node = Node::new(Span::new(start, stop), Value::Seq(items));
+                (Built { node, size }, anchor)
+            }
+            Frame::Map {
+                start,
+                anchor,
+                mut entries,
+                merges,
+                key,
+                size,
+            } => {
+                if let Some((_, key_span, _)) = key {
+                    return Err(SyntaxError::new("mapping key without a value", key_span));
+                }
+                apply_merges(&mut entries, merges, end)?;
+                let stop = collection_end(start, entries.last().map(|e| e.value.span.end), end);
+                let node = map_node(entries, Span::new(start, stop))?;
+                (Built { node, size }, anchor)
+            }
+        };
+        if anchor > 0 {
+            self.anchors.insert(
+                anchor,
+                Built {
+                    node: built.node.clone(),
+                    size: built.size,
+                },
+            );
+        }
+        Ok(built)
+    }
+
+    /// Puts a finished node into its parent (or makes it the document).
+    fn attach(&mut self, built: Built) -> Result<bool, SyntaxError> {
+        match self.stack.last_mut() {
+            None => {
+                self.root = Some(built.node);
+                Ok(false)
+            }
+            Some(Frame::Seq { items, size, .. }) => {
+                *size = size.saturating_add(built.size);
+                items.push(built.node);
+                Ok(false)
+            }
+            Some(Frame::Map {
+                entries,
+                merges,
+                key,
+                size,
+                ..
+            }) => {
+                *size = size.saturating_add(built.size);
+                match key.take() {
+                    Some((k, _, true)) if &*k == "<<" => merges.push(built.node),
+                    Some((k, key_span, _)) => entries.push(Entry {
+                        key: k,
+                        key_span,
+                        value: built.node,
+                    }),
+                    None => {
+                        return Err(SyntaxError::new(
+                            "a list or mapping used as a mapping key is not supported",
+                            built.node.span,
+                        ));
+                    }
+                }
+                Ok(false)
+            }
+        }
+    }
+}
+
+/// Where a collection ends: at its closing bracket in flow style, after its last child
+/// in block style.
+fn collection_end(start: usize, last_child: Option<u32>, end_event: Span) -> usize {
+    let flow_end = (!end_event.is_empty()).then_some(end_event.end as usize);
+    flow_end
+        .or(last_child.map(|e| e as usize))
+        .unwrap_or(start)
+        .max(start)
+}
+
+/// Adds the entries of `<<` merge values that the mapping does not state itself.
+fn apply_merges(entries: &mut Vec<Entry>, merges: Vec<Node>, at: Span) -> Result<(), SyntaxError> {
+    for merge in merges {
+        let sources: Vec<Node> = match merge.value {
+            Value::Map(_) => vec![merge],
+            Value::Seq(items) => items,
+            _ => {
+                return Err(SyntaxError::new(
+                    "a `<<` merge key needs a mapping or a list of mappings",
+                    merge.span,
+                ));
+            }
+        };
+        for source in sources {
+            let Value::Map(map) = source.value else {
+                return Err(SyntaxError::new(
+                    "a `<<` merge key needs a mapping or a list of mappings",
+                    at,
+                ));
+            };
+            for entry in map.entries() {
+                if !entries.iter().any(|e| e.key == entry.key) {
+                    entries.push(entry.clone());
+                }
+            }
+        }
+    }
+    Ok(())
+}
+
+/// Resolves a plain scalar by the YAML 1.2 core schema.
+fn resolve_plain(text: &str) -> Value {
+    match text {
+        "" | "~" | "null" | "Null" | "NULL" => return Value::Null,
+        "true" | "True" | "TRUE" => return Value::Bool(true),
+        "false" | "False" | "FALSE" => return Value::Bool(false),
+        _ => {}
+    }
+    if is_core_number(text) {
+        Value::Number(text.into())
+    } else {
+        Value::String(text.into())
+    }
+}
+
+fn is_core_number(text: &str) -> bool {
+    let unsigned = text.strip_prefix(['-', '+']).unwrap_or(text);
+    if let Some(hex) = text.strip_prefix("0x") {
+        return !hex.is_empty() && hex.bytes().all(|b| b.is_ascii_hexdigit());
+    }
+    if let Some(oct) = text.strip_prefix("0o") {
+        return !oct.is_empty() && oct.bytes().all(|b| (b'0'..=b'7').contains(&b));
+    }
+    if matches!(unsigned, ".inf" | ".Inf" | ".INF") || matches!(text, ".nan" | ".NaN" | ".NAN") {
+        return true;
+    }
+    let (mantissa, exponent) = match unsigned.find(['e', 'E']) {
+        Some(i) => (&unsigned[..i], Some(&unsigned[i + 1..])),
+        None => (unsigned, None),
+    };
+    let (int, frac) = match mantissa.split_once('.') {
+        Some((i, f)) => (i, Some(f)),
+        None => (mantissa, None),
+    };
+    let digits = |s: &str| s.bytes().all(|b| b.is_ascii_digit());
+    let mantissa_ok = match frac {
+        None => !int.is_empty() && digits(int),
+        Some(f) => digits(int) && digits(f) && !(int.is_empty() && f.is_empty()),
+    };
+    let exponent_ok = exponent.is_none_or(|e| {
+        let e = e.strip_prefix(['-', '+']).unwrap_or(e);
+        !e.is_empty() && digits(e)
+    });
+    mantissa_ok && exponent_ok
+}
+
+/// Turns character indices (what YAML markers count) into byte offsets, walking a cursor
+/// that follows the mostly increasing order of events.
+struct Offsets<'a> {
+    text: &'a str,
+    ascii: bool,
+    char_pos: usize,
+    byte_pos: usize,
+}
+
+impl<'a> Offsets<'a> {
+    fn new(text: &'a str) -> Offsets<'a> {
+        Offsets {
+            text,
+            ascii: text.is_ascii(),
+            char_pos: 0,
+            byte_pos: 0,
+        }
+    }
+
+    fn byte(&mut self, index: usize) -> usize {
+        if self.ascii {
+            return index.min(self.text.len());
+        }
+        let bytes = self.text.as_bytes();
+        while self.char_pos < index && self.byte_pos < bytes.len() {
+            self.byte_pos += utf8_len(bytes[self.byte_pos]);
+            self.char_pos += 1;
+        }
+        while self.char_pos > index && self.byte_pos > 0 {
+            self.byte_pos -= 1;
+            while !self.text.is_char_boundary(self.byte_pos) {
+                self.byte_pos -= 1;
+            }
+            self.char_pos -= 1;
+        }
+        self.byte_pos.min(bytes.len())
+    }
+}
+
+fn utf8_len(first: u8) -> usize {
+    match first {
+        0xF0..=0xFF => 4,
+        0xE0..=0xEF => 3,
+        0xC0..=0xDF => 2,
+        _ => 1,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn p(text: &str) -> Result<Node, SyntaxError> {
+        parse(text, ParseLimits::default())
+    }
+
+    #[test]
+    fn scalars_resolve_by_the_core_schema() {
+        let node = p("a: 3\nb: '3'\nc: true\nd: ~\ne: 3.0\nf: 1e3\ng: 1.2.3\n200: x\n").unwrap();
+        assert_eq!(node.get("a").unwrap().value, Value::Number("3".into()));
+        assert_eq!(node.get("b").unwrap().value, Value::String("3".into()));
+        assert_eq!(node.get("c").unwrap().value, Value::Bool(true));
+        assert_eq!(node.get("d").unwrap().value, Value::Null);
+        assert_eq!(node.get("e").unwrap().value, Value::Number("3.0".into()));
+        assert_eq!(node.get("f").unwrap().value, Value::Number("1e3".into()));
+        assert_eq!(node.get("g").unwrap().value, Value::String("1.2.3".into()));
+        assert_eq!(node.get("200").unwrap().as_str(), Some("x"));
+    }
+
+    #[test]
+    fn spans_are_bytes_after_non_ascii_text() {
+        let text = "title: Café ☕ 👍\nkey: value\nlist: [a, b]\n";
+        let node = p(text).unwrap();
+        let value = node.get("key").unwrap();
+        assert_eq!(&text[value.span.range()], "value");
+        let entry = node.as_map().unwrap().entry("key").unwrap();
+        assert_eq!(&text[entry.key_span.range()], "key");
+        let list = node.get("list").unwrap();
+        assert_eq!(&text[list.span.range()], "[a, b]");
+    }
+
+    #[test]
+    fn block_collections_end_at_their_last_child() {
+        let text = "a:\n  b: 1\n  c: [2]\n# trailing\nd: 3\n";
+        let node = p(text).unwrap();
+        let a = node.get("a").unwrap();
+        assert_eq!(&text[a.span.range()], "b: 1\n  c: [2]");
+    }
+
+    #[test]
+    fn anchors_aliases_and_merge_keys() {
+        let text = "base: &b {x: 1, y: 2}\nuse: *b\nmerged:\n  <<: *b\n  y: 3\n";
+        let node = p(text).unwrap();
+        assert_eq!(node.at(["use", "x"]).unwrap().scalar_text(), Some("1"));
+        assert_eq!(node.at(["merged", "x"]).unwrap().scalar_text(), Some("1"));
+        assert_eq!(node.at(["merged", "y"]).unwrap().scalar_text(), Some("3"));
+    }
+
+    #[test]
+    fn alias_bombs_are_refused() {
+        let mut text = String::from("a: &a [x, x, x, x, x, x, x, x, x, x]\n");
+        for i in 1..12 {
+            let prev = (b'a' + i - 1) as char;
+            let cur = (b'a' + i) as char;
+            text.push_str(&format!(
+                "{cur}: &{cur} [*{prev}, *{prev}, *{prev}, *{prev}, *{prev}, *{prev}, *{prev}, *{prev}, *{prev}, *{prev}]\n"
+            ));
+        }
+        let e = p(&text).unwrap_err();
+        assert!(e.message.contains("alias bomb"), "{}", e.message);
+    }
+
+    #[test]
+    fn problems_are_syntax_errors() {
+        assert!(p("a: 1\na: 2\n").unwrap_err().message.contains("duplicate key"));
+        assert!(p("").unwrap_err().message.contains("empty"));
+        assert!(p("a: 1\n---\nb: 2\n").unwrap_err().message.contains("second"));
+        let e = p("a: [1, 2\n").unwrap_err();
+        assert!(e.message.starts_with("YAML syntax error"), "{}", e.message);
+        let deep = "- ".repeat(5_000) + "x\n";
+        assert!(p(&deep).unwrap_err().message.contains("nesting"));
+        let deep = "[".repeat(100_000);
+        assert!(p(&deep).is_err());
+    }
+}
