@@ -11,3 +11,7 @@
 #![forbid(unsafe_code)]
 
 pub mod source;
+pub mod error;
+pub mod load;
+pub mod location;
+pub mod model;

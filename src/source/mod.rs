@@ -11,7 +11,7 @@ mod tree;
 mod yaml;
 
 use std::path::PathBuf;
-use std::sync::OnceLock;
+use std::sync::{Arc, OnceLock};
 
 pub use tree::{Entry, Map, Node, Value};
 
@@ -123,7 +123,7 @@ pub fn parse(text: &str, limits: ParseLimits) -> Result<(Node, Syntax), SyntaxEr
 pub struct SourceFile {
     /// The path shown to users: as given, or relative to the file that referenced it.
     pub display: PathBuf,
-    pub text: String,
+    pub text: Arc<str>,
     pub root: Node,
     pub syntax: Syntax,
     lines: OnceLock<Vec<u32>>,
@@ -133,7 +133,7 @@ impl SourceFile {
     pub fn new(display: PathBuf, text: String, root: Node, syntax: Syntax) -> SourceFile {
         SourceFile {
             display,
-            text,
+            text: text.into(),
             root,
             syntax,
             lines: OnceLock::new(),

@@ -1,0 +1,118 @@
+//! Input errors: what makes retrylint stop with exit code 2.
+//!
+//! An input error is not a finding: it cannot be suppressed, and it means no result was
+//! produced. It names the file, points at the span where there is one, and may carry a
+//! second location ("referenced here").
+
+use std::fmt;
+use std::sync::Arc;
+
+use crate::source::{SourceFile, Span};
+
+/// A place in a file's text, for an error message.
+#[derive(Debug, Clone)]
+pub struct ErrorSite {
+    /// The file's display name.
+    pub file: String,
+    pub text: Arc<str>,
+    pub span: Span,
+    pub label: String,
+}
+
+impl ErrorSite {
+    pub fn new(file: &SourceFile, span: Span, label: impl Into<String>) -> ErrorSite {
+        ErrorSite {
+            file: file.name(),
+            text: file.text.clone(),
+            span,
+            label: label.into(),
+        }
+    }
+}
+
+/// A problem with the input that stops the run.
+#[derive(Debug, Clone)]
+pub struct InputError {
+    pub message: String,
+    pub help: Option<String>,
+    /// Where the problem is.
+    pub site: Option<ErrorSite>,
+    /// Further places that explain it (where a bad `$ref` was written).
+    pub related: Vec<ErrorSite>,
+}
+
+impl InputError {
+    pub fn new(message: impl Into<String>) -> InputError {
+        InputError {
+            message: message.into(),
+            help: None,
+            site: None,
+            related: Vec::new(),
+        }
+    }
+
+    /// An error at a span of a loaded file.
+    pub fn at(file: &SourceFile, span: Span, message: impl Into<String>) -> InputError {
+        let message = message.into();
+        InputError::new(message.clone()).with_site(ErrorSite::new(file, span, "here"))
+    }
+
+    pub fn with_site(mut self, site: ErrorSite) -> InputError {
+        self.site = Some(site);
+        self
+    }
+
+    pub fn with_help(mut self, help: impl Into<String>) -> InputError {
+        self.help = Some(help.into());
+        self
+    }
+
+    pub fn with_related(mut self, site: ErrorSite) -> InputError {
+        self.related.push(site);
+        self
+    }
+
+    /// The file, line and column the error is about, as `file:line:column`.
+    pub fn location(&self) -> Option<String> {
+        let site = self.site.as_ref()?;
+        let before = site.text.get(..site.span.start as usize)?;
+        let line = before.matches('\n').count() + 1;
+        let line_start = before.rfind('\n').map_or(0, |i| i + 1);
+        let column = before[line_start..].chars().count() + 1;
+        Some(format!("{}:{line}:{column}", site.file))
+    }
+}
+
+impl fmt::Display for InputError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self.location() {
+            Some(location) => write!(f, "{location}: {}", self.message),
+            None => write!(f, "{}", self.message),
+        }
+    }
+}
+
+impl std::error::Error for InputError {}
+
+/// Suggests the candidate closest to `word`, when one is close enough to be a typo.
+pub fn did_you_mean<'a>(word: &str, candidates: impl IntoIterator<Item = &'a str>) -> Option<&'a str> {
+    candidates
+        .into_iter()
+        .map(|c| (strsim::jaro_winkler(&word.to_ascii_lowercase(), &c.to_ascii_lowercase()), c))
+        .filter(|(score, _)| *score > 0.8)
+        .max_by(|a, b| a.0.total_cmp(&b.0))
+        .map(|(_, c)| c)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn suggestions_find_typos_only() {
+        let keys = ["maxAttempts", "deadline", "backoff"];
+        assert_eq!(did_you_mean("maxAtempts", keys), Some("maxAttempts"));
+        assert_eq!(did_you_mean("deadlne", keys), Some("deadline"));
+        assert_eq!(did_you_mean("colour", keys), None);
+    }
+}

@@ -1,0 +1,245 @@
+//! Loading files: reading them safely, and following `$ref`s between them.
+//!
+//! A [`Loader`] owns every file of one description (and the policy): files are read on
+//! first reference, parsed once, and shared as `Arc<SourceFile>` so that nodes can be
+//! borrowed while more files load. Each file gets a [`FileId`] that findings use.
+
+mod refs;
+
+use std::collections::HashMap;
+use std::path::{Component, Path, PathBuf};
+use std::sync::Arc;
+
+use crate::error::{ErrorSite, InputError};
+use crate::source::{ParseLimits, SourceFile, path_text};
+
+pub use refs::Target;
+
+/// The index of a file in a [`Loader`] (and in the [`Sources`] it becomes).
+pub type FileId = usize;
+
+/// What loading may do.
+#[derive(Debug, Clone, Copy)]
+pub struct LoadOptions {
+    /// Follow `$ref`s to files outside the root description's folder.
+    pub allow_outside_refs: bool,
+    /// Largest file read, in bytes.
+    pub max_file_size: u64,
+    /// Most files one description may reach through `$ref`s.
+    pub max_files: usize,
+    pub parse: ParseLimits,
+}
+
+impl Default for LoadOptions {
+    fn default() -> Self {
+        LoadOptions {
+            allow_outside_refs: false,
+            max_file_size: 256 * 1024 * 1024,
+            max_files: 10_000,
+            parse: ParseLimits::default(),
+        }
+    }
+}
+
+/// The files of one run, by [`FileId`].
+pub type Sources = Vec<Arc<SourceFile>>;
+
+/// Reads files and resolves references among them.
+#[derive(Debug)]
+pub struct Loader {
+    options: LoadOptions,
+    files: Sources,
+    /// Canonical path of each loaded file, by id.
+    canonical: Vec<PathBuf>,
+    by_canonical: HashMap<PathBuf, FileId>,
+    /// Files already reached, by the referring folder and the reference's file part.
+    by_reference: HashMap<(PathBuf, String), FileId>,
+    /// The folder refs may not leave (the root description's).
+    root_dir: Option<PathBuf>,
+}
+
+impl Loader {
+    pub fn new(options: LoadOptions) -> Loader {
+        Loader {
+            options,
+            files: Vec::new(),
+            canonical: Vec::new(),
+            by_canonical: HashMap::new(),
+            by_reference: HashMap::new(),
+            root_dir: None,
+        }
+    }
+
+    /// Loads the root description; its folder bounds where refs may lead.
+    pub fn load_root(&mut self, path: &Path) -> Result<FileId, InputError> {
+        let id = self.load_path(path, path.to_path_buf(), None)?;
+        self.root_dir = self.canonical[id].parent().map(Path::to_path_buf);
+        Ok(id)
+    }
+
+    /// Loads a file that is not part of the description's ref graph (the policy).
+    pub fn load_other(&mut self, path: &Path) -> Result<FileId, InputError> {
+        self.load_path(path, path.to_path_buf(), None)
+    }
+
+    /// Adds an already loaded file (a policy shared by several descriptions).
+    pub fn add(&mut self, file: Arc<SourceFile>) -> FileId {
+        self.files.push(file);
+        self.canonical.push(PathBuf::new());
+        self.files.len() - 1
+    }
+
+    pub fn file(&self, id: FileId) -> Arc<SourceFile> {
+        self.files[id].clone()
+    }
+
+    /// How many files have been loaded.
+    pub fn file_count(&self) -> usize {
+        self.files.len()
+    }
+
+    /// The loaded files, for output.
+    pub fn into_sources(self) -> Sources {
+        self.files
+    }
+
+    /// Reads and parses a file, once per canonical path.
+    ///
+    /// `referrer` is where the path was named (a `$ref`), for error messages.
+    fn load_path(
+        &mut self,
+        path: &Path,
+        display: PathBuf,
+        referrer: Option<&ErrorSite>,
+    ) -> Result<FileId, InputError> {
+        let with_referrer = |e: InputError| match referrer {
+            Some(site) => e.with_related(site.clone()),
+            None => e,
+        };
+        let shown = path_text(&display);
+        let canonical = std::fs::canonicalize(path).map_err(|e| {
+            with_referrer(InputError::new(format!("cannot read `{shown}`: {}", io_reason(&e))))
+        })?;
+        if let Some(&id) = self.by_canonical.get(&canonical) {
+            return Ok(id);
+        }
+        if self.files.len() >= self.options.max_files {
+            return Err(with_referrer(
+                InputError::new(format!(
+                    "more than {} files are reached through `$ref`s; refusing to load `{shown}`",
+                    self.options.max_files
+                ))
+                .with_help("split the check, or look for refs that reach far more files than intended"),
+            ));
+        }
+        let file = read_source(&canonical, display, &self.options).map_err(with_referrer)?;
+        let id = self.add(Arc::new(file));
+        self.canonical[id] = canonical.clone();
+        self.by_canonical.insert(canonical, id);
+        Ok(id)
+    }
+}
+
+/// Reads one file from disk into a parsed [`SourceFile`], with every check of its bytes.
+pub fn read_source(
+    path: &Path,
+    display: PathBuf,
+    options: &LoadOptions,
+) -> Result<SourceFile, InputError> {
+    let shown = path_text(&display);
+    let metadata = std::fs::metadata(path)
+        .map_err(|e| InputError::new(format!("cannot read `{shown}`: {}", io_reason(&e))))?;
+    if metadata.is_dir() {
+        return Err(InputError::new(format!(
+            "`{shown}` is a folder, not a file"
+        )));
+    }
+    if metadata.len() > options.max_file_size {
+        return Err(InputError::new(format!(
+            "`{shown}` is {} bytes, over the limit of {} bytes",
+            metadata.len(),
+            options.max_file_size
+        ))
+        .with_help("raise the limit with --max-file-size BYTES"));
+    }
+    let bytes = std::fs::read(path)
+        .map_err(|e| InputError::new(format!("cannot read `{shown}`: {}", io_reason(&e))))?;
+    let text = String::from_utf8(bytes).map_err(|e| not_utf8(&shown, e))?;
+    if let Some(nul) = text.find('\0') {
+        let (line, column) = line_column(&text, nul);
+        return Err(InputError::new(format!(
+            "`{shown}` holds a NUL byte at line {line}, column {column}: it looks like a binary file, not YAML or JSON"
+        )));
+    }
+    SourceFile::parse(display, text, options.parse).map_err(|(text, e)| {
+        let site = ErrorSite {
+            file: shown.clone(),
+            text: text.into(),
+            span: e.span,
+            label: "here".into(),
+        };
+        InputError::new(format!("`{shown}` cannot be parsed: {}", e.message)).with_site(site)
+    })
+}
+
+fn not_utf8(shown: &str, e: std::string::FromUtf8Error) -> InputError {
+    let at = e.utf8_error().valid_up_to();
+    let valid = String::from_utf8_lossy(&e.as_bytes()[..at]);
+    let (line, column) = line_column(&valid, at.min(valid.len()));
+    InputError::new(format!(
+        "`{shown}` is not UTF-8 text: invalid byte at line {line}, column {column} (byte {at})"
+    ))
+    .with_help("descriptions and policies must be UTF-8 encoded YAML or JSON")
+}
+
+fn line_column(text: &str, offset: usize) -> (usize, usize) {
+    let before = &text[..offset];
+    let line = before.matches('\n').count() + 1;
+    let column = before[before.rfind('\n').map_or(0, |i| i + 1)..].chars().count() + 1;
+    (line, column)
+}
+
+fn io_reason(e: &std::io::Error) -> String {
+    match e.kind() {
+        std::io::ErrorKind::NotFound => "no such file".into(),
+        std::io::ErrorKind::PermissionDenied => "permission denied".into(),
+        _ => e.to_string(),
+    }
+}
+
+/// Joins a relative path onto a folder and folds `.` and `..` lexically (for display).
+fn join_display(base_file: &Path, relative: &str) -> PathBuf {
+    let mut out = PathBuf::new();
+    let joined = base_file.parent().unwrap_or(Path::new("")).join(relative);
+    for component in joined.components() {
+        match component {
+            Component::CurDir => {}
+            Component::ParentDir => {
+                if matches!(out.components().next_back(), Some(Component::Normal(_))) {
+                    out.pop();
+                } else {
+                    out.push("..");
+                }
+            }
+            other => out.push(other.as_os_str()),
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn display_paths_fold_dots() {
+        assert_eq!(
+            join_display(Path::new("spec/root.yaml"), "./paths/../models/a.yml"),
+            PathBuf::from("spec/models/a.yml")
+        );
+        assert_eq!(
+            join_display(Path::new("root.yaml"), "../x.yml"),
+            PathBuf::from("../x.yml")
+        );
+    }
+}

@@ -1,0 +1,197 @@
+//! `$ref` resolution: relative files, JSON Pointer fragments, chains and cycles.
+//!
+//! Only local files are read: a remote (`http:`, `https:`) or `file:` reference is an
+//! input error, never a fetch, and a file outside the root description's folder is refused
+//! unless the user allows it.
+
+use std::path::Path;
+use std::sync::Arc;
+
+use super::{FileId, Loader, join_display};
+use crate::error::{ErrorSite, InputError, did_you_mean};
+use crate::location::{Loc, entry_span};
+use crate::source::{Node, SourceFile, Span, pointer};
+
+/// Most `$ref`s followed in one chain before it counts as a cycle.
+const MAX_CHAIN: usize = 64;
+
+/// Where a `$ref` (after following any chain of refs) leads.
+#[derive(Debug, Clone)]
+pub struct Target {
+    pub file_id: FileId,
+    pub file: Arc<SourceFile>,
+    /// The escaped JSON Pointer of the target in its file (`""` for the whole file).
+    pub pointer: String,
+    tokens: Vec<String>,
+}
+
+impl Target {
+    /// The node the reference leads to.
+    pub fn node(&self) -> &Node {
+        // Resolution checked that the pointer leads somewhere.
+        self.file.root.at(&self.tokens).unwrap_or(&self.file.root)
+    }
+
+    /// The target's location: its key in the parent mapping, or the node itself.
+    pub fn loc(&self) -> Loc {
+        let node = self.node();
+        let span = match self.tokens.split_last() {
+            Some((last, parent)) => self
+                .file
+                .root
+                .at(parent)
+                .and_then(|p| p.as_map())
+                .and_then(|m| m.entry(last))
+                .map_or(node.span, |e| entry_span(e.key_span, node)),
+            None => node.span,
+        };
+        Loc::new(self.file_id, self.pointer.clone(), span)
+    }
+}
+
+impl Loader {
+    /// If `node` is a `{$ref: …}` object, where it leads; otherwise `None`.
+    pub fn follow(&mut self, from: FileId, node: &Node) -> Result<Option<Target>, InputError> {
+        let Some(reference) = node.get("$ref") else {
+            return Ok(None);
+        };
+        let file = self.file(from);
+        let Some(text) = reference.as_str() else {
+            return Err(InputError::at(
+                &file,
+                reference.span,
+                format!("`$ref` must be a string, found {}", reference.kind()),
+            ));
+        };
+        self.resolve(from, text, reference.span).map(Some)
+    }
+
+    /// Resolves the reference `text`, written at `span` of file `from`.
+    pub fn resolve(&mut self, from: FileId, text: &str, span: Span) -> Result<Target, InputError> {
+        let mut from = from;
+        let mut text = text.to_string();
+        let mut span = span;
+        let mut chain: Vec<(FileId, String)> = Vec::new();
+        loop {
+            let referrer = |this: &Self| ErrorSite::new(&this.files[from], span, "referenced here");
+            let (file_part, fragment) = text.split_once('#').unwrap_or((text.as_str(), ""));
+            let file_id = if file_part.is_empty() {
+                from
+            } else {
+                self.ref_file(from, file_part, span)?
+            };
+            let file = self.file(file_id);
+            let Some(tokens) = pointer::decode(fragment) else {
+                return Err(InputError::new(format!(
+                    "`{text}` has a malformed JSON Pointer after `#`"
+                ))
+                .with_site(referrer(self))
+                .with_help("a pointer starts with `/`; escape `/` as `~1` and `~` as `~0`"));
+            };
+            let node = walk(&file, &tokens).map_err(|e| e.with_site(referrer(self)))?;
+            let pointer = tokens.iter().fold(String::new(), |p, t| pointer::push(&p, t));
+            if chain.iter().any(|(f, p)| *f == file_id && *p == pointer) || chain.len() >= MAX_CHAIN {
+                return Err(InputError::new(format!(
+                    "`$ref` cycle: `{text}` leads back to a reference already followed"
+                ))
+                .with_site(referrer(self)));
+            }
+            chain.push((file_id, pointer.clone()));
+            match node.get("$ref") {
+                Some(next) if next.as_str().is_some() => {
+                    text = next.as_str().unwrap_or_default().to_string();
+                    span = next.span;
+                    from = file_id;
+                }
+                _ => {
+                    return Ok(Target {
+                        file_id,
+                        file,
+                        pointer,
+                        tokens,
+                    });
+                }
+            }
+        }
+    }
+
+    /// Loads the file part of a reference, relative to the referring file.
+    fn ref_file(
+        &mut self,
+        from: FileId,
+        file_part: &str,
+        span: Span,
+    ) -> Result<FileId, InputError> {
+        let base = self.canonical[from].parent().unwrap_or(Path::new("")).to_path_buf();
+        if let Some(&id) = self.by_reference.get(&(base.clone(), file_part.to_string())) {
+            return Ok(id);
+        }
+        let referrer = &ErrorSite::new(&self.files[from], span, "referenced here");
+        let lower = file_part.to_ascii_lowercase();
+        if let Some(scheme) = ["http://", "https://", "file:", "ftp://"]
+            .iter()
+            .find(|s| lower.starts_with(**s))
+        {
+            return Err(InputError::new(format!(
+                "`{file_part}` is a remote reference ({scheme}); retrylint never fetches references"
+            ))
+            .with_site(referrer.clone())
+            .with_help("download the file next to the description and reference it by a relative path"));
+        }
+        let decoded = pointer::percent_decode(file_part).ok_or_else(|| {
+            InputError::new(format!("`{file_part}` has a malformed percent-escape"))
+                .with_site(referrer.clone())
+        })?;
+        let actual = base.join(&decoded);
+        let display = if Path::new(&decoded).is_absolute() {
+            Path::new(&decoded).to_path_buf()
+        } else {
+            join_display(&self.files[from].display, &decoded)
+        };
+        if !self.options.allow_outside_refs {
+            let inside = match (&self.root_dir, std::fs::canonicalize(&actual)) {
+                (Some(root), Ok(target)) => target.starts_with(root),
+                // A missing file is reported by the load below.
+                (_, Err(_)) => true,
+                (None, Ok(_)) => true,
+            };
+            if !inside {
+                return Err(InputError::new(format!(
+                    "`{file_part}` leads outside the folder of the root description"
+                ))
+                .with_site(referrer.clone())
+                .with_help("pass --allow-outside-refs to follow references outside that folder"));
+            }
+        }
+        let id = self.load_path(&actual, display, Some(referrer))?;
+        self.by_reference.insert((base, file_part.to_string()), id);
+        Ok(id)
+    }
+}
+
+/// Follows pointer tokens in a file, explaining which token leads nowhere.
+fn walk<'a>(file: &'a SourceFile, tokens: &[String]) -> Result<&'a Node, InputError> {
+    let mut node = &file.root;
+    for (depth, token) in tokens.iter().enumerate() {
+        match node.at([token]) {
+            Some(next) => node = next,
+            None => {
+                let so_far = tokens[..depth]
+                    .iter()
+                    .fold(String::new(), |p, t| pointer::push(&p, t));
+                let mut error = InputError::new(format!(
+                    "unresolvable `$ref`: `{}` has no `{token}` under `{}`",
+                    file.name(),
+                    if so_far.is_empty() { "/" } else { &so_far }
+                ));
+                if let Some(map) = node.as_map()
+                    && let Some(near) = did_you_mean(token, map.entries().iter().map(|e| &*e.key))
+                {
+                    error = error.with_help(format!("did you mean `{near}`?"));
+                }
+                return Err(error);
+            }
+        }
+    }
+    Ok(node)
+}

@@ -1,0 +1,59 @@
+//! [`Loc`]: a place in one of the run's files, as a file, a JSON Pointer and a span.
+//!
+//! Every fact of the model and every field of a policy carries one, so that findings can
+//! point at "retried here" and "declared here" in whichever file said it.
+
+use crate::load::FileId;
+use crate::source::{Node, Span, pointer};
+
+/// A place in a file.
+#[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct Loc {
+    pub file: FileId,
+    /// The escaped JSON Pointer of the node.
+    pub pointer: String,
+    /// What to underline: a key with its scalar value, or just the key of a larger value.
+    pub span: Span,
+}
+
+impl Loc {
+    pub fn new(file: FileId, pointer: impl Into<String>, span: Span) -> Loc {
+        Loc {
+            file,
+            pointer: pointer.into(),
+            span,
+        }
+    }
+
+    /// The location of the entry `key` of a mapping at this location.
+    pub fn entry(&self, key: &str, key_span: Span, value: &Node) -> Loc {
+        Loc::new(self.file, pointer::push(&self.pointer, key), entry_span(key_span, value))
+    }
+
+    /// The location of item `index` of a list at this location.
+    pub fn item(&self, index: usize, item: &Node) -> Loc {
+        Loc::new(
+            self.file,
+            pointer::push(&self.pointer, &index.to_string()),
+            item.span,
+        )
+    }
+
+    /// The location of the value under `key` of the mapping `map` at this location.
+    pub fn child(&self, map: &Node, key: &str) -> Option<Loc> {
+        let entry = map.as_map()?.entry(key)?;
+        Some(self.entry(key, entry.key_span, &entry.value))
+    }
+}
+
+/// The span covering a key and its scalar value, or only the key of a larger value.
+pub fn entry_span(key_span: Span, value: &Node) -> Span {
+    if value.is_scalar() {
+        Span {
+            start: key_span.start,
+            end: value.span.end.max(key_span.end),
+        }
+    } else {
+        key_span
+    }
+}

@@ -1,0 +1,343 @@
+//! Builds the [`Api`] model from a loaded description, following `$ref`s at path-item,
+//! operation, parameter, response and header level.
+//!
+//! OpenAPI 3.0, 3.1 and Swagger 2.0 share this walk: the facts retrying depends on
+//! (header parameters, response codes, response header names) are written the same way
+//! in all three. Schemas are never visited.
+
+use std::sync::Arc;
+
+use super::{
+    Api, Extension, HeaderParam, Method, Operation, Response, ResponseHeader, SpecVersion,
+};
+use crate::error::InputError;
+use crate::load::{FileId, Loader};
+use crate::location::Loc;
+use crate::source::{Node, SourceFile, Span};
+
+/// A node together with the file it is in and its location there.
+struct At<'n> {
+    id: FileId,
+    file: &'n SourceFile,
+    node: &'n Node,
+    loc: Loc,
+}
+
+impl<'n> At<'n> {
+    fn error(&self, span: Span, message: impl Into<String>) -> InputError {
+        InputError::at(self.file, span, message)
+    }
+
+    /// The mapping under `key`, or an error if something else is written there.
+    fn map_child(&self, key: &str) -> Result<Option<At<'n>>, InputError> {
+        let Some(entry) = self.node.as_map().and_then(|m| m.entry(key)) else {
+            return Ok(None);
+        };
+        if entry.value.as_map().is_none() {
+            return Err(self.error(
+                entry.value.span,
+                format!("`{key}` must be a mapping, found {}", entry.value.kind()),
+            ));
+        }
+        Ok(Some(At {
+            id: self.id,
+            file: self.file,
+            node: &entry.value,
+            loc: self.loc.entry(key, entry.key_span, &entry.value),
+        }))
+    }
+}
+
+/// Builds the model of the description whose root file is `root`.
+pub fn build(loader: &mut Loader, root: FileId) -> Result<Api, InputError> {
+    let file = loader.file(root);
+    let doc = At {
+        id: root,
+        file: &file,
+        node: &file.root,
+        loc: Loc::new(root, "", file.root.span),
+    };
+    let version = spec_version(&doc)?;
+    let mut operations = Vec::new();
+    if let Some(paths) = doc.map_child("paths")? {
+        for entry in paths.node.as_map().map(|m| m.entries()).unwrap_or_default() {
+            if entry.key.starts_with("x-") {
+                continue;
+            }
+            let item = At {
+                id: root,
+                file: &file,
+                node: &entry.value,
+                loc: paths.loc.entry(&entry.key, entry.key_span, &entry.value),
+            };
+            path_item(loader, &entry.key, item, &mut operations)?;
+        }
+    }
+    let webhook_count = ["webhooks", "x-webhooks"]
+        .iter()
+        .filter_map(|k| file.root.get(k).and_then(Node::as_map))
+        .map(|m| m.len())
+        .sum();
+    Ok(Api {
+        version,
+        root_file: root,
+        operations,
+        webhook_count,
+        retry_policy: extension(&doc, "x-retry-policy"),
+    })
+}
+
+fn spec_version(doc: &At<'_>) -> Result<SpecVersion, InputError> {
+    let name = doc.file.name();
+    if doc.node.as_map().is_none() {
+        return Err(doc.error(
+            Span::new(doc.node.span.start as usize, doc.node.span.start as usize + 1),
+            format!(
+                "`{name}` is not an OpenAPI or Swagger document: the top level is {}, not a mapping",
+                doc.node.kind()
+            ),
+        ));
+    }
+    let (key, supported): (&str, &[(&str, SpecVersion)]) = if doc.node.get("openapi").is_some() {
+        (
+            "openapi",
+            &[("3.0", SpecVersion::OpenApi30), ("3.1", SpecVersion::OpenApi31)],
+        )
+    } else if doc.node.get("swagger").is_some() {
+        ("swagger", &[("2.0", SpecVersion::Swagger2)])
+    } else {
+        return Err(InputError::at(
+            doc.file,
+            Span::new(doc.node.span.start as usize, doc.node.span.start as usize),
+            format!(
+                "`{name}` is not an OpenAPI or Swagger document: it has no `openapi` or `swagger` field"
+            ),
+        )
+        .with_help("retrylint reads OpenAPI 3.0, 3.1 and Swagger 2.0 descriptions"));
+    };
+    let value = doc.node.get(key).unwrap_or(doc.node);
+    let text = value.scalar_text().unwrap_or_default();
+    supported
+        .iter()
+        .find(|(prefix, _)| text == *prefix || text.starts_with(&format!("{prefix}.")))
+        .map(|(_, v)| *v)
+        .ok_or_else(|| {
+            doc.error(
+                value.span,
+                format!("unsupported version `{key}: {text}`"),
+            )
+            .with_help("retrylint reads OpenAPI 3.0.x, 3.1.x and Swagger 2.0")
+        })
+}
+
+fn extension(at: &At<'_>, key: &str) -> Option<Extension> {
+    let entry = at.node.as_map()?.entry(key)?;
+    Some(Extension {
+        node: entry.value.clone(),
+        loc: at.loc.entry(key, entry.key_span, &entry.value),
+    })
+}
+
+/// Reads the operations of one path item (which may be a `$ref`).
+fn path_item(
+    loader: &mut Loader,
+    path: &str,
+    item: At<'_>,
+    out: &mut Vec<Operation>,
+) -> Result<(), InputError> {
+    let target = loader.follow(item.id, item.node)?;
+    let target_file: Option<Arc<SourceFile>> = target.as_ref().map(|t| t.file.clone());
+    let item = match (&target, &target_file) {
+        (Some(t), Some(f)) => At {
+            id: t.file_id,
+            file: f,
+            node: t.node(),
+            loc: t.loc(),
+        },
+        _ => item,
+    };
+    let Some(map) = item.node.as_map() else {
+        return Err(item.error(
+            item.node.span,
+            format!("the path item `{path}` must be a mapping, found {}", item.node.kind()),
+        ));
+    };
+    let path_headers = header_params(loader, &item)?;
+    for entry in map.entries() {
+        let Some(method) = Method::parse(&entry.key) else {
+            continue;
+        };
+        let site = item.loc.entry(&entry.key, entry.key_span, &entry.value);
+        let op = At {
+            id: item.id,
+            file: item.file,
+            node: &entry.value,
+            loc: site.clone(),
+        };
+        out.push(operation(loader, method, path, op, &path_headers)?);
+    }
+    Ok(())
+}
+
+fn operation(
+    loader: &mut Loader,
+    method: Method,
+    path: &str,
+    op: At<'_>,
+    path_headers: &[HeaderParam],
+) -> Result<Operation, InputError> {
+    let site = op.loc.clone();
+    let target = loader.follow(op.id, op.node)?;
+    let target_file = target.as_ref().map(|t| t.file.clone());
+    let op = match (&target, &target_file) {
+        (Some(t), Some(f)) => At {
+            id: t.file_id,
+            file: f,
+            node: t.node(),
+            loc: t.loc(),
+        },
+        _ => op,
+    };
+    if op.node.as_map().is_none() {
+        return Err(op.error(
+            op.node.span,
+            format!("the operation `{method} {path}` must be a mapping, found {}", op.node.kind()),
+        ));
+    }
+    let operation_id = match op.node.get("operationId") {
+        None => None,
+        Some(n) => Some(
+            n.scalar_text()
+                .ok_or_else(|| op.error(n.span, "`operationId` must be a string"))?
+                .to_string(),
+        ),
+    };
+    let tags = match op.node.get("tags") {
+        None => Vec::new(),
+        Some(n) => n
+            .as_seq()
+            .ok_or_else(|| op.error(n.span, "`tags` must be a list of strings"))?
+            .iter()
+            .filter_map(|t| t.scalar_text().map(str::to_string))
+            .collect(),
+    };
+    let idempotent = match op.node.as_map().and_then(|m| m.entry("x-idempotent")) {
+        None => None,
+        Some(e) => Some((
+            e.value.as_bool().ok_or_else(|| {
+                op.error(e.value.span, format!("`x-idempotent` must be true or false, found {}", e.value.kind()))
+            })?,
+            op.loc.entry("x-idempotent", e.key_span, &e.value),
+        )),
+    };
+    // Operation-level parameters win over path-level ones of the same name.
+    let mut headers = header_params(loader, &op)?;
+    for inherited in path_headers {
+        if headers.iter().all(|h| !h.name.eq_ignore_ascii_case(&inherited.name)) {
+            headers.push(HeaderParam {
+                name: inherited.name.clone(),
+                required: inherited.required,
+                loc: inherited.loc.clone(),
+                definition: inherited.definition.clone(),
+            });
+        }
+    }
+    let responses = responses(loader, &op)?;
+    Ok(Operation {
+        method,
+        path: path.to_string(),
+        operation_id,
+        tags,
+        definition: target.as_ref().map(|_| op.loc.clone()),
+        loc: site,
+        headers,
+        responses,
+        idempotent,
+        retry_policy: extension(&op, "x-retry-policy"),
+        ignore: extension(&op, "x-retrylint-ignore"),
+    })
+}
+
+/// The `in: header` parameters listed by a path item or operation.
+fn header_params(loader: &mut Loader, owner: &At<'_>) -> Result<Vec<HeaderParam>, InputError> {
+    let Some(entry) = owner.node.as_map().and_then(|m| m.entry("parameters")) else {
+        return Ok(Vec::new());
+    };
+    let Some(items) = entry.value.as_seq() else {
+        return Err(owner.error(
+            entry.value.span,
+            format!("`parameters` must be a list, found {}", entry.value.kind()),
+        ));
+    };
+    let list = owner.loc.entry("parameters", entry.key_span, &entry.value);
+    let mut out = Vec::new();
+    for (i, item) in items.iter().enumerate() {
+        let site = list.item(i, item);
+        let target = loader.follow(owner.id, item)?;
+        let (param, file) = match &target {
+            Some(t) => (t.node(), &*t.file),
+            None => (item, owner.file),
+        };
+        if param.get("in").and_then(Node::as_str) != Some("header") {
+            continue;
+        }
+        let Some(name) = param.get("name").and_then(Node::scalar_text) else {
+            return Err(InputError::at(file, param.span, "a header parameter needs a `name`"));
+        };
+        out.push(HeaderParam {
+            name: name.to_string(),
+            required: param.get("required").and_then(Node::as_bool) == Some(true),
+            loc: site,
+            definition: target.as_ref().map(|t| t.loc()),
+        });
+    }
+    Ok(out)
+}
+
+/// The responses an operation declares, with their header names.
+fn responses(loader: &mut Loader, op: &At<'_>) -> Result<Vec<Response>, InputError> {
+    let Some(list) = op.map_child("responses")? else {
+        return Ok(Vec::new());
+    };
+    let mut out = Vec::new();
+    for entry in list.node.as_map().map(|m| m.entries()).unwrap_or_default() {
+        if entry.key.starts_with("x-") {
+            continue;
+        }
+        let site = list.loc.entry(&entry.key, entry.key_span, &entry.value);
+        let target = loader.follow(op.id, &entry.value)?;
+        let target_file = target.as_ref().map(|t| t.file.clone());
+        let response = match (&target, &target_file) {
+            (Some(t), Some(f)) => At {
+                id: t.file_id,
+                file: f,
+                node: t.node(),
+                loc: t.loc(),
+            },
+            _ => At {
+                id: op.id,
+                file: op.file,
+                node: &entry.value,
+                loc: site.clone(),
+            },
+        };
+        let mut headers = Vec::new();
+        if let Some(map) = response.map_child("headers")? {
+            for header in map.node.as_map().map(|m| m.entries()).unwrap_or_default() {
+                // A header `$ref` must resolve even though only its name matters here.
+                loader.follow(response.id, &header.value)?;
+                headers.push(ResponseHeader {
+                    name: header.key.to_string(),
+                    loc: map.loc.entry(&header.key, header.key_span, &header.value),
+                });
+            }
+        }
+        out.push(Response {
+            code: entry.key.to_string(),
+            loc: site,
+            definition: target.as_ref().map(|_| response.loc.clone()),
+            headers,
+        });
+    }
+    Ok(out)
+}

@@ -1,0 +1,198 @@
+//! The operation model: what a description says that retrying depends on.
+//!
+//! Built once per description by [`build`], from the spanned trees of all its files.
+//! Every fact keeps the [`Loc`] where the operation states it (its *site*) and, when it
+//! came through a `$ref`, where the shared definition is.
+
+mod build;
+
+use std::fmt;
+
+pub use build::build;
+
+use crate::load::FileId;
+use crate::location::Loc;
+use crate::source::Node;
+
+/// Which specification a description follows.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum SpecVersion {
+    Swagger2,
+    OpenApi30,
+    OpenApi31,
+}
+
+impl fmt::Display for SpecVersion {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            SpecVersion::Swagger2 => "Swagger 2.0",
+            SpecVersion::OpenApi30 => "OpenAPI 3.0",
+            SpecVersion::OpenApi31 => "OpenAPI 3.1",
+        })
+    }
+}
+
+/// An HTTP method of an operation.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Method {
+    Get,
+    Put,
+    Post,
+    Delete,
+    Options,
+    Head,
+    Patch,
+    Trace,
+}
+
+impl Method {
+    pub const ALL: [Method; 8] = [
+        Method::Get,
+        Method::Put,
+        Method::Post,
+        Method::Delete,
+        Method::Options,
+        Method::Head,
+        Method::Patch,
+        Method::Trace,
+    ];
+
+    /// The method from a path item key (`get`) or a selector (`GET`), any case.
+    pub fn parse(text: &str) -> Option<Method> {
+        Method::ALL
+            .into_iter()
+            .find(|m| m.as_str().eq_ignore_ascii_case(text))
+    }
+
+    /// Upper case, as in a request line.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Method::Get => "GET",
+            Method::Put => "PUT",
+            Method::Post => "POST",
+            Method::Delete => "DELETE",
+            Method::Options => "OPTIONS",
+            Method::Head => "HEAD",
+            Method::Patch => "PATCH",
+            Method::Trace => "TRACE",
+        }
+    }
+
+    /// Safe methods (RFC 9110 §9.2.1): a request asks for no change.
+    pub fn is_safe(self) -> bool {
+        matches!(
+            self,
+            Method::Get | Method::Head | Method::Options | Method::Trace
+        )
+    }
+}
+
+impl fmt::Display for Method {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// A described API: its operations and where its description lives.
+#[derive(Debug)]
+pub struct Api {
+    pub version: SpecVersion,
+    pub root_file: FileId,
+    pub operations: Vec<Operation>,
+    /// Webhooks (3.1 `webhooks`, `x-webhooks`): server-to-client calls, not checked.
+    pub webhook_count: usize,
+    /// The document-level `x-retry-policy`.
+    pub retry_policy: Option<Extension>,
+}
+
+/// An extension value of the description, kept as a tree to be read later.
+#[derive(Debug, Clone)]
+pub struct Extension {
+    pub node: Node,
+    pub loc: Loc,
+}
+
+/// One operation (a method of a path).
+#[derive(Debug)]
+pub struct Operation {
+    pub method: Method,
+    /// The path template, as the description writes it.
+    pub path: String,
+    pub operation_id: Option<String>,
+    pub tags: Vec<String>,
+    /// The method's entry under the path (`post:`).
+    pub loc: Loc,
+    /// The operation object when the method entry is a `$ref` to it.
+    pub definition: Option<Loc>,
+    /// Header parameters, path level merged with operation level.
+    pub headers: Vec<HeaderParam>,
+    pub responses: Vec<Response>,
+    /// `x-idempotent: true|false`.
+    pub idempotent: Option<(bool, Loc)>,
+    pub retry_policy: Option<Extension>,
+    pub ignore: Option<Extension>,
+}
+
+impl Operation {
+    /// `POST /orders`, the selector form of the operation.
+    pub fn key(&self) -> String {
+        format!("{} {}", self.method, self.path)
+    }
+
+    /// The header parameter with this name (compared without case).
+    pub fn header(&self, name: &str) -> Option<&HeaderParam> {
+        self.headers
+            .iter()
+            .find(|h| h.name.eq_ignore_ascii_case(name))
+    }
+
+    /// The declared response with this code (`"503"`, `"5XX"`, `"default"`).
+    pub fn response(&self, code: &str) -> Option<&Response> {
+        self.responses
+            .iter()
+            .find(|r| r.code.eq_ignore_ascii_case(code))
+    }
+}
+
+/// A header parameter an operation declares.
+#[derive(Debug)]
+pub struct HeaderParam {
+    pub name: String,
+    pub required: bool,
+    /// Where the operation (or its path item) lists the parameter.
+    pub loc: Loc,
+    /// The shared definition, when listed through `$ref`.
+    pub definition: Option<Loc>,
+}
+
+/// A response an operation declares.
+#[derive(Debug)]
+pub struct Response {
+    /// `"200"`, `"5XX"`, `"default"`.
+    pub code: String,
+    /// The operation's own entry for the code (`503:`).
+    pub loc: Loc,
+    /// The shared definition, when the entry is a `$ref`.
+    pub definition: Option<Loc>,
+    pub headers: Vec<ResponseHeader>,
+}
+
+impl Response {
+    pub fn has_header(&self, name: &str) -> bool {
+        self.headers
+            .iter()
+            .any(|h| h.name.eq_ignore_ascii_case(name))
+    }
+
+    /// Where the response's content is written: the shared definition, or the entry.
+    pub fn written_at(&self) -> &Loc {
+        self.definition.as_ref().unwrap_or(&self.loc)
+    }
+}
+
+/// A header a response declares.
+#[derive(Debug)]
+pub struct ResponseHeader {
+    pub name: String,
+    pub loc: Loc,
+}
