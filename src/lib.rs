@@ -15,3 +15,6 @@ pub mod error;
 pub mod load;
 pub mod location;
 pub mod model;
+pub mod finding;
+pub mod policy;
+pub mod rules;

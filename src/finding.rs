@@ -1,0 +1,106 @@
+//! Findings: what a rule reports, with its primary place and related places.
+
+use std::fmt;
+
+use crate::location::Loc;
+use crate::model::Operation;
+
+/// How serious a finding is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum Severity {
+    Info,
+    Warning,
+    Error,
+}
+
+impl Severity {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Severity::Info => "info",
+            Severity::Warning => "warning",
+            Severity::Error => "error",
+        }
+    }
+}
+
+impl fmt::Display for Severity {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// A place a finding points at, with what to say there.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Label {
+    pub loc: Loc,
+    pub text: String,
+}
+
+impl Label {
+    pub fn new(loc: &Loc, text: impl Into<String>) -> Label {
+        Label {
+            loc: loc.clone(),
+            text: text.into(),
+        }
+    }
+}
+
+/// The operation a finding is about.
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord)]
+pub struct OperationRef {
+    pub method: String,
+    pub path: String,
+    pub operation_id: Option<String>,
+}
+
+impl OperationRef {
+    pub fn of(op: &Operation) -> OperationRef {
+        OperationRef {
+            method: op.method.as_str().to_string(),
+            path: op.path.clone(),
+            operation_id: op.operation_id.clone(),
+        }
+    }
+}
+
+/// One reported problem.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Finding {
+    pub rule: &'static str,
+    pub severity: Severity,
+    pub message: String,
+    pub help: Option<String>,
+    pub operation: Option<OperationRef>,
+    pub primary: Label,
+    pub related: Vec<Label>,
+}
+
+impl Finding {
+    /// A finding at `primary`; the rule's severity is filled in by the engine.
+    pub fn new(rule: &'static str, message: impl Into<String>, primary: Label) -> Finding {
+        Finding {
+            rule,
+            severity: Severity::Error,
+            message: message.into(),
+            help: None,
+            operation: None,
+            primary,
+            related: Vec::new(),
+        }
+    }
+
+    pub fn about(mut self, op: &Operation) -> Finding {
+        self.operation = Some(OperationRef::of(op));
+        self
+    }
+
+    pub fn help(mut self, help: impl Into<String>) -> Finding {
+        self.help = Some(help.into());
+        self
+    }
+
+    pub fn related(mut self, loc: &Loc, text: impl Into<String>) -> Finding {
+        self.related.push(Label::new(loc, text));
+        self
+    }
+}

@@ -1,0 +1,196 @@
+//! Effective policies: which layers apply to an operation, merged field by field.
+//!
+//! Precedence, lowest first (a higher layer overrides the fields it sets): the built-in
+//! `maxAttempts: 1`, the description's root `x-retry-policy`, the operation's
+//! `x-retry-policy`, `defaults`, `tag:` selectors, globs (fewer literal segments first),
+//! then operationIds and exact `METHOD /path`. Entries of equal rank apply in file order,
+//! so the later one wins; `ambiguous-policy-match` reports them.
+
+use std::collections::HashMap;
+
+use super::{PolicyFile, PolicyObject, Rank, Selector, SideEffect, Signal, Spanned, parse_policy_object};
+use crate::error::InputError;
+use crate::load::Sources;
+use crate::location::Loc;
+use crate::model::{Api, Method, Operation};
+
+/// Where an operation's side effect comes from.
+#[derive(Debug, Clone, PartialEq)]
+pub enum EffectSource {
+    /// `sideEffect` in a policy (file or `x-retry-policy`).
+    Policy(Loc),
+    /// `x-idempotent` in the description.
+    Extension(Loc),
+    /// The HTTP method's semantics.
+    Method,
+}
+
+/// What repeating the operation repeats, and why we think so.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Effect {
+    pub side_effect: SideEffect,
+    pub source: EffectSource,
+}
+
+/// The policy that applies to one operation.
+#[derive(Debug, Clone)]
+pub struct Effective {
+    pub policy: PolicyObject,
+    pub effect: Effect,
+}
+
+impl Effective {
+    /// Total attempts; 1 (never retried) unless a layer says otherwise.
+    pub fn max_attempts(&self) -> i64 {
+        self.policy.max_attempts.as_ref().map_or(1, |m| m.value)
+    }
+
+    pub fn is_retried(&self) -> bool {
+        self.max_attempts() > 1
+    }
+
+    /// The conditions retried on (none when `retryOn` is not set).
+    pub fn retry_on(&self) -> &[Spanned<Signal>] {
+        self.policy.retry_on.as_ref().map_or(&[], |r| r.value.as_slice())
+    }
+
+    /// Whether the client honours `Retry-After`.
+    pub fn honors_retry_after(&self) -> bool {
+        self.policy.retry_after_honor.as_ref().is_some_and(|h| h.value)
+    }
+}
+
+/// Which policy entries matched which operations.
+#[derive(Debug, Clone, Default)]
+pub struct Matches {
+    /// For each operation, the indices of the entries that apply to it, in the order applied.
+    pub per_operation: Vec<Vec<usize>>,
+    /// For each entry, how many operations it applies to.
+    pub per_entry: Vec<usize>,
+}
+
+/// Computes every operation's effective policy.
+pub fn resolve(
+    api: &Api,
+    policy: Option<&PolicyFile>,
+    sources: &Sources,
+) -> Result<(Vec<Effective>, Matches), InputError> {
+    let root_layer = match &api.retry_policy {
+        Some(ext) => Some(parse_policy_object(&sources[ext.loc.file], &ext.node, &ext.loc)?),
+        None => None,
+    };
+    let index = policy.map(SelectorIndex::new);
+    let mut matches = Matches {
+        per_operation: Vec::with_capacity(api.operations.len()),
+        per_entry: vec![0; policy.map_or(0, |p| p.operations.len())],
+    };
+    let mut out = Vec::with_capacity(api.operations.len());
+    for op in &api.operations {
+        let mut merged = root_layer.clone().unwrap_or_default();
+        if let Some(ext) = &op.retry_policy {
+            merged.overlay(&parse_policy_object(&sources[ext.loc.file], &ext.node, &ext.loc)?);
+        }
+        let mut applied = Vec::new();
+        if let (Some(policy), Some(index)) = (policy, &index) {
+            if let Some(defaults) = &policy.defaults {
+                merged.overlay(defaults);
+            }
+            applied = index.matching(policy, op);
+            for &i in &applied {
+                merged.overlay(&policy.operations[i].policy);
+                matches.per_entry[i] += 1;
+            }
+        }
+        let effect = effect_of(op, &merged);
+        matches.per_operation.push(applied);
+        out.push(Effective {
+            policy: merged,
+            effect,
+        });
+    }
+    Ok((out, matches))
+}
+
+fn effect_of(op: &Operation, policy: &PolicyObject) -> Effect {
+    if let Some(stated) = &policy.side_effect {
+        return Effect {
+            side_effect: stated.value,
+            source: EffectSource::Policy(stated.loc.clone()),
+        };
+    }
+    if let Some((idempotent, loc)) = &op.idempotent {
+        return Effect {
+            side_effect: if *idempotent {
+                SideEffect::Idempotent
+            } else {
+                SideEffect::NonIdempotent
+            },
+            source: EffectSource::Extension(loc.clone()),
+        };
+    }
+    let side_effect = match op.method {
+        Method::Get | Method::Head | Method::Options | Method::Trace => SideEffect::None,
+        Method::Put | Method::Delete => SideEffect::Idempotent,
+        Method::Post | Method::Patch => SideEffect::NonIdempotent,
+    };
+    Effect {
+        side_effect,
+        source: EffectSource::Method,
+    }
+}
+
+/// Finds the entries matching an operation without scanning every exact selector.
+struct SelectorIndex<'p> {
+    by_key: HashMap<(Method, &'p str), Vec<usize>>,
+    by_operation_id: HashMap<&'p str, Vec<usize>>,
+    /// Globs and tags, checked one by one.
+    others: Vec<usize>,
+}
+
+impl<'p> SelectorIndex<'p> {
+    fn new(policy: &'p PolicyFile) -> SelectorIndex<'p> {
+        let mut index = SelectorIndex {
+            by_key: HashMap::new(),
+            by_operation_id: HashMap::new(),
+            others: Vec::new(),
+        };
+        for (i, entry) in policy.operations.iter().enumerate() {
+            match &entry.selector {
+                Selector::Exact { method, path } => {
+                    index.by_key.entry((*method, path.as_str())).or_default().push(i)
+                }
+                Selector::OperationId(id) => index.by_operation_id.entry(id.as_str()).or_default().push(i),
+                _ => index.others.push(i),
+            }
+        }
+        index
+    }
+
+    /// The matching entries, sorted by (rank, file order): the order to apply them.
+    fn matching(&self, policy: &PolicyFile, op: &Operation) -> Vec<usize> {
+        let mut found: Vec<usize> = Vec::new();
+        if let Some(list) = self.by_key.get(&(op.method, op.path.as_str())) {
+            found.extend(list);
+        }
+        if let Some(list) = op.operation_id.as_deref().and_then(|id| self.by_operation_id.get(id)) {
+            found.extend(list);
+        }
+        found.extend(
+            self.others
+                .iter()
+                .filter(|&&i| policy.operations[i].selector.matches(op)),
+        );
+        found.sort_by_key(|&i| (policy.operations[i].selector.rank(), i));
+        found
+    }
+}
+
+/// Pairs of matching entries of equal rank for one operation (for `ambiguous-policy-match`).
+pub fn equal_rank_pairs(policy: &PolicyFile, applied: &[usize]) -> Vec<(usize, usize)> {
+    let rank = |i: usize| -> Rank { policy.operations[i].selector.rank() };
+    applied
+        .windows(2)
+        .filter(|w| rank(w[0]) == rank(w[1]))
+        .map(|w| (w[0], w[1]))
+        .collect()
+}

@@ -1,0 +1,205 @@
+//! The retry policy: what the client does, per operation.
+//!
+//! A policy file (and the description's `x-retry-policy` extensions) is read into
+//! [`PolicyObject`]s whose every field remembers where it was written; [`effective`]
+//! merges the layers that apply to an operation, field by field.
+
+mod duration;
+pub mod effective;
+mod parse;
+mod selector;
+
+use std::fmt;
+
+pub use duration::Duration;
+pub use effective::{Effect, EffectSource, Effective, Matches, resolve};
+pub use parse::{parse_policy_file, parse_policy_object};
+pub use selector::{Rank, Selector};
+
+use crate::load::FileId;
+use crate::location::Loc;
+
+/// A value together with the place it was written.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Spanned<T> {
+    pub value: T,
+    pub loc: Loc,
+}
+
+impl<T> Spanned<T> {
+    pub fn new(value: T, loc: Loc) -> Spanned<T> {
+        Spanned { value, loc }
+    }
+}
+
+/// How waits are randomised.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Jitter {
+    None,
+    Full,
+    Equal,
+    Decorrelated,
+}
+
+/// What repeating a request repeats.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum SideEffect {
+    None,
+    Idempotent,
+    NonIdempotent,
+}
+
+impl SideEffect {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            SideEffect::None => "none",
+            SideEffect::Idempotent => "idempotent",
+            SideEffect::NonIdempotent => "non-idempotent",
+        }
+    }
+}
+
+/// What the client does when a write's outcome is unknown.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum UnknownOutcome {
+    Fail,
+    Reconcile,
+    RetrySameKey,
+}
+
+/// A condition a client retries on.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Signal {
+    /// One status code, `503`.
+    Status(u16),
+    /// A class of status codes, `5xx` (the leading digit).
+    Class(u16),
+    ConnectFailure,
+    RefusedStream,
+    Reset,
+    Timeout,
+}
+
+impl Signal {
+    /// The request was not processed: safe to repeat for any operation.
+    pub fn is_unprocessed(self) -> bool {
+        matches!(self, Signal::ConnectFailure | Signal::RefusedStream)
+    }
+
+    /// Whether this condition fires on the status `code`.
+    pub fn covers(self, code: u16) -> bool {
+        match self {
+            Signal::Status(s) => s == code,
+            Signal::Class(c) => code / 100 == c,
+            _ => false,
+        }
+    }
+}
+
+impl fmt::Display for Signal {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Signal::Status(code) => write!(f, "{code}"),
+            Signal::Class(c) => write!(f, "{c}xx"),
+            Signal::ConnectFailure => f.write_str("connect-failure"),
+            Signal::RefusedStream => f.write_str("refused-stream"),
+            Signal::Reset => f.write_str("reset"),
+            Signal::Timeout => f.write_str("timeout"),
+        }
+    }
+}
+
+/// Declares [`PolicyObject`] and its field-by-field overlay from one list of fields.
+macro_rules! policy_fields {
+    ($($(#[$doc:meta])* $name:ident: $ty:ty,)*) => {
+        /// A policy object: every field optional, each remembering where it was written.
+        ///
+        /// Nested objects of the file (`backoff`, `retryAfter`, `idempotency`) are
+        /// flattened, so that merging is one rule for every field.
+        #[derive(Debug, Clone, Default, PartialEq)]
+        pub struct PolicyObject {
+            $($(#[$doc])* pub $name: Option<Spanned<$ty>>,)*
+        }
+
+        impl PolicyObject {
+            /// Takes every field that `higher` sets.
+            pub fn overlay(&mut self, higher: &PolicyObject) {
+                $(if higher.$name.is_some() {
+                    self.$name = higher.$name.clone();
+                })*
+            }
+        }
+    };
+}
+
+policy_fields! {
+    /// Total attempts, the first included.
+    max_attempts: i64,
+    /// One budget for the whole call.
+    deadline: Duration,
+    per_attempt_timeout: Duration,
+    /// The `backoff:` section itself.
+    backoff: (),
+    backoff_base: Duration,
+    backoff_cap: Duration,
+    backoff_multiplier: f64,
+    jitter: Jitter,
+    retry_on: Vec<Spanned<Signal>>,
+    /// The `retryAfter:` section itself.
+    retry_after: (),
+    retry_after_honor: bool,
+    retry_after_max: Duration,
+    log: Vec<Spanned<String>>,
+    side_effect: SideEffect,
+    /// The `idempotency:` section itself.
+    idempotency: (),
+    key_header: String,
+    key_retention: Duration,
+    status_endpoint: String,
+    on_unknown_outcome: UnknownOutcome,
+}
+
+/// One `operations:` entry of a policy file.
+#[derive(Debug, Clone)]
+pub struct PolicyEntry {
+    pub selector: Selector,
+    /// The selector key.
+    pub loc: Loc,
+    pub policy: PolicyObject,
+}
+
+/// A rule severity, or `off`, as `lint.rules` sets it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+pub enum Level {
+    Off,
+    Info,
+    Warning,
+    Error,
+}
+
+/// A `lint.ignore` entry.
+#[derive(Debug, Clone)]
+pub struct IgnoreEntry {
+    pub rule: Spanned<String>,
+    /// Selectors; empty means every operation.
+    pub operations: Vec<Spanned<Selector>>,
+    pub reason: Option<Spanned<String>>,
+    pub loc: Loc,
+}
+
+/// The tool's own settings (`lint:`).
+#[derive(Debug, Clone, Default)]
+pub struct LintConfig {
+    pub rules: Vec<(Spanned<String>, Spanned<Level>)>,
+    pub max_attempts_limit: Option<Spanned<i64>>,
+    pub ignore: Vec<IgnoreEntry>,
+}
+
+/// A parsed retry policy file.
+#[derive(Debug, Clone)]
+pub struct PolicyFile {
+    pub file: FileId,
+    pub defaults: Option<PolicyObject>,
+    pub operations: Vec<PolicyEntry>,
+    pub lint: LintConfig,
+}

@@ -1,0 +1,47 @@
+//! `backoff-without-jitter`: retries that wake in step after a shared failure.
+
+use super::{OperationContext, Rule, declare_rule};
+use crate::finding::{Finding, Label};
+use crate::policy::Jitter;
+
+declare_rule!(
+    /// A retried operation with `jitter: none` or no jitter at all.
+    BackoffWithoutJitter,
+    "backoff-without-jitter",
+    Error,
+    "a retried operation waits without jitter"
+);
+
+impl Rule for BackoffWithoutJitter {
+    fn meta(&self) -> &'static super::RuleMeta {
+        &Self::META
+    }
+
+    fn check_operation(&self, cx: &OperationContext<'_>, out: &mut Vec<Finding>) {
+        let Some(policy) = cx.policy else { return };
+        if !policy.is_retried() {
+            return;
+        }
+        let p = &policy.policy;
+        let (loc, label) = match (&p.jitter, &p.backoff, &p.max_attempts) {
+            (Some(j), _, _) if j.value != Jitter::None => return,
+            (Some(j), _, _) => (&j.loc, "`jitter: none`".to_string()),
+            (None, Some(b), _) => (&b.loc, "backoff without `jitter`".to_string()),
+            (None, None, Some(m)) => (&m.loc, format!("{} attempts, no backoff or jitter", m.value)),
+            (None, None, None) => return,
+        };
+        let op = cx.op;
+        out.push(
+            Finding::new(
+                Self::META.name,
+                format!(
+                    "{} {} retries without jitter: after a shared failure every client retries at the same moments",
+                    op.method, op.path
+                ),
+                Label::new(loc, label),
+            )
+            .about(op)
+            .help("set backoff.jitter: full (or equal, decorrelated) to spread retries out"),
+        );
+    }
+}

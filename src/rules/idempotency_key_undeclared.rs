@@ -1,0 +1,51 @@
+//! `idempotency-key-undeclared`: the policy sends a key header the operation does not
+//! declare.
+
+use super::{OperationContext, Rule, declare_rule, declared_here};
+use crate::error::did_you_mean;
+use crate::finding::{Finding, Label};
+
+declare_rule!(
+    /// The policy's `idempotency.keyHeader` is not a header parameter of the operation.
+    IdempotencyKeyUndeclared,
+    "idempotency-key-undeclared",
+    Error,
+    "the policy's idempotency key header is not declared by the operation"
+);
+
+impl Rule for IdempotencyKeyUndeclared {
+    fn meta(&self) -> &'static super::RuleMeta {
+        &Self::META
+    }
+
+    fn check_operation(&self, cx: &OperationContext<'_>, out: &mut Vec<Finding>) {
+        let Some(key) = cx.policy.and_then(|p| p.policy.key_header.as_ref()) else {
+            return;
+        };
+        let op = cx.op;
+        if op.header(&key.value).is_some() {
+            return;
+        }
+        let near = did_you_mean(&key.value, op.headers.iter().map(|h| h.name.as_str()));
+        let help = match near {
+            Some(name) => format!("the operation declares `{name}`: name that header in idempotency.keyHeader"),
+            None => format!(
+                "declare `{}` as a header parameter (in: header, required: true) of {} {}, or name the header the server deduplicates on",
+                key.value, op.method, op.path
+            ),
+        };
+        out.push(
+            Finding::new(
+                Self::META.name,
+                format!(
+                    "{} {} declares no `{}` header, but the policy sends it as the idempotency key",
+                    op.method, op.path, key.value
+                ),
+                Label::new(&key.loc, format!("`{}` is named here", key.value)),
+            )
+            .about(op)
+            .help(help)
+            .related(&op.loc, format!("{} without that header", declared_here(op))),
+        );
+    }
+}

@@ -1,0 +1,42 @@
+//! `missing-deadline`: retries with no overall time budget.
+
+use super::{OperationContext, Rule, declare_rule, declared_here};
+use crate::finding::{Finding, Label};
+
+declare_rule!(
+    /// An operation with `maxAttempts > 1` and no `deadline`.
+    MissingDeadline,
+    "missing-deadline",
+    Error,
+    "a retried operation has no deadline"
+);
+
+impl Rule for MissingDeadline {
+    fn meta(&self) -> &'static super::RuleMeta {
+        &Self::META
+    }
+
+    fn check_operation(&self, cx: &OperationContext<'_>, out: &mut Vec<Finding>) {
+        let Some(policy) = cx.policy else { return };
+        let Some(attempts) = &policy.policy.max_attempts else {
+            return;
+        };
+        if attempts.value <= 1 || policy.policy.deadline.is_some() {
+            return;
+        }
+        let op = cx.op;
+        out.push(
+            Finding::new(
+                Self::META.name,
+                format!(
+                    "{} {} makes up to {} attempts with no deadline: the caller cannot know how long the call may take",
+                    op.method, op.path, attempts.value
+                ),
+                Label::new(&attempts.loc, format!("{} attempts, no deadline", attempts.value)),
+            )
+            .about(op)
+            .help("set `deadline` (for example 10s): one budget for all attempts and the waits between them")
+            .related(&op.loc, declared_here(op)),
+        );
+    }
+}

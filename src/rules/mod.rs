@@ -1,0 +1,201 @@
+//! The rule engine: one file per rule, a registry, and the contexts rules read.
+//!
+//! A rule declares its metadata with [`declare_rule!`] (name, default severity, summary,
+//! and its doc page from `rules/<name>.md`), then implements [`Rule`] with a per-operation
+//! hook, a per-run hook, or both. Adding a rule is one file plus one line in [`ALL`].
+
+mod backoff_without_jitter;
+mod idempotency_key_undeclared;
+mod missing_deadline;
+mod policy_matches_nothing;
+mod retry_after_header_undeclared;
+mod retry_after_ignored;
+mod unprotected_write_retry;
+
+use std::collections::HashMap;
+
+use crate::finding::{Finding, Severity};
+use crate::load::Sources;
+use crate::model::{Api, Operation};
+use crate::policy::{Effective, Level, Matches, PolicyFile, Signal, Spanned};
+
+/// What every rule says about itself.
+#[derive(Debug)]
+pub struct RuleMeta {
+    /// The kebab-case name: the problem, not the fix.
+    pub name: &'static str,
+    pub severity: Severity,
+    /// One line for `retrylint rules`.
+    pub summary: &'static str,
+    /// The rule's doc page (Markdown).
+    pub doc: &'static str,
+}
+
+/// Declares a rule's unit struct and its [`RuleMeta`].
+macro_rules! declare_rule {
+    ($(#[$doc:meta])* $ty:ident, $name:literal, $severity:ident, $summary:literal) => {
+        $(#[$doc])*
+        pub struct $ty;
+
+        impl $ty {
+            pub const META: $crate::rules::RuleMeta = $crate::rules::RuleMeta {
+                name: $name,
+                severity: $crate::finding::Severity::$severity,
+                summary: $summary,
+                doc: include_str!(concat!("../../rules/", $name, ".md")),
+            };
+        }
+    };
+}
+use declare_rule;
+
+/// A check. Hooks that a rule does not need keep their empty default.
+pub trait Rule: Sync {
+    fn meta(&self) -> &'static RuleMeta;
+
+    /// Called once per operation.
+    fn check_operation(&self, _cx: &OperationContext<'_>, _out: &mut Vec<Finding>) {}
+
+    /// Called once per description (for findings about the policy as a whole).
+    fn check_run(&self, _cx: &RunContext<'_>, _out: &mut Vec<Finding>) {}
+}
+
+/// Every rule, in the order `retrylint rules` lists them.
+pub static ALL: &[&dyn Rule] = &[
+    &unprotected_write_retry::UnprotectedWriteRetry,
+    &idempotency_key_undeclared::IdempotencyKeyUndeclared,
+    &retry_after_ignored::RetryAfterIgnored,
+    &retry_after_header_undeclared::RetryAfterHeaderUndeclared,
+    &missing_deadline::MissingDeadline,
+    &backoff_without_jitter::BackoffWithoutJitter,
+    &policy_matches_nothing::PolicyMatchesNothing,
+];
+
+/// The names of all rules.
+pub fn names() -> Vec<&'static str> {
+    ALL.iter().map(|r| r.meta().name).collect()
+}
+
+/// The rule with this name.
+pub fn by_name(name: &str) -> Option<&'static dyn Rule> {
+    ALL.iter().copied().find(|r| r.meta().name == name)
+}
+
+/// Everything known about one description's check.
+pub struct RunContext<'a> {
+    pub api: &'a Api,
+    pub sources: &'a Sources,
+    pub policy: Option<&'a PolicyFile>,
+    /// Effective policy per operation (empty without a policy).
+    pub effective: &'a [Effective],
+    pub matches: &'a Matches,
+}
+
+/// One operation and its effective policy (when there is a policy).
+pub struct OperationContext<'a> {
+    pub run: &'a RunContext<'a>,
+    pub op: &'a Operation,
+    pub policy: Option<&'a Effective>,
+}
+
+/// Which rules run, at which severity.
+#[derive(Debug, Clone, Default)]
+pub struct RuleLevels {
+    levels: HashMap<&'static str, Level>,
+}
+
+impl RuleLevels {
+    /// Default severities, then `lint.rules`, then `--select` (only these) and `--ignore`.
+    pub fn new(policy: Option<&PolicyFile>, select: &[String], ignore: &[String]) -> RuleLevels {
+        let mut levels: HashMap<&'static str, Level> = ALL
+            .iter()
+            .map(|r| (r.meta().name, level_of(r.meta().severity)))
+            .collect();
+        for (rule, level) in policy.map(|p| p.lint.rules.as_slice()).unwrap_or_default() {
+            if let Some(slot) = levels.get_mut(rule.value.as_str()) {
+                *slot = level.value;
+            }
+        }
+        if !select.is_empty() {
+            for (name, level) in levels.iter_mut() {
+                if !select.iter().any(|s| s == name) {
+                    *level = Level::Off;
+                } else if *level == Level::Off {
+                    *level = by_name(name).map_or(Level::Error, |r| level_of(r.meta().severity));
+                }
+            }
+        }
+        for name in ignore {
+            if let Some(slot) = levels.get_mut(name.as_str()) {
+                *slot = Level::Off;
+            }
+        }
+        RuleLevels { levels }
+    }
+
+    pub fn severity(&self, rule: &str) -> Option<Severity> {
+        match self.levels.get(rule).copied().unwrap_or(Level::Off) {
+            Level::Off => None,
+            Level::Info => Some(Severity::Info),
+            Level::Warning => Some(Severity::Warning),
+            Level::Error => Some(Severity::Error),
+        }
+    }
+}
+
+fn level_of(severity: Severity) -> Level {
+    match severity {
+        Severity::Info => Level::Info,
+        Severity::Warning => Level::Warning,
+        Severity::Error => Level::Error,
+    }
+}
+
+/// Runs every enabled rule and returns the findings in a stable order.
+pub fn check(cx: &RunContext<'_>, levels: &RuleLevels) -> Vec<Finding> {
+    let enabled: Vec<(&dyn Rule, Severity)> = ALL
+        .iter()
+        .filter_map(|r| levels.severity(r.meta().name).map(|s| (*r, s)))
+        .collect();
+    let mut findings = Vec::new();
+    let mut out = Vec::new();
+    for (index, op) in cx.api.operations.iter().enumerate() {
+        let op_cx = OperationContext {
+            run: cx,
+            op,
+            policy: cx.effective.get(index),
+        };
+        for (rule, severity) in &enabled {
+            rule.check_operation(&op_cx, &mut out);
+            findings.extend(out.drain(..).map(|f| Finding { severity: *severity, ..f }));
+        }
+    }
+    for (rule, severity) in &enabled {
+        rule.check_run(cx, &mut out);
+        findings.extend(out.drain(..).map(|f| Finding { severity: *severity, ..f }));
+    }
+    findings.sort_by_cached_key(|f| {
+        (
+            cx.sources[f.primary.loc.file].name(),
+            f.primary.loc.span,
+            f.rule,
+            f.message.clone(),
+        )
+    });
+    findings
+}
+
+/// `timeout and 503`, `429, 503 and timeout`: conditions for a message.
+pub fn describe_signals(signals: &[&Spanned<Signal>]) -> String {
+    let names: Vec<String> = signals.iter().map(|s| s.value.to_string()).collect();
+    match names.split_last() {
+        None => String::new(),
+        Some((last, [])) => last.clone(),
+        Some((last, rest)) => format!("{} and {last}", rest.join(", ")),
+    }
+}
+
+/// The label for an operation's place in the description.
+pub fn declared_here(op: &Operation) -> String {
+    format!("{} {} is declared here", op.method, op.path)
+}

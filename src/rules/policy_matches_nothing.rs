@@ -1,0 +1,49 @@
+//! `policy-matches-nothing`: a policy entry whose selector selects no operation.
+
+use super::{Rule, RunContext, declare_rule};
+use crate::error::did_you_mean;
+use crate::finding::{Finding, Label};
+
+declare_rule!(
+    /// A selector under `operations` that matches no operation of the description.
+    PolicyMatchesNothing,
+    "policy-matches-nothing",
+    Error,
+    "a policy selector matches no operation"
+);
+
+impl Rule for PolicyMatchesNothing {
+    fn meta(&self) -> &'static super::RuleMeta {
+        &Self::META
+    }
+
+    fn check_run(&self, cx: &RunContext<'_>, out: &mut Vec<Finding>) {
+        let Some(policy) = cx.policy else { return };
+        let description = cx.sources[cx.api.root_file].name();
+        for (entry, count) in policy.operations.iter().zip(&cx.matches.per_entry) {
+            if *count > 0 {
+                continue;
+            }
+            let selector = entry.selector.to_string();
+            let mut candidates: Vec<String> = Vec::new();
+            for op in &cx.api.operations {
+                candidates.push(op.key());
+                candidates.extend(op.operation_id.clone());
+                candidates.extend(op.tags.iter().map(|t| format!("tag:{t}")));
+            }
+            let near = did_you_mean(&selector, candidates.iter().map(String::as_str));
+            let help = match near {
+                Some(near) => format!("did you mean `{near}`?"),
+                None => "write `METHOD /path` as the description writes the path, an operationId, or `tag:NAME`".to_string(),
+            };
+            out.push(
+                Finding::new(
+                    Self::META.name,
+                    format!("the selector `{selector}` matches no operation of {description}"),
+                    Label::new(&entry.loc, "matches nothing"),
+                )
+                .help(help),
+            );
+        }
+    }
+}

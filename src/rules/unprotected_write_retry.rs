@@ -1,0 +1,70 @@
+//! `unprotected-write-retry`: a non-idempotent write retried with nothing that makes a
+//! repeat safe.
+
+use super::{OperationContext, Rule, declare_rule, declared_here, describe_signals};
+use crate::finding::{Finding, Label};
+use crate::policy::SideEffect;
+
+declare_rule!(
+    /// A non-idempotent operation retried on a condition after which the request may have
+    /// been processed, with neither an idempotency key nor a status endpoint.
+    UnprotectedWriteRetry,
+    "unprotected-write-retry",
+    Error,
+    "a non-idempotent write is retried with no idempotency key or status endpoint"
+);
+
+impl Rule for UnprotectedWriteRetry {
+    fn meta(&self) -> &'static super::RuleMeta {
+        &Self::META
+    }
+
+    fn check_operation(&self, cx: &OperationContext<'_>, out: &mut Vec<Finding>) {
+        let Some(policy) = cx.policy else { return };
+        if policy.effect.side_effect != SideEffect::NonIdempotent || !policy.is_retried() {
+            return;
+        }
+        let p = &policy.policy;
+        if p.key_header.is_some() || p.status_endpoint.is_some() {
+            return;
+        }
+        // connect-failure and refused-stream mean the request was never processed.
+        let risky: Vec<_> = policy
+            .retry_on()
+            .iter()
+            .filter(|s| !s.value.is_unprocessed())
+            .collect();
+        let (Some(first), Some(retry_on)) = (risky.first(), &p.retry_on) else {
+            return;
+        };
+        let op = cx.op;
+        let key_like = op
+            .headers
+            .iter()
+            .find(|h| h.name.to_ascii_lowercase().contains("idempot"));
+        let help = match key_like {
+            Some(h) => format!(
+                "the description declares {}; name it in idempotency.keyHeader so the client sends it and reuses it on every retry",
+                h.name
+            ),
+            None => "send an idempotency key the server deduplicates on (idempotency.keyHeader), name a statusEndpoint to learn the first attempt's result, or retry only on connect-failure and refused-stream".to_string(),
+        };
+        let mut finding = Finding::new(
+            Self::META.name,
+            format!(
+                "{} {} is retried on {} with no idempotency key or status endpoint: a retry can repeat the write",
+                op.method,
+                op.path,
+                describe_signals(&risky)
+            ),
+            Label::new(&retry_on.loc, format!("retried on {}", first.value)),
+        )
+        .about(op)
+        .help(help)
+        .related(&op.loc, format!("{} (non-idempotent)", declared_here(op)));
+        if let Some(h) = key_like {
+            finding = finding.related(&h.loc, format!("{} is declared here, but the policy does not name it", h.name));
+        }
+        out.push(finding);
+    }
+}
