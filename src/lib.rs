@@ -18,3 +18,6 @@ pub mod model;
 pub mod finding;
 pub mod policy;
 pub mod rules;
+pub mod output;
+pub mod check;
+pub mod cli;

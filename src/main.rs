@@ -1,3 +1,5 @@
-fn main() {
-    println!("Hello, world!");
+//! The `retrylint` binary: see [`retrylint::cli`].
+
+fn main() -> std::process::ExitCode {
+    retrylint::cli::main()
 }

@@ -34,7 +34,7 @@ impl Rule for UnprotectedWriteRetry {
             .iter()
             .filter(|s| !s.value.is_unprocessed())
             .collect();
-        let (Some(first), Some(retry_on)) = (risky.first(), &p.retry_on) else {
+        let Some(first) = risky.first() else {
             return;
         };
         let op = cx.op;
@@ -57,7 +57,7 @@ impl Rule for UnprotectedWriteRetry {
                 op.path,
                 describe_signals(&risky)
             ),
-            Label::new(&retry_on.loc, format!("retried on {}", first.value)),
+            Label::new(&first.loc, format!("retried on {}", first.value)),
         )
         .about(op)
         .help(help)

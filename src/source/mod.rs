@@ -177,6 +177,11 @@ impl SourceFile {
         }
     }
 
+    /// How many lines the file has.
+    pub fn line_count(&self) -> u32 {
+        self.line_starts().len() as u32
+    }
+
     /// The 1-based line of a byte offset.
     pub fn line_of(&self, offset: u32) -> u32 {
         self.position(offset).line

@@ -1,0 +1,159 @@
+//! `check`: one description (or several, in parallel) from files to findings.
+
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::sync::atomic::{AtomicUsize, Ordering};
+
+use crate::error::InputError;
+use crate::load::{LoadOptions, Loader, read_source};
+use crate::model;
+use crate::output::CheckResult;
+use crate::policy::{Matches, PolicyFile, parse_policy_file, resolve};
+use crate::rules::{self, RuleLevels, RunContext};
+use crate::source::SourceFile;
+
+/// The name of the policy file looked for beside a description.
+pub const POLICY_FILE_NAME: &str = "retry-policy.yaml";
+
+/// Settings of one `check` run.
+#[derive(Debug, Clone, Default)]
+pub struct CheckOptions {
+    pub load: LoadOptions,
+    /// Only these rules (all when empty).
+    pub select: Vec<String>,
+    /// Not these rules.
+    pub ignore: Vec<String>,
+}
+
+/// A parsed policy file, shared by the descriptions it is checked against.
+#[derive(Debug, Clone)]
+pub struct LoadedPolicy {
+    pub file: Arc<SourceFile>,
+    pub policy: PolicyFile,
+}
+
+/// The policy is always the first file of a check, so its locations are valid in every one.
+const POLICY_FILE_ID: usize = 0;
+
+/// Reads and parses a policy file.
+pub fn load_policy(path: &Path, options: &LoadOptions) -> Result<LoadedPolicy, InputError> {
+    let file = read_source(path, path.to_path_buf(), options)?;
+    let policy = parse_policy_file(&file, POLICY_FILE_ID, &rules::names())?;
+    Ok(LoadedPolicy {
+        file: Arc::new(file),
+        policy,
+    })
+}
+
+/// The policy beside a description, if there is one.
+pub fn discover_policy(description: &Path) -> Option<PathBuf> {
+    let candidate = description.parent()?.join(POLICY_FILE_NAME);
+    candidate.is_file().then_some(candidate)
+}
+
+/// Checks one description against an optional policy.
+pub fn check_description(
+    path: &Path,
+    policy: Option<&LoadedPolicy>,
+    options: &CheckOptions,
+) -> Result<CheckResult, InputError> {
+    let mut loader = Loader::new(options.load);
+    if let Some(policy) = policy {
+        loader.add(policy.file.clone());
+    }
+    let root = loader.load_root(path)?;
+    let api = model::build(&mut loader, root)?;
+    let sources = loader.into_sources();
+    let policy_file = policy.map(|p| &p.policy);
+    let (effective, matches) = match policy_file {
+        Some(p) => resolve(&api, Some(p), &sources)?,
+        None => (Vec::new(), Matches::default()),
+    };
+    let cx = RunContext {
+        api: &api,
+        sources: &sources,
+        policy: policy_file,
+        effective: &effective,
+        matches: &matches,
+    };
+    let levels = RuleLevels::new(policy_file, &options.select, &options.ignore);
+    let findings = rules::check(&cx, &levels);
+    Ok(CheckResult {
+        description: sources[root].name(),
+        operation_count: api.operations.len(),
+        findings,
+        sources,
+    })
+}
+
+/// Which policy each description is checked against.
+#[derive(Debug, Clone)]
+pub enum PolicyChoice {
+    /// One policy for all (`-p`).
+    Given(LoadedPolicy),
+    /// `retry-policy.yaml` beside each description, when it exists.
+    Discover,
+}
+
+/// Checks several descriptions on all cores; results keep the order of `paths`.
+pub fn check_all(
+    paths: &[PathBuf],
+    choice: &PolicyChoice,
+    options: &CheckOptions,
+) -> Vec<Result<CheckResult, InputError>> {
+    let check_one = |path: &PathBuf| -> Result<CheckResult, InputError> {
+        match choice {
+            PolicyChoice::Given(policy) => check_description(path, Some(policy), options),
+            PolicyChoice::Discover => {
+                let policy = match discover_policy(path) {
+                    Some(found) => Some(load_policy(&found, &options.load)?),
+                    None => None,
+                };
+                check_description(path, policy.as_ref(), options)
+            }
+        }
+    };
+    let workers = std::thread::available_parallelism()
+        .map_or(1, |n| n.get())
+        .min(paths.len());
+    if workers <= 1 {
+        return paths.iter().map(check_one).collect();
+    }
+    let next = AtomicUsize::new(0);
+    let mut slots: Vec<Option<Result<CheckResult, InputError>>> = Vec::new();
+    slots.resize_with(paths.len(), || None);
+    let done: Vec<Vec<(usize, Result<CheckResult, InputError>)>> = std::thread::scope(|scope| {
+        let handles: Vec<_> = (0..workers)
+            .map(|_| {
+                scope.spawn(|| {
+                    let mut mine = Vec::new();
+                    loop {
+                        let i = next.fetch_add(1, Ordering::Relaxed);
+                        let Some(path) = paths.get(i) else { break };
+                        mine.push((i, check_one(path)));
+                    }
+                    mine
+                })
+            })
+            .collect();
+        handles
+            .into_iter()
+            .map(|h| h.join().unwrap_or_default())
+            .collect()
+    });
+    for (i, result) in done.into_iter().flatten() {
+        slots[i] = Some(result);
+    }
+    slots
+        .into_iter()
+        .zip(paths)
+        .map(|(slot, path)| {
+            slot.unwrap_or_else(|| {
+                Err(InputError::new(format!(
+                    "checking `{}` stopped unexpectedly",
+                    path.display()
+                )))
+            })
+        })
+        .collect()
+}

@@ -1,0 +1,164 @@
+//! The command line: argument parsing and the commands.
+
+use std::io::{IsTerminal, Write};
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use clap::{Args, Parser, Subcommand, ValueEnum};
+
+use crate::check::{CheckOptions, PolicyChoice, check_all, load_policy};
+use crate::error::InputError;
+use crate::finding::Severity;
+use crate::load::LoadOptions;
+use crate::output::{CheckResult, human};
+
+/// Lint the retry contracts of HTTP APIs: an OpenAPI description plus a retry policy.
+#[derive(Debug, Parser)]
+#[command(name = "retrylint", version, about)]
+pub struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Debug, Subcommand)]
+enum Command {
+    /// Check descriptions against a retry policy and report findings.
+    Check(CheckArgs),
+}
+
+#[derive(Debug, Args)]
+struct CheckArgs {
+    /// OpenAPI 3.0/3.1 or Swagger 2.0 descriptions (YAML or JSON).
+    #[arg(required = true, value_name = "SPEC")]
+    specs: Vec<PathBuf>,
+    /// The retry policy; defaults to retry-policy.yaml beside each description.
+    #[arg(short = 'p', long = "policy", value_name = "POLICY")]
+    policy: Option<PathBuf>,
+    /// Output format.
+    #[arg(long, value_enum, default_value_t = Format::Human)]
+    format: Format,
+    /// Write the output to a file instead of standard output.
+    #[arg(short = 'o', long = "output", value_name = "FILE")]
+    output: Option<PathBuf>,
+    /// Exit with 1 when a finding at or above this severity is reported.
+    #[arg(long, value_enum, default_value_t = FailOn::Error)]
+    fail_on: FailOn,
+    /// Run only these rules (comma-separated).
+    #[arg(long, value_delimiter = ',', value_name = "RULE,..")]
+    select: Vec<String>,
+    /// Do not run these rules (comma-separated).
+    #[arg(long, value_delimiter = ',', value_name = "RULE,..")]
+    ignore: Vec<String>,
+    /// Follow `$ref`s to files outside the root description's folder.
+    #[arg(long)]
+    allow_outside_refs: bool,
+    /// Largest file read, in bytes.
+    #[arg(long, value_name = "BYTES", default_value_t = LoadOptions::default().max_file_size)]
+    max_file_size: u64,
+}
+
+#[derive(Debug, Clone, Copy, ValueEnum)]
+enum Format {
+    Human,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+enum FailOn {
+    Error,
+    Warning,
+    Info,
+    Never,
+}
+
+impl FailOn {
+    fn fails(self, severity: Severity) -> bool {
+        match self {
+            FailOn::Never => false,
+            FailOn::Info => true,
+            FailOn::Warning => severity >= Severity::Warning,
+            FailOn::Error => severity == Severity::Error,
+        }
+    }
+}
+
+/// Runs the command line; the exit code is 0 (clean), 1 (findings) or 2 (input error).
+pub fn main() -> ExitCode {
+    let cli = Cli::parse();
+    let color = std::io::stderr().is_terminal() && std::env::var_os("NO_COLOR").is_none();
+    let result = match cli.command {
+        Command::Check(args) => run_check(args),
+    };
+    match result {
+        Ok(code) => code,
+        Err(errors) => {
+            let mut stderr = std::io::stderr().lock();
+            for error in &errors {
+                let _ = write!(stderr, "{}", human::render_error(error, color));
+            }
+            ExitCode::from(2)
+        }
+    }
+}
+
+fn run_check(args: CheckArgs) -> Result<ExitCode, Vec<InputError>> {
+    for name in args.select.iter().chain(&args.ignore) {
+        if crate::rules::by_name(name).is_none() {
+            let mut error = InputError::new(format!("unknown rule `{name}` in --select or --ignore"));
+            if let Some(near) = crate::error::did_you_mean(name, crate::rules::names()) {
+                error = error.with_help(format!("did you mean `{near}`?"));
+            }
+            return Err(vec![error]);
+        }
+    }
+    let options = CheckOptions {
+        load: LoadOptions {
+            allow_outside_refs: args.allow_outside_refs,
+            max_file_size: args.max_file_size,
+            ..LoadOptions::default()
+        },
+        select: args.select,
+        ignore: args.ignore,
+    };
+    let choice = match &args.policy {
+        Some(path) => PolicyChoice::Given(load_policy(path, &options.load).map_err(|e| vec![e])?),
+        None => PolicyChoice::Discover,
+    };
+    let mut results: Vec<CheckResult> = Vec::new();
+    let mut errors = Vec::new();
+    for outcome in check_all(&args.specs, &choice, &options) {
+        match outcome {
+            Ok(result) => results.push(result),
+            Err(error) => errors.push(error),
+        }
+    }
+    // A partial report is never passed off as complete.
+    if !errors.is_empty() {
+        return Err(errors);
+    }
+    let to_terminal = args.output.is_none() && std::io::stdout().is_terminal();
+    let color = to_terminal && std::env::var_os("NO_COLOR").is_none();
+    let text = match args.format {
+        Format::Human => human::render(&results, color),
+    };
+    write_output(args.output.as_deref(), &text).map_err(|e| vec![e])?;
+    let failed = results
+        .iter()
+        .flat_map(|r| &r.findings)
+        .any(|f| args.fail_on.fails(f.severity));
+    Ok(ExitCode::from(u8::from(failed)))
+}
+
+fn write_output(path: Option<&std::path::Path>, text: &str) -> Result<(), InputError> {
+    match path {
+        Some(path) => std::fs::write(path, text).map_err(|e| {
+            InputError::new(format!("cannot write `{}`: {e}", path.display()))
+        }),
+        None => {
+            let mut stdout = std::io::stdout().lock();
+            // A closed pipe (`| head`) is not an error worth a message.
+            let _ = stdout.write_all(text.as_bytes());
+            let _ = stdout.flush();
+            Ok(())
+        }
+    }
+}
