@@ -90,7 +90,7 @@ pub fn check_description(
 #[derive(Debug, Clone)]
 pub enum PolicyChoice {
     /// One policy for all (`-p`).
-    Given(LoadedPolicy),
+    Given(Box<LoadedPolicy>),
     /// `retry-policy.yaml` beside each description, when it exists.
     Discover,
 }

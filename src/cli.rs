@@ -103,7 +103,8 @@ pub fn main() -> ExitCode {
 fn run_check(args: CheckArgs) -> Result<ExitCode, Vec<InputError>> {
     for name in args.select.iter().chain(&args.ignore) {
         if crate::rules::by_name(name).is_none() {
-            let mut error = InputError::new(format!("unknown rule `{name}` in --select or --ignore"));
+            let mut error =
+                InputError::new(format!("unknown rule `{name}` in --select or --ignore"));
             if let Some(near) = crate::error::did_you_mean(name, crate::rules::names()) {
                 error = error.with_help(format!("did you mean `{near}`?"));
             }
@@ -120,7 +121,9 @@ fn run_check(args: CheckArgs) -> Result<ExitCode, Vec<InputError>> {
         ignore: args.ignore,
     };
     let choice = match &args.policy {
-        Some(path) => PolicyChoice::Given(load_policy(path, &options.load).map_err(|e| vec![e])?),
+        Some(path) => PolicyChoice::Given(Box::new(
+            load_policy(path, &options.load).map_err(|e| vec![e])?,
+        )),
         None => PolicyChoice::Discover,
     };
     let mut results: Vec<CheckResult> = Vec::new();
@@ -150,9 +153,8 @@ fn run_check(args: CheckArgs) -> Result<ExitCode, Vec<InputError>> {
 
 fn write_output(path: Option<&std::path::Path>, text: &str) -> Result<(), InputError> {
     match path {
-        Some(path) => std::fs::write(path, text).map_err(|e| {
-            InputError::new(format!("cannot write `{}`: {e}", path.display()))
-        }),
+        Some(path) => std::fs::write(path, text)
+            .map_err(|e| InputError::new(format!("cannot write `{}`: {e}", path.display()))),
         None => {
             let mut stdout = std::io::stdout().lock();
             // A closed pipe (`| head`) is not an error worth a message.

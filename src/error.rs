@@ -36,7 +36,7 @@ pub struct InputError {
     pub message: String,
     pub help: Option<String>,
     /// Where the problem is.
-    pub site: Option<ErrorSite>,
+    pub site: Option<Box<ErrorSite>>,
     /// Further places that explain it (where a bad `$ref` was written).
     pub related: Vec<ErrorSite>,
 }
@@ -58,7 +58,7 @@ impl InputError {
     }
 
     pub fn with_site(mut self, site: ErrorSite) -> InputError {
-        self.site = Some(site);
+        self.site = Some(Box::new(site));
         self
     }
 
@@ -95,10 +95,18 @@ impl fmt::Display for InputError {
 impl std::error::Error for InputError {}
 
 /// Suggests the candidate closest to `word`, when one is close enough to be a typo.
-pub fn did_you_mean<'a>(word: &str, candidates: impl IntoIterator<Item = &'a str>) -> Option<&'a str> {
+pub fn did_you_mean<'a>(
+    word: &str,
+    candidates: impl IntoIterator<Item = &'a str>,
+) -> Option<&'a str> {
     candidates
         .into_iter()
-        .map(|c| (strsim::jaro_winkler(&word.to_ascii_lowercase(), &c.to_ascii_lowercase()), c))
+        .map(|c| {
+            (
+                strsim::jaro_winkler(&word.to_ascii_lowercase(), &c.to_ascii_lowercase()),
+                c,
+            )
+        })
         .filter(|(score, _)| *score > 0.8)
         .max_by(|a, b| a.0.total_cmp(&b.0))
         .map(|(_, c)| c)

@@ -10,14 +10,14 @@
 
 #![forbid(unsafe_code)]
 
-pub mod source;
+pub mod check;
+pub mod cli;
 pub mod error;
+pub mod finding;
 pub mod load;
 pub mod location;
 pub mod model;
-pub mod finding;
+pub mod output;
 pub mod policy;
 pub mod rules;
-pub mod output;
-pub mod check;
-pub mod cli;
+pub mod source;

@@ -27,7 +27,11 @@ impl Loc {
 
     /// The location of the entry `key` of a mapping at this location.
     pub fn entry(&self, key: &str, key_span: Span, value: &Node) -> Loc {
-        Loc::new(self.file, pointer::push(&self.pointer, key), entry_span(key_span, value))
+        Loc::new(
+            self.file,
+            pointer::push(&self.pointer, key),
+            entry_span(key_span, value),
+        )
     }
 
     /// The location of item `index` of a list at this location.

@@ -118,7 +118,10 @@ impl Loader {
         };
         let shown = path_text(&display);
         let canonical = std::fs::canonicalize(path).map_err(|e| {
-            with_referrer(InputError::new(format!("cannot read `{shown}`: {}", io_reason(&e))))
+            with_referrer(InputError::new(format!(
+                "cannot read `{shown}`: {}",
+                io_reason(&e)
+            )))
         })?;
         if let Some(&id) = self.by_canonical.get(&canonical) {
             return Ok(id);
@@ -129,7 +132,9 @@ impl Loader {
                     "more than {} files are reached through `$ref`s; refusing to load `{shown}`",
                     self.options.max_files
                 ))
-                .with_help("split the check, or look for refs that reach far more files than intended"),
+                .with_help(
+                    "split the check, or look for refs that reach far more files than intended",
+                ),
             ));
         }
         let file = read_source(&canonical, display, &self.options).map_err(with_referrer)?;
@@ -195,7 +200,10 @@ fn not_utf8(shown: &str, e: std::string::FromUtf8Error) -> InputError {
 fn line_column(text: &str, offset: usize) -> (usize, usize) {
     let before = &text[..offset];
     let line = before.matches('\n').count() + 1;
-    let column = before[before.rfind('\n').map_or(0, |i| i + 1)..].chars().count() + 1;
+    let column = before[before.rfind('\n').map_or(0, |i| i + 1)..]
+        .chars()
+        .count()
+        + 1;
     (line, column)
 }
 

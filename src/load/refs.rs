@@ -89,8 +89,11 @@ impl Loader {
                 .with_help("a pointer starts with `/`; escape `/` as `~1` and `~` as `~0`"));
             };
             let node = walk(&file, &tokens).map_err(|e| e.with_site(referrer(self)))?;
-            let pointer = tokens.iter().fold(String::new(), |p, t| pointer::push(&p, t));
-            if chain.iter().any(|(f, p)| *f == file_id && *p == pointer) || chain.len() >= MAX_CHAIN {
+            let pointer = tokens
+                .iter()
+                .fold(String::new(), |p, t| pointer::push(&p, t));
+            if chain.iter().any(|(f, p)| *f == file_id && *p == pointer) || chain.len() >= MAX_CHAIN
+            {
                 return Err(InputError::new(format!(
                     "`$ref` cycle: `{text}` leads back to a reference already followed"
                 ))
@@ -122,8 +125,14 @@ impl Loader {
         file_part: &str,
         span: Span,
     ) -> Result<FileId, InputError> {
-        let base = self.canonical[from].parent().unwrap_or(Path::new("")).to_path_buf();
-        if let Some(&id) = self.by_reference.get(&(base.clone(), file_part.to_string())) {
+        let base = self.canonical[from]
+            .parent()
+            .unwrap_or(Path::new(""))
+            .to_path_buf();
+        if let Some(&id) = self
+            .by_reference
+            .get(&(base.clone(), file_part.to_string()))
+        {
             return Ok(id);
         }
         let referrer = &ErrorSite::new(&self.files[from], span, "referenced here");
@@ -136,7 +145,9 @@ impl Loader {
                 "`{file_part}` is a remote reference ({scheme}); retrylint never fetches references"
             ))
             .with_site(referrer.clone())
-            .with_help("download the file next to the description and reference it by a relative path"));
+            .with_help(
+                "download the file next to the description and reference it by a relative path",
+            ));
         }
         let decoded = pointer::percent_decode(file_part).ok_or_else(|| {
             InputError::new(format!("`{file_part}` has a malformed percent-escape"))

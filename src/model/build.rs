@@ -101,7 +101,10 @@ fn spec_version(doc: &At<'_>) -> Result<SpecVersion, InputError> {
     let (key, supported): (&str, &[(&str, SpecVersion)]) = if doc.node.get("openapi").is_some() {
         (
             "openapi",
-            &[("3.0", SpecVersion::OpenApi30), ("3.1", SpecVersion::OpenApi31)],
+            &[
+                ("3.0", SpecVersion::OpenApi30),
+                ("3.1", SpecVersion::OpenApi31),
+            ],
         )
     } else if doc.node.get("swagger").is_some() {
         ("swagger", &[("2.0", SpecVersion::Swagger2)])
@@ -122,11 +125,8 @@ fn spec_version(doc: &At<'_>) -> Result<SpecVersion, InputError> {
         .find(|(prefix, _)| text == *prefix || text.starts_with(&format!("{prefix}.")))
         .map(|(_, v)| *v)
         .ok_or_else(|| {
-            doc.error(
-                value.span,
-                format!("unsupported version `{key}: {text}`"),
-            )
-            .with_help("retrylint reads OpenAPI 3.0.x, 3.1.x and Swagger 2.0")
+            doc.error(value.span, format!("unsupported version `{key}: {text}`"))
+                .with_help("retrylint reads OpenAPI 3.0.x, 3.1.x and Swagger 2.0")
         })
 }
 
@@ -159,7 +159,10 @@ fn path_item(
     let Some(map) = item.node.as_map() else {
         return Err(item.error(
             item.node.span,
-            format!("the path item `{path}` must be a mapping, found {}", item.node.kind()),
+            format!(
+                "the path item `{path}` must be a mapping, found {}",
+                item.node.kind()
+            ),
         ));
     };
     let path_headers = header_params(loader, &item)?;
@@ -201,7 +204,10 @@ fn operation(
     if op.node.as_map().is_none() {
         return Err(op.error(
             op.node.span,
-            format!("the operation `{method} {path}` must be a mapping, found {}", op.node.kind()),
+            format!(
+                "the operation `{method} {path}` must be a mapping, found {}",
+                op.node.kind()
+            ),
         ));
     }
     let operation_id = match op.node.get("operationId") {
@@ -225,7 +231,13 @@ fn operation(
         None => None,
         Some(e) => Some((
             e.value.as_bool().ok_or_else(|| {
-                op.error(e.value.span, format!("`x-idempotent` must be true or false, found {}", e.value.kind()))
+                op.error(
+                    e.value.span,
+                    format!(
+                        "`x-idempotent` must be true or false, found {}",
+                        e.value.kind()
+                    ),
+                )
             })?,
             op.loc.entry("x-idempotent", e.key_span, &e.value),
         )),
@@ -233,7 +245,10 @@ fn operation(
     // Operation-level parameters win over path-level ones of the same name.
     let mut headers = header_params(loader, &op)?;
     for inherited in path_headers {
-        if headers.iter().all(|h| !h.name.eq_ignore_ascii_case(&inherited.name)) {
+        if headers
+            .iter()
+            .all(|h| !h.name.eq_ignore_ascii_case(&inherited.name))
+        {
             headers.push(HeaderParam {
                 name: inherited.name.clone(),
                 required: inherited.required,
@@ -272,7 +287,11 @@ fn header_params(loader: &mut Loader, owner: &At<'_>) -> Result<Vec<HeaderParam>
     let list = owner.loc.entry("parameters", entry.key_span, &entry.value);
     let mut out = Vec::new();
     for (i, item) in items.iter().enumerate() {
-        let site = list.item(i, item);
+        // Point at the item's `name:` (or `$ref:`) line rather than the whole item.
+        let mut site = list.item(i, item);
+        if let Some(line) = ["name", "$ref"].iter().find_map(|k| site.child(item, k)) {
+            site.span = line.span;
+        }
         let target = loader.follow(owner.id, item)?;
         let (param, file) = match &target {
             Some(t) => (t.node(), &*t.file),
@@ -282,7 +301,11 @@ fn header_params(loader: &mut Loader, owner: &At<'_>) -> Result<Vec<HeaderParam>
             continue;
         }
         let Some(name) = param.get("name").and_then(Node::scalar_text) else {
-            return Err(InputError::at(file, param.span, "a header parameter needs a `name`"));
+            return Err(InputError::at(
+                file,
+                param.span,
+                "a header parameter needs a `name`",
+            ));
         };
         out.push(HeaderParam {
             name: name.to_string(),

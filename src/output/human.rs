@@ -65,12 +65,16 @@ fn finding_diagnostic(finding: &Finding, result: &CheckResult) -> Report {
     let mut related: Vec<Report> = Vec::new();
     for label in &finding.related {
         if label.loc.file == primary_file {
-            labels.push(LabeledSpan::new_with_span(Some(label.text.clone()), span(label.loc.span)));
+            labels.push(LabeledSpan::new_with_span(
+                Some(label.text.clone()),
+                span(label.loc.span),
+            ));
             continue;
         }
         // One related diagnostic per other file, holding all its labels.
         let file = &result.sources[label.loc.file];
-        let labeled = LabeledSpan::new_primary_with_span(Some(label.text.clone()), span(label.loc.span));
+        let labeled =
+            LabeledSpan::new_primary_with_span(Some(label.text.clone()), span(label.loc.span));
         match related.iter_mut().find(|r| Arc::ptr_eq(&r.source.0, file)) {
             Some(existing) => existing.labels.push(labeled),
             None => related.push(Report {
@@ -84,7 +88,10 @@ fn finding_diagnostic(finding: &Finding, result: &CheckResult) -> Report {
         }
     }
     Report {
-        message: format!("{}[{}]: {}", finding.severity, finding.rule, finding.message),
+        message: format!(
+            "{}[{}]: {}",
+            finding.severity, finding.rule, finding.message
+        ),
         severity: match finding.severity {
             Severity::Error => miette::Severity::Error,
             Severity::Warning => miette::Severity::Warning,
@@ -152,7 +159,9 @@ impl Diagnostic for Report {
     }
 
     fn help<'a>(&'a self) -> Option<Box<dyn fmt::Display + 'a>> {
-        self.help.as_ref().map(|h| Box::new(h) as Box<dyn fmt::Display>)
+        self.help
+            .as_ref()
+            .map(|h| Box::new(h) as Box<dyn fmt::Display>)
     }
 
     fn source_code(&self) -> Option<&dyn SourceCode> {
@@ -190,7 +199,9 @@ impl std::error::Error for ErrorReport {}
 
 impl Diagnostic for ErrorReport {
     fn help<'a>(&'a self) -> Option<Box<dyn fmt::Display + 'a>> {
-        self.help.as_ref().map(|h| Box::new(h) as Box<dyn fmt::Display>)
+        self.help
+            .as_ref()
+            .map(|h| Box::new(h) as Box<dyn fmt::Display>)
     }
 
     fn source_code(&self) -> Option<&dyn SourceCode> {
@@ -224,7 +235,10 @@ impl SourceCode for FileSource {
         let file = &self.0;
         let start = span.offset().min(file.text.len());
         let end = (start + span.len()).min(file.text.len());
-        let first = file.line_of(start as u32).saturating_sub(context_lines_before as u32).max(1);
+        let first = file
+            .line_of(start as u32)
+            .saturating_sub(context_lines_before as u32)
+            .max(1);
         let last_of_span = file.line_of(end.saturating_sub(usize::from(end > start)) as u32);
         let last = (last_of_span + context_lines_after as u32).min(file.line_count());
         let data_start = file.line_span(first).start as usize;

@@ -43,10 +43,17 @@ impl Summary {
     /// `3 errors, 2 warnings in 41 operations`.
     pub fn line(&self) -> String {
         let plural = |n: usize, word: &str| format!("{n} {word}{}", if n == 1 { "" } else { "s" });
-        let mut parts = vec![plural(self.errors, "error"), plural(self.warnings, "warning")];
+        let mut parts = vec![
+            plural(self.errors, "error"),
+            plural(self.warnings, "warning"),
+        ];
         if self.infos > 0 {
             parts.push(format!("{} info", self.infos));
         }
-        format!("{} in {}", parts.join(", "), plural(self.operations, "operation"))
+        format!(
+            "{} in {}",
+            parts.join(", "),
+            plural(self.operations, "operation")
+        )
     }
 }

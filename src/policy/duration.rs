@@ -112,7 +112,12 @@ impl fmt::Display for Duration {
                 write!(f, "{}s", trim_float(ms as f64 / 1_000.0))
             };
         }
-        let (h, m, s, rest_ms) = (ms / 3_600_000, ms / 60_000 % 60, ms / 1_000 % 60, ms % 1_000);
+        let (h, m, s, rest_ms) = (
+            ms / 3_600_000,
+            ms / 60_000 % 60,
+            ms / 1_000 % 60,
+            ms % 1_000,
+        );
         let mut out = String::new();
         if h > 0 {
             out.push_str(&format!("{h}h"));
@@ -122,7 +127,10 @@ impl fmt::Display for Duration {
         }
         if s > 0 || rest_ms > 0 {
             if rest_ms > 0 {
-                out.push_str(&format!("{}s", trim_float(s as f64 + rest_ms as f64 / 1_000.0)));
+                out.push_str(&format!(
+                    "{}s",
+                    trim_float(s as f64 + rest_ms as f64 / 1_000.0)
+                ));
             } else {
                 out.push_str(&format!("{s}s"));
             }
@@ -145,7 +153,10 @@ mod tests {
         assert_eq!(Duration::parse("250ms"), Ok(Duration::from_millis(250)));
         assert_eq!(Duration::parse("2s"), Ok(Duration::from_millis(2_000)));
         assert_eq!(Duration::parse("1m30s"), Ok(Duration::from_millis(90_000)));
-        assert_eq!(Duration::parse("24h"), Ok(Duration::from_millis(86_400_000)));
+        assert_eq!(
+            Duration::parse("24h"),
+            Ok(Duration::from_millis(86_400_000))
+        );
         assert_eq!(Duration::parse("0.5s"), Ok(Duration::from_millis(500)));
         assert_eq!(Duration::parse("-1s"), Ok(Duration::from_millis(-1_000)));
         assert_eq!(Duration::parse("0ms"), Ok(Duration::ZERO));
@@ -157,10 +168,18 @@ mod tests {
             Duration::parse("500").unwrap_err(),
             "`500` has no unit: write 500ms or 500s"
         );
-        assert!(Duration::parse("5 parsecs").unwrap_err().contains("unknown unit"));
+        assert!(
+            Duration::parse("5 parsecs")
+                .unwrap_err()
+                .contains("unknown unit")
+        );
         assert!(Duration::parse("1..5s").is_err());
         assert!(Duration::parse("").is_err());
-        assert!(Duration::parse("1000000000000000h").unwrap_err().contains("too long"));
+        assert!(
+            Duration::parse("1000000000000000h")
+                .unwrap_err()
+                .contains("too long")
+        );
     }
 
     #[test]

@@ -8,7 +8,9 @@
 
 use std::collections::HashMap;
 
-use super::{PolicyFile, PolicyObject, Rank, Selector, SideEffect, Signal, Spanned, parse_policy_object};
+use super::{
+    PolicyFile, PolicyObject, Rank, Selector, SideEffect, Signal, Spanned, parse_policy_object,
+};
 use crate::error::InputError;
 use crate::load::Sources;
 use crate::location::Loc;
@@ -51,12 +53,18 @@ impl Effective {
 
     /// The conditions retried on (none when `retryOn` is not set).
     pub fn retry_on(&self) -> &[Spanned<Signal>] {
-        self.policy.retry_on.as_ref().map_or(&[], |r| r.value.as_slice())
+        self.policy
+            .retry_on
+            .as_ref()
+            .map_or(&[], |r| r.value.as_slice())
     }
 
     /// Whether the client honours `Retry-After`.
     pub fn honors_retry_after(&self) -> bool {
-        self.policy.retry_after_honor.as_ref().is_some_and(|h| h.value)
+        self.policy
+            .retry_after_honor
+            .as_ref()
+            .is_some_and(|h| h.value)
     }
 }
 
@@ -76,7 +84,11 @@ pub fn resolve(
     sources: &Sources,
 ) -> Result<(Vec<Effective>, Matches), InputError> {
     let root_layer = match &api.retry_policy {
-        Some(ext) => Some(parse_policy_object(&sources[ext.loc.file], &ext.node, &ext.loc)?),
+        Some(ext) => Some(parse_policy_object(
+            &sources[ext.loc.file],
+            &ext.node,
+            &ext.loc,
+        )?),
         None => None,
     };
     let index = policy.map(SelectorIndex::new);
@@ -88,7 +100,11 @@ pub fn resolve(
     for op in &api.operations {
         let mut merged = root_layer.clone().unwrap_or_default();
         if let Some(ext) = &op.retry_policy {
-            merged.overlay(&parse_policy_object(&sources[ext.loc.file], &ext.node, &ext.loc)?);
+            merged.overlay(&parse_policy_object(
+                &sources[ext.loc.file],
+                &ext.node,
+                &ext.loc,
+            )?);
         }
         let mut applied = Vec::new();
         if let (Some(policy), Some(index)) = (policy, &index) {
@@ -156,10 +172,16 @@ impl<'p> SelectorIndex<'p> {
         };
         for (i, entry) in policy.operations.iter().enumerate() {
             match &entry.selector {
-                Selector::Exact { method, path } => {
-                    index.by_key.entry((*method, path.as_str())).or_default().push(i)
-                }
-                Selector::OperationId(id) => index.by_operation_id.entry(id.as_str()).or_default().push(i),
+                Selector::Exact { method, path } => index
+                    .by_key
+                    .entry((*method, path.as_str()))
+                    .or_default()
+                    .push(i),
+                Selector::OperationId(id) => index
+                    .by_operation_id
+                    .entry(id.as_str())
+                    .or_default()
+                    .push(i),
                 _ => index.others.push(i),
             }
         }
@@ -172,7 +194,11 @@ impl<'p> SelectorIndex<'p> {
         if let Some(list) = self.by_key.get(&(op.method, op.path.as_str())) {
             found.extend(list);
         }
-        if let Some(list) = op.operation_id.as_deref().and_then(|id| self.by_operation_id.get(id)) {
+        if let Some(list) = op
+            .operation_id
+            .as_deref()
+            .and_then(|id| self.by_operation_id.get(id))
+        {
             found.extend(list);
         }
         found.extend(

@@ -42,8 +42,12 @@ pub fn parse_policy_file(
     let root = Loc::new(id, "", file.root.span);
     let map = reader.mapping(&file.root, "the policy file", TOP_KEYS)?;
     let version = map.entry("version").ok_or_else(|| {
-        InputError::at(file, Span0::start(&file.root), "the policy file has no `version`")
-            .with_help("start the file with `version: 1`")
+        InputError::at(
+            file,
+            Span0::start(&file.root),
+            "the policy file has no `version`",
+        )
+        .with_help("start the file with `version: 1`")
     })?;
     if version.value.scalar_text() != Some("1") {
         return Err(InputError::at(
@@ -66,7 +70,11 @@ pub fn parse_policy_file(
         let list = reader.mapping(&e.value, "`operations`", &[])?;
         for entry in list.entries() {
             let selector = Selector::parse(&entry.key).map_err(|why| {
-                InputError::at(file, entry.key_span, format!("bad selector `{}`: {why}", entry.key))
+                InputError::at(
+                    file,
+                    entry.key_span,
+                    format!("bad selector `{}`: {why}", entry.key),
+                )
             })?;
             let loc = loc.entry(&entry.key, entry.key_span, &entry.value);
             operations.push(PolicyEntry {
@@ -77,7 +85,11 @@ pub fn parse_policy_file(
         }
     }
     let lint = match map.entry("lint") {
-        Some(e) => reader.lint(&e.value, &root.entry(&e.key, e.key_span, &e.value), known_rules)?,
+        Some(e) => reader.lint(
+            &e.value,
+            &root.entry(&e.key, e.key_span, &e.value),
+            known_rules,
+        )?,
         None => LintConfig::default(),
     };
     Ok(PolicyFile {
@@ -116,9 +128,17 @@ impl Reader<'_> {
     }
 
     /// The node as a mapping whose keys are all in `allowed` (any key when it is empty).
-    fn mapping<'n>(&self, node: &'n Node, what: &str, allowed: &[&str]) -> Result<&'n Map, InputError> {
+    fn mapping<'n>(
+        &self,
+        node: &'n Node,
+        what: &str,
+        allowed: &[&str],
+    ) -> Result<&'n Map, InputError> {
         let Some(map) = node.as_map() else {
-            return Err(self.error(node, format!("{what} must be a mapping, found {}", node.kind())));
+            return Err(self.error(
+                node,
+                format!("{what} must be a mapping, found {}", node.kind()),
+            ));
         };
         if allowed.is_empty() {
             return Ok(map);
@@ -218,10 +238,20 @@ impl Reader<'_> {
     fn integer(&self, entry: &Entry, loc: Loc) -> Result<Spanned<i64>, InputError> {
         let v = &entry.value;
         match &v.value {
-            Value::Number(text) => text.parse::<i64>().map(|n| Spanned::new(n, loc)).map_err(|_| {
-                self.error(v, format!("`{}` must be a whole number, found `{text}`", entry.key))
-            }),
-            _ => Err(self.error(v, format!("`{}` must be a whole number, found {}", entry.key, v.kind()))),
+            Value::Number(text) => {
+                text.parse::<i64>()
+                    .map(|n| Spanned::new(n, loc))
+                    .map_err(|_| {
+                        self.error(
+                            v,
+                            format!("`{}` must be a whole number, found `{text}`", entry.key),
+                        )
+                    })
+            }
+            _ => Err(self.error(
+                v,
+                format!("`{}` must be a whole number, found {}", entry.key, v.kind()),
+            )),
         }
     }
 
@@ -230,19 +260,33 @@ impl Reader<'_> {
         match &v.value {
             Value::Number(text) => match text.parse::<f64>() {
                 Ok(n) if n.is_finite() => Ok(Spanned::new(n, loc)),
-                _ => Err(self.error(v, format!("`{}` must be a finite number, found `{text}`", entry.key))),
+                _ => Err(self.error(
+                    v,
+                    format!("`{}` must be a finite number, found `{text}`", entry.key),
+                )),
             },
-            _ => Err(self.error(v, format!("`{}` must be a number, found {}", entry.key, v.kind()))),
+            _ => Err(self.error(
+                v,
+                format!("`{}` must be a number, found {}", entry.key, v.kind()),
+            )),
         }
     }
 
     fn boolean(&self, entry: &Entry, loc: Loc) -> Result<Spanned<bool>, InputError> {
-        entry.value.as_bool().map(|b| Spanned::new(b, loc)).ok_or_else(|| {
-            self.error(
-                &entry.value,
-                format!("`{}` must be true or false, found {}", entry.key, entry.value.kind()),
-            )
-        })
+        entry
+            .value
+            .as_bool()
+            .map(|b| Spanned::new(b, loc))
+            .ok_or_else(|| {
+                self.error(
+                    &entry.value,
+                    format!(
+                        "`{}` must be true or false, found {}",
+                        entry.key,
+                        entry.value.kind()
+                    ),
+                )
+            })
     }
 
     fn string(&self, entry: &Entry, loc: Loc) -> Result<Spanned<String>, InputError> {
@@ -250,7 +294,11 @@ impl Reader<'_> {
             Value::String(s) => Ok(Spanned::new(s.to_string(), loc)),
             _ => Err(self.error(
                 &entry.value,
-                format!("`{}` must be a string, found {}", entry.key, entry.value.kind()),
+                format!(
+                    "`{}` must be a string, found {}",
+                    entry.key,
+                    entry.value.kind()
+                ),
             )),
         }
     }
@@ -262,7 +310,11 @@ impl Reader<'_> {
             _ => {
                 return Err(self.error(
                     v,
-                    format!("`{}` must be a duration such as 500ms or 2s, found {}", entry.key, v.kind()),
+                    format!(
+                        "`{}` must be a duration such as 500ms or 2s, found {}",
+                        entry.key,
+                        v.kind()
+                    ),
                 ));
             }
         };
@@ -284,7 +336,11 @@ impl Reader<'_> {
         let names: Vec<&str> = options.iter().map(|(n, _)| *n).collect();
         let error = self.error(
             &entry.value,
-            format!("`{}` cannot be `{text}`: expected one of {}", entry.key, names.join(", ")),
+            format!(
+                "`{}` cannot be `{text}`: expected one of {}",
+                entry.key,
+                names.join(", ")
+            ),
         );
         Err(match did_you_mean(text, names.iter().copied()) {
             Some(near) => error.with_help(format!("did you mean `{near}`?")),
@@ -309,12 +365,20 @@ impl Reader<'_> {
         entry.value.as_seq().ok_or_else(|| {
             self.error(
                 &entry.value,
-                format!("`{}` must be a list, found {}", entry.key, entry.value.kind()),
+                format!(
+                    "`{}` must be a list, found {}",
+                    entry.key,
+                    entry.value.kind()
+                ),
             )
         })
     }
 
-    fn strings(&self, entry: &Entry, loc: Loc) -> Result<Spanned<Vec<Spanned<String>>>, InputError> {
+    fn strings(
+        &self,
+        entry: &Entry,
+        loc: Loc,
+    ) -> Result<Spanned<Vec<Spanned<String>>>, InputError> {
         let mut out = Vec::new();
         for (i, item) in self.list(entry)?.iter().enumerate() {
             let Some(text) = item.as_str() else {
@@ -325,7 +389,11 @@ impl Reader<'_> {
         Ok(Spanned::new(out, loc))
     }
 
-    fn signals(&self, entry: &Entry, loc: Loc) -> Result<Spanned<Vec<Spanned<Signal>>>, InputError> {
+    fn signals(
+        &self,
+        entry: &Entry,
+        loc: Loc,
+    ) -> Result<Spanned<Vec<Spanned<Signal>>>, InputError> {
         let mut out = Vec::new();
         for (i, item) in self.list(entry)?.iter().enumerate() {
             let text = item.scalar_text().unwrap_or_default();
@@ -373,7 +441,8 @@ impl Reader<'_> {
                 "maxAttemptsLimit" => lint.max_attempts_limit = Some(self.integer(entry, at)?),
                 _ => {
                     for (i, item) in self.list(entry)?.iter().enumerate() {
-                        lint.ignore.push(self.ignore_entry(item, at.item(i, item), known_rules)?);
+                        lint.ignore
+                            .push(self.ignore_entry(item, at.item(i, item), known_rules)?);
                     }
                 }
             }
@@ -381,7 +450,12 @@ impl Reader<'_> {
         Ok(lint)
     }
 
-    fn rule_name(&self, name: &str, span: crate::source::Span, known: &[&str]) -> Result<String, InputError> {
+    fn rule_name(
+        &self,
+        name: &str,
+        span: crate::source::Span,
+        known: &[&str],
+    ) -> Result<String, InputError> {
         if known.contains(&name) {
             return Ok(name.to_string());
         }
@@ -392,19 +466,29 @@ impl Reader<'_> {
         })
     }
 
-    fn ignore_entry(&self, node: &Node, loc: Loc, known_rules: &[&str]) -> Result<IgnoreEntry, InputError> {
+    fn ignore_entry(
+        &self,
+        node: &Node,
+        loc: Loc,
+        known_rules: &[&str],
+    ) -> Result<IgnoreEntry, InputError> {
         let map = self.mapping(node, "a `lint.ignore` entry", IGNORE_KEYS)?;
         let Some(rule) = map.entry("rule") else {
             return Err(self.error(node, "a `lint.ignore` entry needs a `rule`"));
         };
         let rule_loc = loc.entry("rule", rule.key_span, &rule.value);
         let name = self.string(rule, rule_loc.clone())?;
-        let name = Spanned::new(self.rule_name(&name.value, rule.value.span, known_rules)?, rule_loc);
+        let name = Spanned::new(
+            self.rule_name(&name.value, rule.value.span, known_rules)?,
+            rule_loc,
+        );
         let mut operations = Vec::new();
         if let Some(e) = map.entry("operations") {
             let list_loc = loc.entry("operations", e.key_span, &e.value);
             for (i, item) in self.list(e)?.iter().enumerate() {
-                let text = item.as_str().ok_or_else(|| self.error(item, "selectors must be strings"))?;
+                let text = item
+                    .as_str()
+                    .ok_or_else(|| self.error(item, "selectors must be strings"))?;
                 let selector = Selector::parse(text)
                     .map_err(|why| self.error(item, format!("bad selector `{text}`: {why}")))?;
                 operations.push(Spanned::new(selector, list_loc.item(i, item)));

@@ -12,7 +12,10 @@ use crate::model::{Method, Operation};
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Selector {
     OperationId(String),
-    Exact { method: Method, path: String },
+    Exact {
+        method: Method,
+        path: String,
+    },
     Glob {
         method: Option<Method>,
         segments: Vec<String>,
@@ -89,7 +92,8 @@ impl Selector {
             Selector::Exact { method, path } => op.method == *method && op.path == *path,
             Selector::Glob { method, segments } => {
                 method.is_none_or(|m| m == op.method) && {
-                    let op_segments: Vec<&str> = op.path.trim_start_matches('/').split('/').collect();
+                    let op_segments: Vec<&str> =
+                        op.path.trim_start_matches('/').split('/').collect();
                     glob_match(segments, &op_segments)
                 }
             }
@@ -157,13 +161,34 @@ mod tests {
                 path: "/orders".into()
             }
         );
-        assert_eq!(Selector::parse("listOrders").unwrap(), Selector::OperationId("listOrders".into()));
-        assert_eq!(Selector::parse("tag:payments").unwrap(), Selector::Tag("payments".into()));
-        assert_eq!(Selector::parse("GET /orders/*").unwrap().rank(), Rank::Glob(1));
+        assert_eq!(
+            Selector::parse("listOrders").unwrap(),
+            Selector::OperationId("listOrders".into())
+        );
+        assert_eq!(
+            Selector::parse("tag:payments").unwrap(),
+            Selector::Tag("payments".into())
+        );
+        assert_eq!(
+            Selector::parse("GET /orders/*").unwrap().rank(),
+            Rank::Glob(1)
+        );
         assert_eq!(Selector::parse("* /orders").unwrap().rank(), Rank::Glob(1));
-        assert!(Selector::parse("FETCH /x").unwrap_err().contains("not an HTTP method"));
-        assert!(Selector::parse("/orders").unwrap_err().contains("no method"));
-        assert!(Selector::parse("GET orders").unwrap_err().contains("start with `/`"));
+        assert!(
+            Selector::parse("FETCH /x")
+                .unwrap_err()
+                .contains("not an HTTP method")
+        );
+        assert!(
+            Selector::parse("/orders")
+                .unwrap_err()
+                .contains("no method")
+        );
+        assert!(
+            Selector::parse("GET orders")
+                .unwrap_err()
+                .contains("start with `/`")
+        );
     }
 
     #[test]
@@ -173,8 +198,15 @@ mod tests {
         assert!(!glob_match(&segs("orders/*"), &["orders", "a", "b"]));
         assert!(glob_match(&segs("orders/**"), &["orders"]));
         assert!(glob_match(&segs("orders/**"), &["orders", "a", "b"]));
-        assert!(glob_match(&segs("**/refunds"), &["payments", "{id}", "refunds"]));
+        assert!(glob_match(
+            &segs("**/refunds"),
+            &["payments", "{id}", "refunds"]
+        ));
         assert!(!glob_match(&segs("**/refunds"), &["payments"]));
-        assert!(Rank::Exact > Rank::Glob(3) && Rank::Glob(2) > Rank::Glob(1) && Rank::Glob(0) > Rank::Tag);
+        assert!(
+            Rank::Exact > Rank::Glob(3)
+                && Rank::Glob(2) > Rank::Glob(1)
+                && Rank::Glob(0) > Rank::Tag
+        );
     }
 }

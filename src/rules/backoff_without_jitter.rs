@@ -27,7 +27,10 @@ impl Rule for BackoffWithoutJitter {
             (Some(j), _, _) if j.value != Jitter::None => return,
             (Some(j), _, _) => (&j.loc, "`jitter: none`".to_string()),
             (None, Some(b), _) => (&b.loc, "backoff without `jitter`".to_string()),
-            (None, None, Some(m)) => (&m.loc, format!("{} attempts, no backoff or jitter", m.value)),
+            (None, None, Some(m)) => (
+                &m.loc,
+                format!("{} attempts, no backoff or jitter", m.value),
+            ),
             (None, None, None) => return,
         };
         let op = cx.op;

@@ -28,7 +28,9 @@ impl Rule for IdempotencyKeyUndeclared {
         }
         let near = did_you_mean(&key.value, op.headers.iter().map(|h| h.name.as_str()));
         let help = match near {
-            Some(name) => format!("the operation declares `{name}`: name that header in idempotency.keyHeader"),
+            Some(name) => format!(
+                "the operation declares `{name}`: name that header in idempotency.keyHeader"
+            ),
             None => format!(
                 "declare `{}` as a header parameter (in: header, required: true) of {} {}, or name the header the server deduplicates on",
                 key.value, op.method, op.path
@@ -45,7 +47,10 @@ impl Rule for IdempotencyKeyUndeclared {
             )
             .about(op)
             .help(help)
-            .related(&op.loc, format!("{} without that header", declared_here(op))),
+            .related(
+                &op.loc,
+                format!("{} without that header", declared_here(op)),
+            ),
         );
     }
 }

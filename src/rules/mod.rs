@@ -167,12 +167,18 @@ pub fn check(cx: &RunContext<'_>, levels: &RuleLevels) -> Vec<Finding> {
         };
         for (rule, severity) in &enabled {
             rule.check_operation(&op_cx, &mut out);
-            findings.extend(out.drain(..).map(|f| Finding { severity: *severity, ..f }));
+            findings.extend(out.drain(..).map(|f| Finding {
+                severity: *severity,
+                ..f
+            }));
         }
     }
     for (rule, severity) in &enabled {
         rule.check_run(cx, &mut out);
-        findings.extend(out.drain(..).map(|f| Finding { severity: *severity, ..f }));
+        findings.extend(out.drain(..).map(|f| Finding {
+            severity: *severity,
+            ..f
+        }));
     }
     findings.sort_by_cached_key(|f| {
         (

@@ -5,7 +5,12 @@ use super::{OperationContext, Rule, declare_rule};
 use crate::finding::{Finding, Label};
 
 /// Headers that tell a client when to retry.
-const WHEN_TO_RETRY: &[&str] = &["Retry-After", "RateLimit", "RateLimit-Reset", "X-RateLimit-Reset"];
+const WHEN_TO_RETRY: &[&str] = &[
+    "Retry-After",
+    "RateLimit",
+    "RateLimit-Reset",
+    "X-RateLimit-Reset",
+];
 
 declare_rule!(
     /// A declared 429 or 503 response with no `Retry-After` (nor `RateLimit`,

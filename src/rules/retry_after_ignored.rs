@@ -28,9 +28,11 @@ impl Rule for RetryAfterIgnored {
             let Some(signal) = policy.retry_on().iter().find(|s| s.value.covers(code)) else {
                 continue;
             };
-            let declared = op
-                .response(&code.to_string())
-                .and_then(|r| r.headers.iter().find(|h| h.name.eq_ignore_ascii_case("Retry-After")));
+            let declared = op.response(&code.to_string()).and_then(|r| {
+                r.headers
+                    .iter()
+                    .find(|h| h.name.eq_ignore_ascii_case("Retry-After"))
+            });
             if code == 503 && declared.is_none() {
                 continue;
             }
@@ -53,7 +55,10 @@ impl Rule for RetryAfterIgnored {
                 finding = finding.related(&honor.loc, "Retry-After is not honoured here");
             }
             if let Some(header) = declared {
-                finding = finding.related(&header.loc, format!("the {code} response declares Retry-After here"));
+                finding = finding.related(
+                    &header.loc,
+                    format!("the {code} response declares Retry-After here"),
+                );
             }
             out.push(finding);
         }

@@ -63,7 +63,10 @@ impl Rule for UnprotectedWriteRetry {
         .help(help)
         .related(&op.loc, format!("{} (non-idempotent)", declared_here(op)));
         if let Some(h) = key_like {
-            finding = finding.related(&h.loc, format!("{} is declared here, but the policy does not name it", h.name));
+            finding = finding.related(
+                &h.loc,
+                format!("{} is declared here; the policy does not name it", h.name),
+            );
         }
         out.push(finding);
     }

@@ -101,7 +101,9 @@ impl Map {
 
     /// The entry whose key equals this one ignoring ASCII case.
     pub fn entry_ignore_case(&self, key: &str) -> Option<&Entry> {
-        self.entries.iter().find(|e| e.key.eq_ignore_ascii_case(key))
+        self.entries
+            .iter()
+            .find(|e| e.key.eq_ignore_ascii_case(key))
     }
 
     pub fn entries(&self) -> &[Entry] {

@@ -80,7 +80,10 @@ impl Builder<'_> {
             .chars()
             .next()
             .map_or(at, |c| at + c.len_utf8());
-        SyntaxError::new(format!("YAML syntax error: {}", e.info()), Span::new(at, end))
+        SyntaxError::new(
+            format!("YAML syntax error: {}", e.info()),
+            Span::new(at, end),
+        )
     }
 
     /// Handles one event; returns `true` once the document is complete.
@@ -109,23 +112,24 @@ impl Builder<'_> {
                     ));
                 }
                 let start = span.start as usize;
-                self.stack.push(if matches!(event, Event::SequenceStart(..)) {
-                    Frame::Seq {
-                        start,
-                        anchor,
-                        items: Vec::new(),
-                        size: 1,
-                    }
-                } else {
-                    Frame::Map {
-                        start,
-                        anchor,
-                        entries: Vec::new(),
-                        merges: Vec::new(),
-                        key: None,
-                        size: 1,
-                    }
-                });
+                self.stack
+                    .push(if matches!(event, Event::SequenceStart(..)) {
+                        Frame::Seq {
+                            start,
+                            anchor,
+                            items: Vec::new(),
+                            size: 1,
+                        }
+                    } else {
+                        Frame::Map {
+                            start,
+                            anchor,
+                            entries: Vec::new(),
+                            merges: Vec::new(),
+                            key: None,
+                            size: 1,
+                        }
+                    });
                 return Ok(false);
             }
             Event::SequenceEnd | Event::MappingEnd => {
@@ -143,7 +147,10 @@ impl Builder<'_> {
                     Value::String(text.as_ref().into())
                 };
                 // A key scalar is taken as text: `200:` is the key "200".
-                if let Some(Frame::Map { key: key @ None, .. }) = self.stack.last_mut() {
+                if let Some(Frame::Map {
+                    key: key @ None, ..
+                }) = self.stack.last_mut()
+                {
                     *key = Some((text.as_ref().into(), span, plain));
                     if anchor > 0 {
                         self.anchors.insert(
@@ -478,9 +485,19 @@ mod tests {
 
     #[test]
     fn problems_are_syntax_errors() {
-        assert!(p("a: 1\na: 2\n").unwrap_err().message.contains("duplicate key"));
+        assert!(
+            p("a: 1\na: 2\n")
+                .unwrap_err()
+                .message
+                .contains("duplicate key")
+        );
         assert!(p("").unwrap_err().message.contains("empty"));
-        assert!(p("a: 1\n---\nb: 2\n").unwrap_err().message.contains("second"));
+        assert!(
+            p("a: 1\n---\nb: 2\n")
+                .unwrap_err()
+                .message
+                .contains("second")
+        );
         let e = p("a: [1, 2\n").unwrap_err();
         assert!(e.message.starts_with("YAML syntax error"), "{}", e.message);
         let deep = "- ".repeat(5_000) + "x\n";

@@ -1,0 +1,69 @@
+//! Helpers shared by the integration tests: run the real binary from the crate root.
+
+#![allow(dead_code)]
+
+use std::path::Path;
+use std::process::Command;
+
+/// What one run of the binary printed.
+pub struct Run {
+    pub code: i32,
+    pub stdout: String,
+    pub stderr: String,
+}
+
+impl Run {
+    /// Exit code, then stdout and stderr, as one text for a snapshot.
+    pub fn transcript(&self) -> String {
+        let mut out = format!("exit code: {}\n", self.code);
+        if !self.stdout.is_empty() {
+            out.push_str("----- stdout -----\n");
+            out.push_str(&self.stdout);
+        }
+        if !self.stderr.is_empty() {
+            out.push_str("----- stderr -----\n");
+            out.push_str(&self.stderr);
+        }
+        out
+    }
+}
+
+/// Runs `retrylint ARGS…` in the crate root, without colours.
+pub fn retrylint(args: &[&str]) -> Run {
+    retrylint_in(Path::new(env!("CARGO_MANIFEST_DIR")), args)
+}
+
+/// Runs `retrylint ARGS…` in `dir`.
+pub fn retrylint_in(dir: &Path, args: &[&str]) -> Run {
+    let output = Command::new(env!("CARGO_BIN_EXE_retrylint"))
+        .args(args)
+        .current_dir(dir)
+        .env("NO_COLOR", "1")
+        .output()
+        .expect("the retrylint binary runs");
+    Run {
+        code: output.status.code().unwrap_or(-1),
+        stdout: String::from_utf8_lossy(&output.stdout).into_owned(),
+        stderr: String::from_utf8_lossy(&output.stderr).into_owned(),
+    }
+}
+
+/// The rule names that appear as `severity[rule]` headers in human output.
+pub fn fired_rules(stdout: &str) -> Vec<String> {
+    let mut rules: Vec<String> = stdout
+        .lines()
+        .filter_map(|line| {
+            let start = line
+                .find("error[")
+                .or_else(|| line.find("warning["))
+                .or_else(|| line.find("info["))?;
+            let rest = &line[start..];
+            let open = rest.find('[')?;
+            let close = rest.find(']')?;
+            Some(rest[open + 1..close].to_string())
+        })
+        .collect();
+    rules.sort();
+    rules.dedup();
+    rules
+}

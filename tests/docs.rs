@@ -1,0 +1,64 @@
+//! Docs are code: every rule page's example is linted and must fire that rule.
+
+mod common;
+
+use common::{fired_rules, retrylint_in};
+
+/// The body of the fenced block whose info string is exactly `info`.
+fn block(page: &str, info: &str) -> Option<String> {
+    let start = page.find(&format!("```{info}\n"))? + info.len() + 4;
+    let end = page[start..].find("\n```")? + start;
+    Some(page[start..end].to_string() + "\n")
+}
+
+#[test]
+fn every_rule_page_example_fires_its_rule() {
+    let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/rules");
+    let mut pages: Vec<_> = std::fs::read_dir(dir)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .collect();
+    pages.sort();
+    assert!(pages.len() >= 7);
+    for page_path in pages {
+        let rule = page_path
+            .file_stem()
+            .unwrap()
+            .to_string_lossy()
+            .into_owned();
+        let page = std::fs::read_to_string(&page_path).unwrap();
+        assert!(
+            page.starts_with(&format!("# {rule}\n")),
+            "{rule}: page must start with its name"
+        );
+        for section in [
+            "## What it checks",
+            "## Why",
+            "## Example",
+            "## Fix",
+            "## References",
+        ] {
+            assert!(page.contains(section), "{rule}: missing {section}");
+        }
+        let description = block(&page, "yaml openapi")
+            .unwrap_or_else(|| panic!("{rule}: no ```yaml openapi block"));
+        let policy = block(&page, "yaml retry-policy")
+            .unwrap_or_else(|| panic!("{rule}: no ```yaml retry-policy block"));
+        let work = std::path::Path::new(env!("CARGO_TARGET_TMPDIR")).join(format!("doc-{rule}"));
+        std::fs::create_dir_all(&work).unwrap();
+        std::fs::write(work.join("openapi.yaml"), description).unwrap();
+        std::fs::write(work.join("retry-policy.yaml"), policy).unwrap();
+        let run = retrylint_in(&work, &["check", "openapi.yaml"]);
+        assert_ne!(
+            run.code,
+            2,
+            "{rule}: the doc example is not valid input:\n{}",
+            run.transcript()
+        );
+        assert!(
+            fired_rules(&run.stdout).contains(&rule),
+            "{rule}: the doc example does not fire it:\n{}",
+            run.transcript()
+        );
+    }
+}
