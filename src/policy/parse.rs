@@ -60,12 +60,14 @@ pub fn parse_policy_file(
         )
         .with_help("the only policy version is 1"));
     }
-    let defaults = match map.entry("defaults") {
+    // An empty section (`operations:` with every entry commented out) is no section.
+    let section = |key: &str| map.entry(key).filter(|e| e.value.value != Value::Null);
+    let defaults = match section("defaults") {
         Some(e) => Some(reader.policy(&e.value, &root.entry(&e.key, e.key_span, &e.value))?),
         None => None,
     };
     let mut operations = Vec::new();
-    if let Some(e) = map.entry("operations") {
+    if let Some(e) = section("operations") {
         let loc = root.entry(&e.key, e.key_span, &e.value);
         let list = reader.mapping(&e.value, "`operations`", &[])?;
         for entry in list.entries() {
@@ -84,7 +86,7 @@ pub fn parse_policy_file(
             });
         }
     }
-    let lint = match map.entry("lint") {
+    let lint = match section("lint") {
         Some(e) => reader.lint(
             &e.value,
             &root.entry(&e.key, e.key_span, &e.value),
