@@ -167,6 +167,10 @@ pub fn check(cx: &RunContext<'_>, levels: &RuleLevels) -> Vec<Finding> {
         };
         for (rule, severity) in &enabled {
             rule.check_operation(&op_cx, &mut out);
+            let name = rule.meta().name;
+            if ignored(cx.policy, name, op) {
+                out.clear();
+            }
             findings.extend(out.drain(..).map(|f| Finding {
                 severity: *severity,
                 ..f
@@ -189,6 +193,17 @@ pub fn check(cx: &RunContext<'_>, levels: &RuleLevels) -> Vec<Finding> {
         )
     });
     findings
+}
+
+/// Whether a `lint.ignore` entry of the policy silences `rule` for `op`.
+fn ignored(policy: Option<&PolicyFile>, rule: &str, op: &Operation) -> bool {
+    policy.is_some_and(|p| {
+        p.lint.ignore.iter().any(|entry| {
+            entry.rule.value == rule
+                && (entry.operations.is_empty()
+                    || entry.operations.iter().any(|s| s.value.matches(op)))
+        })
+    })
 }
 
 /// `timeout and 503`, `429, 503 and timeout`: conditions for a message.

@@ -1,0 +1,255 @@
+//! The operation model and effective policies, through the library on small files.
+
+use std::path::{Path, PathBuf};
+
+use retrylint::check::{CheckOptions, check_description, load_policy};
+use retrylint::load::{LoadOptions, Loader};
+use retrylint::policy::{Duration, EffectSource, SideEffect, resolve};
+
+/// Writes `files` into a fresh folder named `name` and returns it.
+fn folder(name: &str, files: &[(&str, &str)]) -> PathBuf {
+    let dir = Path::new(env!("CARGO_TARGET_TMPDIR"))
+        .join("model")
+        .join(name);
+    let _ = std::fs::remove_dir_all(&dir);
+    for (path, text) in files {
+        let path = dir.join(path);
+        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+        std::fs::write(path, text).unwrap();
+    }
+    dir
+}
+
+const SHOP: &str = r#"openapi: 3.0.3
+info: { title: t, version: "1" }
+x-retry-policy: { maxAttempts: 2, deadline: 1s }
+paths:
+  /orders:
+    parameters:
+      - { name: X-Tenant, in: header, required: true, schema: { type: string } }
+      - { name: idempotency-key, in: header, schema: { type: string } }
+    get:
+      operationId: listOrders
+      tags: [orders]
+      responses: { '200': { description: ok } }
+    post:
+      operationId: createOrder
+      tags: [orders, payments]
+      x-retry-policy: { deadline: 2s }
+      parameters:
+        - { name: Idempotency-Key, in: header, required: true, schema: { type: string } }
+      responses: { '201': { description: ok } }
+  /orders/{id}:
+    put:
+      x-idempotent: false
+      responses: { '200': { description: ok } }
+    delete:
+      responses: { '204': { description: ok } }
+"#;
+
+struct Setup {
+    api: retrylint::model::Api,
+    effective: Vec<retrylint::policy::Effective>,
+    per_entry: Vec<usize>,
+}
+
+fn setup(name: &str, policy: &str) -> Setup {
+    let dir = folder(
+        name,
+        &[("openapi.yaml", SHOP), ("retry-policy.yaml", policy)],
+    );
+    let loaded = load_policy(&dir.join("retry-policy.yaml"), &LoadOptions::default()).unwrap();
+    let mut loader = Loader::new(LoadOptions::default());
+    loader.add(loaded.file.clone());
+    let root = loader.load_root(&dir.join("openapi.yaml")).unwrap();
+    let api = retrylint::model::build(&mut loader, root).unwrap();
+    let sources = loader.into_sources();
+    let (effective, matches) = resolve(&api, Some(&loaded.policy), &sources).unwrap();
+    Setup {
+        api,
+        effective,
+        per_entry: matches.per_entry,
+    }
+}
+
+impl Setup {
+    fn index(&self, key: &str) -> usize {
+        self.api
+            .operations
+            .iter()
+            .position(|o| o.key() == key)
+            .unwrap()
+    }
+    fn attempts(&self, key: &str) -> i64 {
+        self.effective[self.index(key)].max_attempts()
+    }
+    fn deadline(&self, key: &str) -> Option<Duration> {
+        let e = &self.effective[self.index(key)];
+        e.policy.deadline.as_ref().map(|d| d.value)
+    }
+}
+
+#[test]
+fn path_level_parameters_merge_and_operation_wins_by_name_ignoring_case() {
+    let s = setup("params", "version: 1\n");
+    let post = &s.api.operations[s.index("POST /orders")];
+    let names: Vec<(&str, bool)> = post
+        .headers
+        .iter()
+        .map(|h| (h.name.as_str(), h.required))
+        .collect();
+    assert_eq!(names, [("Idempotency-Key", true), ("X-Tenant", true)]);
+    assert!(post.header("x-tenant").is_some());
+    let get = &s.api.operations[s.index("GET /orders")];
+    assert!(get.header("Idempotency-Key").is_some_and(|h| !h.required));
+}
+
+#[test]
+fn layers_apply_from_builtin_up_to_exact_selectors() {
+    let s = setup(
+        "precedence",
+        r#"version: 1
+defaults: { maxAttempts: 3 }
+operations:
+  "tag:orders": { maxAttempts: 4 }
+  "* /orders/*": { maxAttempts: 5 }
+  "GET /**": { maxAttempts: 6 }
+  "GET /orders": { maxAttempts: 7 }
+  "tag:payments": { deadline: 9s }
+"#,
+    );
+    // Exact beats the glob and the tag; the description's deadline comes through.
+    assert_eq!(s.attempts("GET /orders"), 7);
+    assert_eq!(
+        s.deadline("GET /orders"),
+        Some(Duration::from_millis(1_000))
+    );
+    // A glob beats the tag; the operation's own x-retry-policy beats the document's.
+    assert_eq!(s.attempts("POST /orders"), 4);
+    assert_eq!(
+        s.deadline("POST /orders"),
+        Some(Duration::from_millis(9_000))
+    );
+    // Of two globs the one with more literal segments wins.
+    assert_eq!(s.attempts("PUT /orders/{id}"), 5);
+    assert_eq!(s.per_entry, [2, 2, 1, 1, 1]);
+}
+
+#[test]
+fn equal_rank_entries_apply_in_file_order() {
+    let s = setup(
+        "equal-rank",
+        "version: 1\noperations:\n  listOrders: { maxAttempts: 2 }\n  \"GET /orders\": { maxAttempts: 5 }\n",
+    );
+    assert_eq!(s.attempts("GET /orders"), 5);
+}
+
+#[test]
+fn the_description_alone_sets_policies_below_the_file() {
+    let s = setup("extensions", "version: 1\ndefaults: { deadline: 5s }\n");
+    assert_eq!(s.attempts("DELETE /orders/{id}"), 2);
+    // defaults outrank every x-retry-policy.
+    assert_eq!(
+        s.deadline("POST /orders"),
+        Some(Duration::from_millis(5_000))
+    );
+}
+
+#[test]
+fn side_effects_come_from_policy_extension_or_method() {
+    let s = setup(
+        "effects",
+        "version: 1\noperations:\n  listOrders: { sideEffect: idempotent }\n",
+    );
+    let effect = |key: &str| s.effective[s.index(key)].effect.clone();
+    assert_eq!(effect("GET /orders").side_effect, SideEffect::Idempotent);
+    assert!(matches!(
+        effect("GET /orders").source,
+        EffectSource::Policy(_)
+    ));
+    assert_eq!(
+        effect("POST /orders").side_effect,
+        SideEffect::NonIdempotent
+    );
+    assert_eq!(effect("POST /orders").source, EffectSource::Method);
+    assert_eq!(
+        effect("PUT /orders/{id}").side_effect,
+        SideEffect::NonIdempotent
+    );
+    assert!(matches!(
+        effect("PUT /orders/{id}").source,
+        EffectSource::Extension(_)
+    ));
+    assert_eq!(
+        effect("DELETE /orders/{id}").side_effect,
+        SideEffect::Idempotent
+    );
+}
+
+fn rules_fired(name: &str, policy: &str) -> Vec<(String, String)> {
+    let dir = folder(
+        name,
+        &[("openapi.yaml", SHOP), ("retry-policy.yaml", policy)],
+    );
+    let loaded = load_policy(&dir.join("retry-policy.yaml"), &LoadOptions::default()).unwrap();
+    let result = check_description(
+        &dir.join("openapi.yaml"),
+        Some(&loaded),
+        &CheckOptions::default(),
+    )
+    .unwrap();
+    result
+        .findings
+        .iter()
+        .map(|f| (f.rule.to_string(), f.severity.to_string()))
+        .collect()
+}
+
+#[test]
+fn key_headers_compare_without_case() {
+    let policy =
+        "version: 1\noperations:\n  createOrder: { idempotency: { keyHeader: IDEMPOTENCY-KEY } }\n";
+    let undeclared = |fired: Vec<(String, String)>| {
+        fired
+            .iter()
+            .filter(|(r, _)| r == "idempotency-key-undeclared")
+            .count()
+    };
+    assert_eq!(undeclared(rules_fired("key-case", policy)), 0);
+    let policy = "version: 1\noperations:\n  createOrder: { idempotency: { keyHeader: Idempotency-Token } }\n";
+    assert_eq!(undeclared(rules_fired("key-other", policy)), 1);
+}
+
+#[test]
+fn lint_settings_change_severities_and_ignore_operations() {
+    let base = "version: 1\ndefaults: { maxAttempts: 3, deadline: 5s, backoff: { base: 1s } }\n";
+    let all = rules_fired("lint-none", base);
+    assert_eq!(
+        all.iter()
+            .filter(|(r, _)| r == "backoff-without-jitter")
+            .count(),
+        4
+    );
+    let warn = format!("{base}lint: {{ rules: {{ backoff-without-jitter: warning }} }}\n");
+    assert!(
+        rules_fired("lint-warn", &warn)
+            .iter()
+            .all(|(_, s)| s == "warning")
+    );
+    let off = format!("{base}lint: {{ rules: {{ backoff-without-jitter: off }} }}\n");
+    assert!(
+        rules_fired("lint-off", &off)
+            .iter()
+            .all(|(r, _)| r != "backoff-without-jitter")
+    );
+    let ignore = format!(
+        "{base}lint:\n  ignore:\n    - {{ rule: backoff-without-jitter, operations: [\"tag:orders\"], reason: polled }}\n"
+    );
+    let left = rules_fired("lint-ignore", &ignore);
+    assert_eq!(
+        left.iter()
+            .filter(|(r, _)| r == "backoff-without-jitter")
+            .count(),
+        2
+    );
+}
