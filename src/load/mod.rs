@@ -169,11 +169,15 @@ pub fn read_source(
     }
     let bytes = std::fs::read(path)
         .map_err(|e| InputError::new(format!("cannot read `{shown}`: {}", io_reason(&e))))?;
-    let text = String::from_utf8(bytes).map_err(|e| not_utf8(&shown, e))?;
-    if let Some(nul) = text.find('\0') {
-        let (line, column) = line_column(&text, nul);
+    if let Some(nul) = bytes.iter().position(|&b| b == 0) {
         return Err(InputError::new(format!(
-            "`{shown}` holds a NUL byte at line {line}, column {column}: it looks like a binary file, not YAML or JSON"
+            "`{shown}` holds a NUL byte (byte {nul}): it looks like a binary file, not YAML or JSON"
+        )));
+    }
+    let text = String::from_utf8(bytes).map_err(|e| not_utf8(&shown, e))?;
+    if text.trim_start_matches('\u{feff}').trim().is_empty() {
+        return Err(InputError::new(format!(
+            "`{shown}` is empty: expected a YAML or JSON document"
         )));
     }
     SourceFile::parse(display, text, options.parse).map_err(|(text, e)| {

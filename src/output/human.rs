@@ -5,8 +5,8 @@
 //! as related diagnostics, each with its own source. Snippets are cut from the file by
 //! its line index, so rendering costs the same in a 13 MB file as in a small one.
 
+use std::borrow::Cow;
 use std::fmt;
-use std::sync::Arc;
 
 use miette::{
     Diagnostic, GraphicalReportHandler, GraphicalTheme, LabeledSpan, MietteError,
@@ -14,9 +14,9 @@ use miette::{
 };
 
 use super::{CheckResult, Summary};
-use crate::error::InputError;
+use crate::error::{ErrorSite, InputError};
 use crate::finding::{Finding, Severity};
-use crate::source::SourceFile;
+use crate::source::{LineIndex, SourceFile};
 
 /// Renders findings of every result and the summary line.
 pub fn render(results: &[CheckResult], color: bool) -> String {
@@ -56,7 +56,7 @@ fn handler(color: bool) -> GraphicalReportHandler {
         .without_syntax_highlighting()
 }
 
-fn finding_diagnostic(finding: &Finding, result: &CheckResult) -> Report {
+fn finding_diagnostic<'a>(finding: &Finding, result: &'a CheckResult) -> Report<'a> {
     let primary_file = finding.primary.loc.file;
     let mut labels = vec![LabeledSpan::new_primary_with_span(
         Some(finding.primary.text.clone()),
@@ -75,13 +75,13 @@ fn finding_diagnostic(finding: &Finding, result: &CheckResult) -> Report {
         let file = &result.sources[label.loc.file];
         let labeled =
             LabeledSpan::new_primary_with_span(Some(label.text.clone()), span(label.loc.span));
-        match related.iter_mut().find(|r| Arc::ptr_eq(&r.source.0, file)) {
+        match related.iter_mut().find(|r| r.source.same_file(file)) {
             Some(existing) => existing.labels.push(labeled),
             None => related.push(Report {
                 message: format!("see {}", file.name()),
                 severity: miette::Severity::Advice,
                 help: None,
-                source: FileSource(file.clone()),
+                source: FileSource::of(file),
                 labels: vec![labeled],
                 related: Vec::new(),
             }),
@@ -98,36 +98,56 @@ fn finding_diagnostic(finding: &Finding, result: &CheckResult) -> Report {
             Severity::Info => miette::Severity::Advice,
         },
         help: finding.help.clone(),
-        source: FileSource(result.sources[primary_file].clone()),
+        source: FileSource::of(&result.sources[primary_file]),
         labels: std::mem::take(&mut labels),
         related,
     }
 }
 
-fn error_diagnostic(error: &InputError) -> ErrorReport {
-    ErrorReport {
-        message: format!("error: {}", error.message),
-        help: error.help.clone(),
-        site: error.site.as_ref().map(|s| {
-            (
-                miette::NamedSource::new(&s.file, s.text.clone()),
-                LabeledSpan::new_primary_with_span(Some(s.label.clone()), span(s.span)),
-            )
-        }),
-        related: error
-            .related
-            .iter()
-            .map(|s| ErrorReport {
-                message: format!("in {}", s.file),
-                help: None,
-                site: Some((
-                    miette::NamedSource::new(&s.file, s.text.clone()),
-                    LabeledSpan::new_primary_with_span(Some(s.label.clone()), span(s.span)),
-                )),
-                related: Vec::new(),
-            })
-            .collect(),
+fn error_diagnostic(error: &InputError) -> Report<'_> {
+    fn site_report(site: &ErrorSite, message: String, help: Option<String>) -> Report<'_> {
+        Report {
+            message,
+            severity: miette::Severity::Error,
+            help,
+            source: FileSource {
+                name: site.file.clone(),
+                text: &site.text,
+                lines: Cow::Owned(LineIndex::new(&site.text)),
+            },
+            labels: vec![LabeledSpan::new_primary_with_span(
+                Some(site.label.clone()),
+                span(site.span),
+            )],
+            related: Vec::new(),
+        }
     }
+    let message = format!("error: {}", error.message);
+    let mut report = match &error.site {
+        Some(site) => site_report(site, message, error.help.clone()),
+        None => Report {
+            message,
+            severity: miette::Severity::Error,
+            help: error.help.clone(),
+            source: FileSource {
+                name: String::new(),
+                text: "",
+                lines: Cow::Owned(LineIndex::new("")),
+            },
+            labels: Vec::new(),
+            related: Vec::new(),
+        },
+    };
+    report.related = error
+        .related
+        .iter()
+        .map(|site| {
+            let mut r = site_report(site, format!("see {}", site.file), None);
+            r.severity = miette::Severity::Advice;
+            r
+        })
+        .collect();
+    report
 }
 
 fn span(s: crate::source::Span) -> SourceSpan {
@@ -136,24 +156,24 @@ fn span(s: crate::source::Span) -> SourceSpan {
 
 /// A finding (or a related part of one) as miette sees it.
 #[derive(Debug)]
-struct Report {
+struct Report<'a> {
     message: String,
     severity: miette::Severity,
     help: Option<String>,
-    source: FileSource,
+    source: FileSource<'a>,
     labels: Vec<LabeledSpan>,
-    related: Vec<Report>,
+    related: Vec<Report<'a>>,
 }
 
-impl fmt::Display for Report {
+impl fmt::Display for Report<'_> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str(&self.message)
     }
 }
 
-impl std::error::Error for Report {}
+impl std::error::Error for Report<'_> {}
 
-impl Diagnostic for Report {
+impl Diagnostic for Report<'_> {
     fn severity(&self) -> Option<miette::Severity> {
         Some(self.severity)
     }
@@ -180,77 +200,94 @@ impl Diagnostic for Report {
     }
 }
 
-/// An input error as miette sees it.
-#[derive(Debug)]
-struct ErrorReport {
-    message: String,
-    help: Option<String>,
-    site: Option<(miette::NamedSource<Arc<str>>, LabeledSpan)>,
-    related: Vec<ErrorReport>,
-}
-
-impl fmt::Display for ErrorReport {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(&self.message)
-    }
-}
-
-impl std::error::Error for ErrorReport {}
-
-impl Diagnostic for ErrorReport {
-    fn help<'a>(&'a self) -> Option<Box<dyn fmt::Display + 'a>> {
-        self.help
-            .as_ref()
-            .map(|h| Box::new(h) as Box<dyn fmt::Display>)
-    }
-
-    fn source_code(&self) -> Option<&dyn SourceCode> {
-        self.site.as_ref().map(|(s, _)| s as &dyn SourceCode)
-    }
-
-    fn labels(&self) -> Option<Box<dyn Iterator<Item = LabeledSpan> + '_>> {
-        let (_, label) = self.site.as_ref()?;
-        Some(Box::new(std::iter::once(label.clone())))
-    }
-
-    fn related<'a>(&'a self) -> Option<Box<dyn Iterator<Item = &'a dyn Diagnostic> + 'a>> {
-        if self.related.is_empty() {
-            return None;
-        }
-        Some(Box::new(self.related.iter().map(|r| r as &dyn Diagnostic)))
-    }
-}
-
-/// A loaded file as a miette source: snippets are cut by the file's line index.
+/// A file's text as a miette source: snippets are cut by the file's line index, so a
+/// snippet of a 13 MB file costs what one of a small file does, and columns count
+/// characters.
 #[derive(Debug, Clone)]
-struct FileSource(Arc<SourceFile>);
+struct FileSource<'a> {
+    name: String,
+    text: &'a str,
+    lines: Cow<'a, LineIndex>,
+}
 
-impl SourceCode for FileSource {
-    fn read_span<'a>(
-        &'a self,
+impl<'a> FileSource<'a> {
+    fn of(file: &'a SourceFile) -> FileSource<'a> {
+        FileSource {
+            name: file.name(),
+            text: &file.text,
+            lines: Cow::Borrowed(file.lines()),
+        }
+    }
+
+    fn same_file(&self, file: &SourceFile) -> bool {
+        std::ptr::eq(self.text, &*file.text)
+    }
+}
+
+/// Longest line shown whole; longer ones are cut around the label.
+const MAX_LINE: usize = 240;
+
+impl SourceCode for FileSource<'_> {
+    fn read_span<'b>(
+        &'b self,
         span: &SourceSpan,
         context_lines_before: usize,
         context_lines_after: usize,
-    ) -> Result<Box<dyn SpanContents<'a> + 'a>, MietteError> {
-        let file = &self.0;
-        let start = span.offset().min(file.text.len());
-        let end = (start + span.len()).min(file.text.len());
-        let first = file
-            .line_of(start as u32)
+    ) -> Result<Box<dyn SpanContents<'b> + 'b>, MietteError> {
+        let text = self.text;
+        let lines = &*self.lines;
+        let start = span.offset().min(text.len());
+        let end = (start + span.len()).min(text.len());
+        let first_line = lines.line_of(start as u32);
+        let last_line = lines.line_of(end.saturating_sub(usize::from(end > start)) as u32);
+        let contents = |from: usize, to: usize, line: u32, column: usize, count: u32| {
+            Box::new(MietteSpanContents::new_named(
+                self.name.clone(),
+                &text.as_bytes()[from..to.max(from)],
+                SourceSpan::new(from.into(), to.max(from) - from),
+                (line - 1) as usize,
+                column,
+                count as usize,
+            )) as Box<dyn SpanContents<'b> + 'b>
+        };
+        let line_span = lines.line_span(text, first_line);
+        if context_lines_before == 0 && context_lines_after == 0 {
+            // The span itself: its position heads the snippet.
+            let column = lines.position(text, start as u32).column as usize - 1;
+            return Ok(contents(
+                start,
+                end,
+                first_line,
+                column,
+                last_line - first_line + 1,
+            ));
+        }
+        if first_line == last_line && line_span.len() > MAX_LINE {
+            // One very long line (minified JSON): show a window around the label.
+            let from = floor_char(
+                text,
+                start
+                    .saturating_sub(MAX_LINE / 3)
+                    .max(line_span.start as usize),
+            );
+            let to = floor_char(text, (end + MAX_LINE / 3).min(line_span.end as usize));
+            let column = lines.position(text, from as u32).column as usize - 1;
+            return Ok(contents(from, to, first_line, column, 1));
+        }
+        let first = first_line
             .saturating_sub(context_lines_before as u32)
             .max(1);
-        let last_of_span = file.line_of(end.saturating_sub(usize::from(end > start)) as u32);
-        let last = (last_of_span + context_lines_after as u32).min(file.line_count());
-        let data_start = file.line_span(first).start as usize;
-        let data_end = file.line_span(last).end as usize;
-        let data = &file.text.as_bytes()[data_start..data_end.max(data_start)];
-        Ok(Box::new(MietteSpanContents::new_named(
-            file.name(),
-            data,
-            SourceSpan::new(data_start.into(), data.len()),
-            (first - 1) as usize,
-            0,
-            (last - first + 1) as usize,
-        )))
+        let last = (last_line + context_lines_after as u32).min(lines.line_count());
+        let from = lines.line_span(text, first).start as usize;
+        let to = lines.line_span(text, last).end as usize;
+        Ok(contents(from, to, first, 0, last - first + 1))
     }
+}
+
+/// The nearest character boundary at or before `offset`.
+fn floor_char(text: &str, mut offset: usize) -> usize {
+    while offset > 0 && !text.is_char_boundary(offset) {
+        offset -= 1;
+    }
+    offset
 }

@@ -49,7 +49,13 @@ impl Duration {
             return Err("an empty duration: write 500ms or 0.5s".into());
         }
         if body.bytes().all(|b| b.is_ascii_digit() || b == b'.') {
-            return Err(format!("`{text}` has no unit: write {body}ms or {body}s"));
+            let seconds = body.parse::<f64>().map_or(body.to_string(), |ms| {
+                let s = format!("{:.3}", ms / 1000.0);
+                s.trim_end_matches('0').trim_end_matches('.').to_string()
+            });
+            return Err(format!(
+                "`{text}` has no unit: write {body}ms or {seconds}s"
+            ));
         }
         let mut total: i64 = 0;
         let mut rest = body;
@@ -166,7 +172,7 @@ mod tests {
     fn rejects_bare_numbers_and_unknown_units() {
         assert_eq!(
             Duration::parse("500").unwrap_err(),
-            "`500` has no unit: write 500ms or 500s"
+            "`500` has no unit: write 500ms or 0.5s"
         );
         assert!(
             Duration::parse("5 parsecs")

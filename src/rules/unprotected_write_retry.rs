@@ -65,7 +65,7 @@ impl Rule for UnprotectedWriteRetry {
         if let Some(h) = key_like {
             finding = finding.related(
                 &h.loc,
-                format!("{} is declared here; the policy does not name it", h.name),
+                format!("{} is declared here, not named by the policy", h.name),
             );
         }
         out.push(finding);

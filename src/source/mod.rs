@@ -6,6 +6,7 @@
 //! lines and character columns for every output.
 
 mod json;
+mod lines;
 pub mod pointer;
 mod tree;
 mod yaml;
@@ -13,6 +14,7 @@ mod yaml;
 use std::path::PathBuf;
 use std::sync::{Arc, OnceLock};
 
+pub use lines::LineIndex;
 pub use tree::{Entry, Map, Node, Value};
 
 /// A byte range of a file, end exclusive.
@@ -99,8 +101,17 @@ impl SyntaxError {
 /// Parses a document, choosing JSON or YAML by its first significant character.
 ///
 /// Text that opens with `{` or `[` is JSON unless the JSON parser rejects it and a YAML
-/// parse (flow style is YAML too) accepts it.
+/// parse (flow style is YAML too) accepts it; a file named `.json` is JSON only.
 pub fn parse(text: &str, limits: ParseLimits) -> Result<(Node, Syntax), SyntaxError> {
+    parse_as(text, limits, None)
+}
+
+/// Parses a document; with `Some(Syntax::Json)` (a `.json` file) JSON errors are final.
+pub fn parse_as(
+    text: &str,
+    limits: ParseLimits,
+    declared: Option<Syntax>,
+) -> Result<(Node, Syntax), SyntaxError> {
     let first = text
         .trim_start_matches(['\u{feff}', ' ', '\t', '\r', '\n'])
         .bytes()
@@ -108,6 +119,7 @@ pub fn parse(text: &str, limits: ParseLimits) -> Result<(Node, Syntax), SyntaxEr
     if matches!(first, Some(b'{' | b'[')) {
         match json::parse(text, limits) {
             Ok(node) => Ok((node, Syntax::Json)),
+            Err(json_error) if declared == Some(Syntax::Json) => Err(json_error),
             Err(json_error) => match yaml::parse(text, limits) {
                 Ok(node) => Ok((node, Syntax::Yaml)),
                 Err(_) => Err(json_error),
@@ -126,7 +138,7 @@ pub struct SourceFile {
     pub text: Arc<str>,
     pub root: Node,
     pub syntax: Syntax,
-    lines: OnceLock<Vec<u32>>,
+    lines: OnceLock<LineIndex>,
 }
 
 impl SourceFile {
@@ -146,7 +158,11 @@ impl SourceFile {
         text: String,
         limits: ParseLimits,
     ) -> Result<SourceFile, (String, SyntaxError)> {
-        match parse(&text, limits) {
+        let declared = display
+            .extension()
+            .is_some_and(|e| e.eq_ignore_ascii_case("json"))
+            .then_some(Syntax::Json);
+        match parse_as(&text, limits, declared) {
             Ok((root, syntax)) => Ok(SourceFile::new(display, text, root, syntax)),
             Err(e) => Err((text, e)),
         }
@@ -157,60 +173,15 @@ impl SourceFile {
         path_text(&self.display)
     }
 
-    fn line_starts(&self) -> &[u32] {
-        self.lines.get_or_init(|| line_starts(&self.text))
+    /// The file's line index, built on first use.
+    pub fn lines(&self) -> &LineIndex {
+        self.lines.get_or_init(|| LineIndex::new(&self.text))
     }
 
     /// The 1-based line and character column of a byte offset.
     pub fn position(&self, offset: u32) -> Position {
-        let starts = self.line_starts();
-        let line = starts.partition_point(|&s| s <= offset).saturating_sub(1);
-        let start = starts[line] as usize;
-        let offset = (offset as usize).min(self.text.len());
-        let column = self
-            .text
-            .get(start..offset)
-            .map_or(0, |s| s.trim_end_matches('\r').chars().count());
-        Position {
-            line: line as u32 + 1,
-            column: column as u32 + 1,
-        }
+        self.lines().position(&self.text, offset)
     }
-
-    /// How many lines the file has.
-    pub fn line_count(&self) -> u32 {
-        self.line_starts().len() as u32
-    }
-
-    /// The 1-based line of a byte offset.
-    pub fn line_of(&self, offset: u32) -> u32 {
-        self.position(offset).line
-    }
-
-    /// Byte range of the whole line (without its line break) holding `offset`, 1-based line.
-    pub fn line_span(&self, line: u32) -> Span {
-        let starts = self.line_starts();
-        let idx = (line.max(1) - 1) as usize;
-        let start = starts.get(idx).copied().unwrap_or(self.text.len() as u32) as usize;
-        let end = starts
-            .get(idx + 1)
-            .map_or(self.text.len(), |&next| next as usize);
-        let text = &self.text[start..end];
-        let trimmed = text.trim_end_matches(['\n', '\r']);
-        Span::new(start, start + trimmed.len())
-    }
-}
-
-/// Offsets where lines start. A line ends at `\n`; a `\r` before it belongs to no column.
-fn line_starts(text: &str) -> Vec<u32> {
-    let mut starts = vec![0u32];
-    starts.extend(
-        text.bytes()
-            .enumerate()
-            .filter(|&(_, b)| b == b'\n')
-            .map(|(i, _)| i as u32 + 1),
-    );
-    starts
 }
 
 /// A path as text with forward slashes, the same on every platform.

@@ -80,10 +80,12 @@ impl Builder<'_> {
             .chars()
             .next()
             .map_or(at, |c| at + c.len_utf8());
-        SyntaxError::new(
-            format!("YAML syntax error: {}", e.info()),
-            Span::new(at, end),
-        )
+        let message = if e.info().contains("recursion limit") {
+            "nesting is deeper than the YAML parser allows; refusing to go further".to_string()
+        } else {
+            format!("YAML syntax error: {}", e.info())
+        };
+        SyntaxError::new(message, Span::new(at, end))
     }
 
     /// Handles one event; returns `true` once the document is complete.

@@ -1,0 +1,58 @@
+//! Line index of a text: byte offsets to 1-based lines and character columns.
+
+use super::{Position, Span};
+
+/// Where each line of a text starts. A line ends at `\n`; a `\r` before it is in no column.
+#[derive(Debug, Clone)]
+pub struct LineIndex {
+    starts: Vec<u32>,
+}
+
+impl LineIndex {
+    pub fn new(text: &str) -> LineIndex {
+        let mut starts = vec![0u32];
+        starts.extend(
+            text.bytes()
+                .enumerate()
+                .filter(|&(_, b)| b == b'\n')
+                .map(|(i, _)| i as u32 + 1),
+        );
+        LineIndex { starts }
+    }
+
+    /// How many lines the text has.
+    pub fn line_count(&self) -> u32 {
+        self.starts.len() as u32
+    }
+
+    /// The 1-based line of a byte offset.
+    pub fn line_of(&self, offset: u32) -> u32 {
+        self.starts.partition_point(|&s| s <= offset).max(1) as u32
+    }
+
+    /// The 1-based line and character column of a byte offset.
+    pub fn position(&self, text: &str, offset: u32) -> Position {
+        let line = self.line_of(offset);
+        let start = self.starts[(line - 1) as usize] as usize;
+        let offset = (offset as usize).min(text.len());
+        let column = text
+            .get(start..offset)
+            .map_or(0, |s| s.trim_end_matches('\r').chars().count());
+        Position {
+            line,
+            column: column as u32 + 1,
+        }
+    }
+
+    /// The bytes of a 1-based line, without its line break.
+    pub fn line_span(&self, text: &str, line: u32) -> Span {
+        let idx = (line.max(1) - 1) as usize;
+        let start = self.starts.get(idx).map_or(text.len(), |&s| s as usize);
+        let end = self
+            .starts
+            .get(idx + 1)
+            .map_or(text.len(), |&next| next as usize);
+        let content = text.get(start..end).unwrap_or_default();
+        Span::new(start, start + content.trim_end_matches(['\n', '\r']).len())
+    }
+}
