@@ -5,13 +5,11 @@
 //! (header parameters, response codes, response header names) are written the same way
 //! in all three. Schemas are never visited.
 
-use std::sync::Arc;
-
 use super::{
     Api, Extension, HeaderParam, Method, Operation, Response, ResponseHeader, SpecVersion,
 };
 use crate::error::InputError;
-use crate::load::{FileId, Loader};
+use crate::load::{FileId, Loader, Target};
 use crate::location::Loc;
 use crate::source::{Node, SourceFile, Span};
 
@@ -45,6 +43,19 @@ impl<'n> At<'n> {
             node: &entry.value,
             loc: self.loc.entry(key, entry.key_span, &entry.value),
         }))
+    }
+}
+
+/// Where a node leads: the `$ref` target when it is a reference, else the node itself.
+fn through<'n>(target: &'n Option<Target>, at: At<'n>) -> At<'n> {
+    match target {
+        Some(t) => At {
+            id: t.file_id,
+            file: &t.file,
+            node: t.node(),
+            loc: t.loc(),
+        },
+        None => at,
     }
 }
 
@@ -146,16 +157,7 @@ fn path_item(
     out: &mut Vec<Operation>,
 ) -> Result<(), InputError> {
     let target = loader.follow(item.id, item.node)?;
-    let target_file: Option<Arc<SourceFile>> = target.as_ref().map(|t| t.file.clone());
-    let item = match (&target, &target_file) {
-        (Some(t), Some(f)) => At {
-            id: t.file_id,
-            file: f,
-            node: t.node(),
-            loc: t.loc(),
-        },
-        _ => item,
-    };
+    let item = through(&target, item);
     let Some(map) = item.node.as_map() else {
         return Err(item.error(
             item.node.span,
@@ -191,16 +193,7 @@ fn operation(
 ) -> Result<Operation, InputError> {
     let site = op.loc.clone();
     let target = loader.follow(op.id, op.node)?;
-    let target_file = target.as_ref().map(|t| t.file.clone());
-    let op = match (&target, &target_file) {
-        (Some(t), Some(f)) => At {
-            id: t.file_id,
-            file: f,
-            node: t.node(),
-            loc: t.loc(),
-        },
-        _ => op,
-    };
+    let op = through(&target, op);
     if op.node.as_map().is_none() {
         return Err(op.error(
             op.node.span,
@@ -329,21 +322,13 @@ fn responses(loader: &mut Loader, op: &At<'_>) -> Result<Vec<Response>, InputErr
         }
         let site = list.loc.entry(&entry.key, entry.key_span, &entry.value);
         let target = loader.follow(op.id, &entry.value)?;
-        let target_file = target.as_ref().map(|t| t.file.clone());
-        let response = match (&target, &target_file) {
-            (Some(t), Some(f)) => At {
-                id: t.file_id,
-                file: f,
-                node: t.node(),
-                loc: t.loc(),
-            },
-            _ => At {
-                id: op.id,
-                file: op.file,
-                node: &entry.value,
-                loc: site.clone(),
-            },
+        let here = At {
+            id: op.id,
+            file: op.file,
+            node: &entry.value,
+            loc: site.clone(),
         };
+        let response = through(&target, here);
         let mut headers = Vec::new();
         if let Some(map) = response.map_child("headers")? {
             for header in map.node.as_map().map(|m| m.entries()).unwrap_or_default() {

@@ -13,10 +13,6 @@ declare_rule!(
 );
 
 impl Rule for BackoffWithoutJitter {
-    fn meta(&self) -> &'static super::RuleMeta {
-        &Self::META
-    }
-
     fn check_operation(&self, cx: &OperationContext<'_>, out: &mut Vec<Finding>) {
         let Some(policy) = cx.policy else { return };
         if !policy.is_retried() {

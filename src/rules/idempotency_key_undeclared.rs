@@ -14,10 +14,6 @@ declare_rule!(
 );
 
 impl Rule for IdempotencyKeyUndeclared {
-    fn meta(&self) -> &'static super::RuleMeta {
-        &Self::META
-    }
-
     fn check_operation(&self, cx: &OperationContext<'_>, out: &mut Vec<Finding>) {
         let Some(key) = cx.policy.and_then(|p| p.policy.key_header.as_ref()) else {
             return;

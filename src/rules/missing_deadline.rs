@@ -12,10 +12,6 @@ declare_rule!(
 );
 
 impl Rule for MissingDeadline {
-    fn meta(&self) -> &'static super::RuleMeta {
-        &Self::META
-    }
-
     fn check_operation(&self, cx: &OperationContext<'_>, out: &mut Vec<Finding>) {
         let Some(policy) = cx.policy else { return };
         let Some(attempts) = &policy.policy.max_attempts else {

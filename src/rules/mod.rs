@@ -45,14 +45,23 @@ macro_rules! declare_rule {
                 doc: include_str!(concat!("../../rules/", $name, ".md")),
             };
         }
+
+        impl $crate::rules::Describe for $ty {
+            fn meta(&self) -> &'static $crate::rules::RuleMeta {
+                &Self::META
+            }
+        }
     };
 }
 use declare_rule;
 
-/// A check. Hooks that a rule does not need keep their empty default.
-pub trait Rule: Sync {
+/// What [`declare_rule!`] implements: access to a rule's metadata.
+pub trait Describe {
     fn meta(&self) -> &'static RuleMeta;
+}
 
+/// A check. Hooks that a rule does not need keep their empty default.
+pub trait Rule: Describe + Sync {
     /// Called once per operation.
     fn check_operation(&self, _cx: &OperationContext<'_>, _out: &mut Vec<Finding>) {}
 

@@ -13,10 +13,6 @@ declare_rule!(
 );
 
 impl Rule for PolicyMatchesNothing {
-    fn meta(&self) -> &'static super::RuleMeta {
-        &Self::META
-    }
-
     fn check_run(&self, cx: &RunContext<'_>, out: &mut Vec<Finding>) {
         let Some(policy) = cx.policy else { return };
         let description = cx.sources[cx.api.root_file].name();

@@ -22,10 +22,6 @@ declare_rule!(
 );
 
 impl Rule for RetryAfterHeaderUndeclared {
-    fn meta(&self) -> &'static super::RuleMeta {
-        &Self::META
-    }
-
     fn check_operation(&self, cx: &OperationContext<'_>, out: &mut Vec<Finding>) {
         let op = cx.op;
         for response in &op.responses {

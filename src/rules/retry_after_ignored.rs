@@ -14,10 +14,6 @@ declare_rule!(
 );
 
 impl Rule for RetryAfterIgnored {
-    fn meta(&self) -> &'static super::RuleMeta {
-        &Self::META
-    }
-
     fn check_operation(&self, cx: &OperationContext<'_>, out: &mut Vec<Finding>) {
         let Some(policy) = cx.policy else { return };
         if !policy.is_retried() || policy.honors_retry_after() {

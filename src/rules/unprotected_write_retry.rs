@@ -15,10 +15,6 @@ declare_rule!(
 );
 
 impl Rule for UnprotectedWriteRetry {
-    fn meta(&self) -> &'static super::RuleMeta {
-        &Self::META
-    }
-
     fn check_operation(&self, cx: &OperationContext<'_>, out: &mut Vec<Finding>) {
         let Some(policy) = cx.policy else { return };
         if policy.effect.side_effect != SideEffect::NonIdempotent || !policy.is_retried() {
