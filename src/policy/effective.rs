@@ -8,9 +8,7 @@
 
 use std::collections::HashMap;
 
-use super::{
-    PolicyFile, PolicyObject, Rank, Selector, SideEffect, Signal, Spanned, parse_policy_object,
-};
+use super::{PolicyFile, PolicyObject, Selector, SideEffect, Signal, Spanned, parse_policy_object};
 use crate::error::InputError;
 use crate::load::Sources;
 use crate::location::Loc;
@@ -209,14 +207,4 @@ impl<'p> SelectorIndex<'p> {
         found.sort_by_key(|&i| (policy.operations[i].selector.rank(), i));
         found
     }
-}
-
-/// Pairs of matching entries of equal rank for one operation (for `ambiguous-policy-match`).
-pub fn equal_rank_pairs(policy: &PolicyFile, applied: &[usize]) -> Vec<(usize, usize)> {
-    let rank = |i: usize| -> Rank { policy.operations[i].selector.rank() };
-    applied
-        .windows(2)
-        .filter(|w| rank(w[0]) == rank(w[1]))
-        .map(|w| (w[0], w[1]))
-        .collect()
 }

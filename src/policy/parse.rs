@@ -44,7 +44,7 @@ pub fn parse_policy_file(
     let version = map.entry("version").ok_or_else(|| {
         InputError::at(
             file,
-            Span0::start(&file.root),
+            crate::source::Span::at(file.root.span.start as usize),
             "the policy file has no `version`",
         )
         .with_help("start the file with `version: 1`")
@@ -109,15 +109,6 @@ pub fn parse_policy_object(
     loc: &Loc,
 ) -> Result<PolicyObject, InputError> {
     Reader { file }.policy(node, loc)
-}
-
-/// The start of a node, as an empty span.
-struct Span0;
-
-impl Span0 {
-    fn start(node: &Node) -> crate::source::Span {
-        crate::source::Span::at(node.span.start as usize)
-    }
 }
 
 struct Reader<'a> {
