@@ -5,10 +5,10 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
 use crate::error::InputError;
-use crate::load::{LoadOptions, Loader, read_source};
+use crate::load::{LoadOptions, Loader, Sources, read_source};
 use crate::model;
 use crate::output::CheckResult;
-use crate::policy::{Matches, PolicyFile, parse_policy_file, resolve};
+use crate::policy::{Effective, Matches, PolicyFile, parse_policy_file, resolve};
 use crate::rules::{self, RuleLevels, RunContext};
 use crate::source::SourceFile;
 
@@ -51,38 +51,63 @@ pub fn discover_policy(description: &Path) -> Option<PathBuf> {
     candidate.is_file().then_some(candidate)
 }
 
-/// Checks one description against an optional policy.
-pub fn check_description(
+/// A description loaded and modelled, with each operation's effective policy.
+#[derive(Debug)]
+pub struct Analysis {
+    pub api: model::Api,
+    pub sources: Sources,
+    /// Per operation, in the order of `api.operations` (empty without a policy).
+    pub effective: Vec<Effective>,
+    pub matches: Matches,
+}
+
+/// Loads a description and works out every operation's effective policy.
+pub fn analyze(
     path: &Path,
     policy: Option<&LoadedPolicy>,
-    options: &CheckOptions,
-) -> Result<CheckResult, InputError> {
-    let mut loader = Loader::new(options.load);
+    options: &LoadOptions,
+) -> Result<Analysis, InputError> {
+    let mut loader = Loader::new(*options);
     if let Some(policy) = policy {
         loader.add(policy.file.clone());
     }
     let root = loader.load_root(path)?;
     let api = model::build(&mut loader, root)?;
     let sources = loader.into_sources();
-    let policy_file = policy.map(|p| &p.policy);
-    let (effective, matches) = match policy_file {
-        Some(p) => resolve(&api, Some(p), &sources)?,
+    let (effective, matches) = match policy {
+        Some(p) => resolve(&api, Some(&p.policy), &sources)?,
         None => (Vec::new(), Matches::default()),
     };
+    Ok(Analysis {
+        api,
+        sources,
+        effective,
+        matches,
+    })
+}
+
+/// Checks one description against an optional policy.
+pub fn check_description(
+    path: &Path,
+    policy: Option<&LoadedPolicy>,
+    options: &CheckOptions,
+) -> Result<CheckResult, InputError> {
+    let analysis = analyze(path, policy, &options.load)?;
+    let policy_file = policy.map(|p| &p.policy);
     let cx = RunContext {
-        api: &api,
-        sources: &sources,
+        api: &analysis.api,
+        sources: &analysis.sources,
         policy: policy_file,
-        effective: &effective,
-        matches: &matches,
+        effective: &analysis.effective,
+        matches: &analysis.matches,
     };
     let levels = RuleLevels::new(policy_file, &options.select, &options.ignore);
     let findings = rules::check(&cx, &levels);
     Ok(CheckResult {
-        description: sources[root].name(),
-        operation_count: api.operations.len(),
+        description: analysis.sources[analysis.api.root_file].name(),
+        operation_count: analysis.api.operations.len(),
         findings,
-        sources,
+        sources: analysis.sources,
     })
 }
 

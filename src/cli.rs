@@ -6,11 +6,12 @@ use std::process::ExitCode;
 
 use clap::{Args, Parser, Subcommand, ValueEnum};
 
-use crate::check::{CheckOptions, PolicyChoice, check_all, load_policy};
+use crate::check::{CheckOptions, PolicyChoice, analyze, check_all, discover_policy, load_policy};
 use crate::error::InputError;
 use crate::finding::Severity;
 use crate::load::LoadOptions;
-use crate::output::{CheckResult, human};
+use crate::output::{CheckResult, human, plan};
+use crate::policy::Selector;
 
 /// Lint the retry contracts of HTTP APIs: an OpenAPI description plus a retry policy.
 #[derive(Debug, Parser)]
@@ -24,6 +25,51 @@ pub struct Cli {
 enum Command {
     /// Check descriptions against a retry policy and report findings.
     Check(CheckArgs),
+    /// Show each operation's worst-case retry schedule.
+    Plan(PlanArgs),
+    /// List every rule with its default severity.
+    Rules,
+    /// Print a rule's documentation.
+    Explain {
+        /// The rule's name, as `retrylint rules` lists it.
+        rule: String,
+    },
+}
+
+/// Where the policy comes from and how files are read.
+#[derive(Debug, Args)]
+struct InputArgs {
+    /// The retry policy; defaults to retry-policy.yaml beside each description.
+    #[arg(short = 'p', long = "policy", value_name = "POLICY")]
+    policy: Option<PathBuf>,
+    /// Follow `$ref`s to files outside the root description's folder.
+    #[arg(long)]
+    allow_outside_refs: bool,
+    /// Largest file read, in bytes.
+    #[arg(long, value_name = "BYTES", default_value_t = LoadOptions::default().max_file_size)]
+    max_file_size: u64,
+}
+
+impl InputArgs {
+    fn load_options(&self) -> LoadOptions {
+        LoadOptions {
+            allow_outside_refs: self.allow_outside_refs,
+            max_file_size: self.max_file_size,
+            ..LoadOptions::default()
+        }
+    }
+}
+
+#[derive(Debug, Args)]
+struct PlanArgs {
+    /// The description.
+    #[arg(value_name = "SPEC")]
+    spec: PathBuf,
+    #[command(flatten)]
+    input: InputArgs,
+    /// Only operations this selector matches (`POST /orders`, an operationId, `tag:NAME`, a glob).
+    #[arg(long, value_name = "SELECTOR")]
+    operation: Option<String>,
 }
 
 #[derive(Debug, Args)]
@@ -31,9 +77,8 @@ struct CheckArgs {
     /// OpenAPI 3.0/3.1 or Swagger 2.0 descriptions (YAML or JSON).
     #[arg(required = true, value_name = "SPEC")]
     specs: Vec<PathBuf>,
-    /// The retry policy; defaults to retry-policy.yaml beside each description.
-    #[arg(short = 'p', long = "policy", value_name = "POLICY")]
-    policy: Option<PathBuf>,
+    #[command(flatten)]
+    input: InputArgs,
     /// Output format.
     #[arg(long, value_enum, default_value_t = Format::Human)]
     format: Format,
@@ -49,12 +94,6 @@ struct CheckArgs {
     /// Do not run these rules (comma-separated).
     #[arg(long, value_delimiter = ',', value_name = "RULE,..")]
     ignore: Vec<String>,
-    /// Follow `$ref`s to files outside the root description's folder.
-    #[arg(long)]
-    allow_outside_refs: bool,
-    /// Largest file read, in bytes.
-    #[arg(long, value_name = "BYTES", default_value_t = LoadOptions::default().max_file_size)]
-    max_file_size: u64,
 }
 
 #[derive(Debug, Clone, Copy, ValueEnum)]
@@ -87,6 +126,9 @@ pub fn main() -> ExitCode {
     let color = std::io::stderr().is_terminal() && std::env::var_os("NO_COLOR").is_none();
     let result = match cli.command {
         Command::Check(args) => run_check(args),
+        Command::Plan(args) => run_plan(args),
+        Command::Rules => print(&rules_table()),
+        Command::Explain { rule } => explain(&rule),
     };
     match result {
         Ok(code) => code,
@@ -112,15 +154,11 @@ fn run_check(args: CheckArgs) -> Result<ExitCode, Vec<InputError>> {
         }
     }
     let options = CheckOptions {
-        load: LoadOptions {
-            allow_outside_refs: args.allow_outside_refs,
-            max_file_size: args.max_file_size,
-            ..LoadOptions::default()
-        },
+        load: args.input.load_options(),
         select: args.select,
         ignore: args.ignore,
     };
-    let choice = match &args.policy {
+    let choice = match &args.input.policy {
         Some(path) => PolicyChoice::Given(Box::new(
             load_policy(path, &options.load).map_err(|e| vec![e])?,
         )),
@@ -161,6 +199,67 @@ fn write_output(path: Option<&std::path::Path>, text: &str) -> Result<(), InputE
             let _ = stdout.write_all(text.as_bytes());
             let _ = stdout.flush();
             Ok(())
+        }
+    }
+}
+
+fn print(text: &str) -> Result<ExitCode, Vec<InputError>> {
+    write_output(None, text).map_err(|e| vec![e])?;
+    Ok(ExitCode::SUCCESS)
+}
+
+fn run_plan(args: PlanArgs) -> Result<ExitCode, Vec<InputError>> {
+    let options = args.input.load_options();
+    let only = match &args.operation {
+        Some(text) => Some(
+            Selector::parse(text)
+                .map_err(|why| vec![InputError::new(format!("bad --operation `{text}`: {why}"))])?,
+        ),
+        None => None,
+    };
+    let policy_path = args
+        .input
+        .policy
+        .clone()
+        .or_else(|| discover_policy(&args.spec));
+    let policy = match &policy_path {
+        Some(path) => Some(load_policy(path, &options).map_err(|e| vec![e])?),
+        None => None,
+    };
+    let analysis = analyze(&args.spec, policy.as_ref(), &options).map_err(|e| vec![e])?;
+    print(&plan::render(&analysis, only.as_ref()))
+}
+
+/// `retrylint rules`: name, default severity and summary of every rule.
+fn rules_table() -> String {
+    let width = crate::rules::ALL
+        .iter()
+        .map(|r| r.meta().name.len())
+        .max()
+        .unwrap_or(0);
+    let mut out = String::new();
+    for rule in crate::rules::ALL {
+        let meta = rule.meta();
+        out.push_str(&format!(
+            "{:<width$}  {:<7}  {}\n",
+            meta.name,
+            meta.severity.as_str(),
+            meta.summary
+        ));
+    }
+    out
+}
+
+fn explain(name: &str) -> Result<ExitCode, Vec<InputError>> {
+    match crate::rules::by_name(name) {
+        Some(rule) => print(rule.meta().doc),
+        None => {
+            let mut error = InputError::new(format!("there is no rule `{name}`"));
+            error = match crate::error::did_you_mean(name, crate::rules::names()) {
+                Some(near) => error.with_help(format!("did you mean `{near}`?")),
+                None => error.with_help("`retrylint rules` lists every rule"),
+            };
+            Err(vec![error])
         }
     }
 }

@@ -18,6 +18,14 @@ pub mod load;
 pub mod location;
 pub mod model;
 pub mod output;
+pub mod plan;
+
+pub use plan::plan_retry;
 pub mod policy;
 pub mod rules;
 pub mod source;
+
+/// The README's Rust examples run as doc tests, so they cannot go stale.
+#[cfg(doctest)]
+#[doc = include_str!("../README.md")]
+pub struct ReadmeDoctests;

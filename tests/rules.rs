@@ -60,7 +60,8 @@ fn each_rule_is_silent_on_its_passing_fixture() {
 #[test]
 fn rules_that_need_a_policy_are_silent_without_one() {
     for rule in &rule_dirs() {
-        if rule == "retry-after-header-undeclared" {
+        // These read the description alone.
+        if rule == "retry-after-header-undeclared" || rule == "side-effect-on-safe-method" {
             continue;
         }
         let dir =
@@ -108,7 +109,7 @@ fn demo_reports_every_seeded_mistake() {
     }
     assert!(
         run.stdout
-            .ends_with("6 errors, 7 warnings in 8 operations\n"),
+            .ends_with("6 errors, 8 warnings in 8 operations\n"),
         "{}",
         run.stdout
     );

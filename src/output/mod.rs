@@ -1,6 +1,7 @@
 //! How results are shown. Each format is one module; all read the same [`CheckResult`]s.
 
 pub mod human;
+pub mod plan;
 
 use crate::finding::{Finding, Severity};
 use crate::load::Sources;

@@ -37,6 +37,8 @@ pub struct Effect {
 pub struct Effective {
     pub policy: PolicyObject,
     pub effect: Effect,
+    /// What the description's own `x-retry-policy` layers say (document, then operation).
+    pub description: PolicyObject,
 }
 
 impl Effective {
@@ -104,6 +106,7 @@ pub fn resolve(
                 &ext.loc,
             )?);
         }
+        let description = merged.clone();
         let mut applied = Vec::new();
         if let (Some(policy), Some(index)) = (policy, &index) {
             if let Some(defaults) = &policy.defaults {
@@ -120,6 +123,7 @@ pub fn resolve(
         out.push(Effective {
             policy: merged,
             effect,
+            description,
         });
     }
     Ok((out, matches))

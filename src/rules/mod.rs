@@ -4,12 +4,32 @@
 //! and its doc page from `rules/<name>.md`), then implements [`Rule`] with a per-operation
 //! hook, a per-run hook, or both. Adding a rule is one file plus one line in [`ALL`].
 
+mod ambiguous_policy_match;
+mod attempts_exceed_deadline;
 mod backoff_without_jitter;
+mod idempotency_key_optional;
 mod idempotency_key_undeclared;
+mod immediate_retry;
+mod invalid_backoff;
+mod key_conflict_response_undeclared;
+mod key_retention_too_short;
+mod key_retention_undeclared;
+mod log_leaks_secret;
+mod log_missing_retry_context;
 mod missing_deadline;
+mod policy_contradicts_spec;
 mod policy_matches_nothing;
+mod request_id_as_idempotency_key;
 mod retry_after_header_undeclared;
 mod retry_after_ignored;
+mod retry_after_unbounded;
+mod retry_on_non_transient;
+mod retry_status_undeclared;
+mod side_effect_on_safe_method;
+mod status_endpoint_missing;
+mod unbounded_attempts;
+mod unknown_outcome_unhandled;
+mod unknown_outcome_unsupported;
 mod unprotected_write_retry;
 
 use std::collections::HashMap;
@@ -69,15 +89,35 @@ pub trait Rule: Describe + Sync {
     fn check_run(&self, _cx: &RunContext<'_>, _out: &mut Vec<Finding>) {}
 }
 
-/// Every rule, in the order `retrylint rules` lists them.
+/// Every rule, in the order of the rule catalogue.
 pub static ALL: &[&dyn Rule] = &[
     &unprotected_write_retry::UnprotectedWriteRetry,
     &idempotency_key_undeclared::IdempotencyKeyUndeclared,
+    &idempotency_key_optional::IdempotencyKeyOptional,
+    &request_id_as_idempotency_key::RequestIdAsIdempotencyKey,
+    &status_endpoint_missing::StatusEndpointMissing,
+    &key_retention_too_short::KeyRetentionTooShort,
+    &key_retention_undeclared::KeyRetentionUndeclared,
+    &key_conflict_response_undeclared::KeyConflictResponseUndeclared,
+    &side_effect_on_safe_method::SideEffectOnSafeMethod,
+    &retry_on_non_transient::RetryOnNonTransient,
     &retry_after_ignored::RetryAfterIgnored,
+    &retry_after_unbounded::RetryAfterUnbounded,
     &retry_after_header_undeclared::RetryAfterHeaderUndeclared,
+    &retry_status_undeclared::RetryStatusUndeclared,
     &missing_deadline::MissingDeadline,
+    &unbounded_attempts::UnboundedAttempts,
+    &invalid_backoff::InvalidBackoff,
+    &immediate_retry::ImmediateRetry,
     &backoff_without_jitter::BackoffWithoutJitter,
+    &attempts_exceed_deadline::AttemptsExceedDeadline,
+    &unknown_outcome_unhandled::UnknownOutcomeUnhandled,
+    &unknown_outcome_unsupported::UnknownOutcomeUnsupported,
     &policy_matches_nothing::PolicyMatchesNothing,
+    &ambiguous_policy_match::AmbiguousPolicyMatch,
+    &policy_contradicts_spec::PolicyContradictsSpec,
+    &log_leaks_secret::LogLeaksSecret,
+    &log_missing_retry_context::LogMissingRetryContext,
 ];
 
 /// The names of all rules.
@@ -104,6 +144,8 @@ pub struct RunContext<'a> {
 pub struct OperationContext<'a> {
     pub run: &'a RunContext<'a>,
     pub op: &'a Operation,
+    /// The operation's index in `run.api.operations`.
+    pub op_index: usize,
     pub policy: Option<&'a Effective>,
 }
 
@@ -172,6 +214,7 @@ pub fn check(cx: &RunContext<'_>, levels: &RuleLevels) -> Vec<Finding> {
         let op_cx = OperationContext {
             run: cx,
             op,
+            op_index: index,
             policy: cx.effective.get(index),
         };
         for (rule, severity) in &enabled {
@@ -201,6 +244,9 @@ pub fn check(cx: &RunContext<'_>, levels: &RuleLevels) -> Vec<Finding> {
             f.message.clone(),
         )
     });
+    // Findings about a policy value (not about one operation) arrive once per operation
+    // that inherits the value; they are one finding.
+    findings.dedup();
     findings
 }
 

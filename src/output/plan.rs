@@ -1,0 +1,129 @@
+//! `retrylint plan`: each operation's worst-case retry schedule as a table.
+
+use std::fmt::Write;
+
+use crate::check::Analysis;
+use crate::model::Operation;
+use crate::plan::StopReason;
+use crate::plan::schedule::{Schedule, worst_case};
+use crate::policy::{Effective, Selector};
+
+/// Renders the schedule of every operation (or those `only` selects).
+pub fn render(analysis: &Analysis, only: Option<&Selector>) -> String {
+    let mut out = String::new();
+    let mut shown = 0usize;
+    for (index, op) in analysis.api.operations.iter().enumerate() {
+        if only.is_some_and(|s| !s.matches(op)) {
+            continue;
+        }
+        if shown > 0 {
+            out.push('\n');
+        }
+        shown += 1;
+        let _ = writeln!(out, "{}", heading(op));
+        match analysis.effective.get(index) {
+            None => out.push_str("  not retried: no policy\n"),
+            Some(policy) if !policy.is_retried() => {
+                let _ = writeln!(
+                    out,
+                    "  not retried (maxAttempts: {})",
+                    policy.max_attempts()
+                );
+            }
+            Some(policy) => match worst_case(policy) {
+                Some(schedule) => table(&mut out, policy, &schedule),
+                None => out.push_str(
+                    "  no worst case: neither perAttemptTimeout nor deadline bounds an attempt\n",
+                ),
+            },
+        }
+    }
+    if shown == 0 {
+        out.push_str("no operation matches\n");
+    }
+    out
+}
+
+fn heading(op: &Operation) -> String {
+    match &op.operation_id {
+        Some(id) => format!("{} {} ({id})", op.method, op.path),
+        None => format!("{} {}", op.method, op.path),
+    }
+}
+
+fn table(out: &mut String, policy: &Effective, schedule: &Schedule) {
+    let rows: Vec<[String; 5]> = schedule
+        .rows
+        .iter()
+        .map(|r| {
+            let wait = if r.attempt == 1 {
+                "-".to_string()
+            } else if r.wait_min == r.wait_max {
+                r.wait_max.to_string()
+            } else {
+                format!("{}–{}", r.wait_min, r.wait_max)
+            };
+            [
+                r.attempt.to_string(),
+                wait,
+                r.start.to_string(),
+                r.end.to_string(),
+                r.deadline_left.map_or("-".to_string(), |d| d.to_string()),
+            ]
+        })
+        .collect();
+    let header = [
+        "attempt",
+        "wait before",
+        "starts by",
+        "ends by",
+        "deadline left",
+    ];
+    let widths: Vec<usize> = (0..5)
+        .map(|c| {
+            rows.iter()
+                .map(|r| r[c].chars().count())
+                .chain([header[c].len()])
+                .max()
+                .unwrap_or(0)
+        })
+        .collect();
+    let line = |cells: [&str; 5]| {
+        let mut text = String::from(" ");
+        for (cell, width) in cells.iter().zip(&widths) {
+            let _ = write!(text, " {cell:<width$} ");
+        }
+        text.trim_end().to_string()
+    };
+    let _ = writeln!(out, "{}", line(header));
+    for r in &rows {
+        let _ = writeln!(out, "{}", line([&r[0], &r[1], &r[2], &r[3], &r[4]]));
+    }
+    let last = schedule.rows.len();
+    let why = match schedule.stop {
+        StopReason::MaxAttempts => format!(
+            "stops after attempt {last}: maxAttempts is {}",
+            policy.max_attempts()
+        ),
+        StopReason::DeadlineExhausted => format!(
+            "stops after attempt {last}: the next wait would end past the deadline ({} of {} attempts run)",
+            last, schedule.max_attempts
+        ),
+        other => format!("stops after attempt {last}: {other}"),
+    };
+    let _ = writeln!(out, "  {why}");
+    let mut budget = format!("  worst case {}", schedule.worst_case);
+    if let Some(deadline) = schedule.deadline {
+        let _ = write!(budget, " of a {deadline} deadline");
+    }
+    if let Some(needed) = schedule.needed
+        && schedule.deadline.is_some_and(|d| needed > d)
+    {
+        let _ = write!(
+            budget,
+            "; all {} attempts would need {needed}",
+            schedule.max_attempts
+        );
+    }
+    let _ = writeln!(out, "{budget}");
+}

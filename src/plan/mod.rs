@@ -1,0 +1,373 @@
+//! The retry decision ([`plan_retry`]) and the worst-case [`schedule`] built from it.
+//!
+//! `plan_retry` is the one place that knows how long a client waits and when it stops;
+//! the schedule rules, `retrylint plan` and the simulator all call it.
+
+pub mod schedule;
+
+use std::fmt;
+
+use crate::model::Method;
+use crate::policy::{Duration, Jitter, SideEffect, Signal};
+
+/// Why a client stops retrying.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum StopReason {
+    /// A non-idempotent request may have been processed and nothing makes a repeat safe.
+    UnknownResult,
+    /// The status says retrying cannot help.
+    NotTransient,
+    /// The attempt count makes no sense (no attempt made yet).
+    InvalidAttempt,
+    /// Every allowed attempt was made.
+    MaxAttempts,
+    /// A backoff parameter, the clock or the random unit is negative or not finite.
+    InvalidDelay,
+    /// The server's Retry-After is negative, not finite, or longer than `retryAfter.max`.
+    InvalidRetryAfter,
+    /// The wait would end at or past the deadline.
+    DeadlineExhausted,
+}
+
+impl StopReason {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            StopReason::UnknownResult => "unknown-result",
+            StopReason::NotTransient => "not-transient",
+            StopReason::InvalidAttempt => "invalid-attempt",
+            StopReason::MaxAttempts => "max-attempts",
+            StopReason::InvalidDelay => "invalid-delay",
+            StopReason::InvalidRetryAfter => "invalid-retry-after",
+            StopReason::DeadlineExhausted => "deadline-exhausted",
+        }
+    }
+}
+
+impl fmt::Display for StopReason {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// What the client does next.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum Decision {
+    /// Wait `delay`, then send again; `backoff` is the un-jittered exponential value.
+    Retry {
+        delay: Duration,
+        backoff: Duration,
+    },
+    Stop(StopReason),
+}
+
+/// Backoff settings, in milliseconds.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Backoff {
+    pub base_ms: f64,
+    pub cap_ms: f64,
+    /// Growth per attempt; 2 when the policy does not say.
+    pub multiplier: f64,
+    pub jitter: Jitter,
+    /// Total attempts allowed, the first included.
+    pub max_attempts: u32,
+}
+
+/// What makes repeating a non-idempotent request safe.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct Protections {
+    /// The client sends an idempotency key and reuses it on every retry.
+    pub idempotency_key: bool,
+    /// The client can ask a status endpoint what became of the first attempt.
+    pub status_endpoint: bool,
+}
+
+/// Everything [`plan_retry`] decides from.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct RetryInput {
+    pub side_effect: SideEffect,
+    /// What the last attempt ended with.
+    pub signal: Signal,
+    /// Attempts already made (at least 1 when deciding about a retry).
+    pub attempts_made: u32,
+    /// Time since the call started.
+    pub now_ms: f64,
+    /// The call's absolute deadline on the same clock (`f64::INFINITY` for none).
+    pub deadline_ms: f64,
+    pub backoff: Backoff,
+    /// A random number in [0, 1] that picks the jittered wait.
+    pub random: f64,
+    /// The wait before the previous attempt (decorrelated jitter grows from it).
+    pub previous_delay_ms: Option<f64>,
+    /// The server's `Retry-After`, when the response carried one.
+    pub retry_after_ms: Option<f64>,
+    /// Whether the client waits at least what `Retry-After` asks.
+    pub honor_retry_after: bool,
+    /// The longest `Retry-After` the client accepts.
+    pub retry_after_max_ms: Option<f64>,
+    pub protections: Protections,
+}
+
+impl SideEffect {
+    /// The side effect a method implies (RFC 9110 §9.2).
+    pub fn of_method(method: Method) -> SideEffect {
+        match method {
+            Method::Get | Method::Head | Method::Options | Method::Trace => SideEffect::None,
+            Method::Put | Method::Delete => SideEffect::Idempotent,
+            Method::Post | Method::Patch => SideEffect::NonIdempotent,
+        }
+    }
+}
+
+/// Statuses worth retrying: 408, 409, 425, 429 and 5xx but 501 and 505.
+pub fn is_transient_status(code: u16) -> bool {
+    matches!(code, 408 | 409 | 425 | 429)
+        || ((500..600).contains(&code) && !matches!(code, 501 | 505))
+}
+
+/// Decides whether to retry after an attempt, and how long to wait first.
+///
+/// Before the attempt with index `k` (`k` attempts made) the client waits
+/// `jitter(min(cap, base × multiplier^k))`; with `Retry-After` honoured, at least what the
+/// server asks. A wait that would end at or past the deadline stops the retries.
+pub fn plan_retry(input: &RetryInput) -> Decision {
+    let b = &input.backoff;
+    if input.attempts_made < 1 {
+        return Decision::Stop(StopReason::InvalidAttempt);
+    }
+    let finite_non_negative = |v: f64| v.is_finite() && v >= 0.0;
+    let parameters_ok = finite_non_negative(b.base_ms)
+        && finite_non_negative(b.cap_ms)
+        && b.multiplier.is_finite()
+        && b.multiplier >= 1.0
+        && finite_non_negative(input.now_ms)
+        && !input.deadline_ms.is_nan()
+        && input.deadline_ms >= 0.0
+        && (0.0..=1.0).contains(&input.random)
+        && input.previous_delay_ms.is_none_or(finite_non_negative);
+    if !parameters_ok {
+        return Decision::Stop(StopReason::InvalidDelay);
+    }
+    if input.attempts_made >= b.max_attempts {
+        return Decision::Stop(StopReason::MaxAttempts);
+    }
+    match input.signal {
+        Signal::Status(code) if !is_transient_status(code) => {
+            return Decision::Stop(StopReason::NotTransient);
+        }
+        Signal::Class(class) if class != 5 => return Decision::Stop(StopReason::NotTransient),
+        _ => {}
+    }
+    let protected = input.protections.idempotency_key || input.protections.status_endpoint;
+    if input.side_effect == SideEffect::NonIdempotent
+        && !protected
+        && !input.signal.is_unprocessed()
+    {
+        return Decision::Stop(StopReason::UnknownResult);
+    }
+    // The exponential step, computed in floating point and capped: no overflow for any
+    // attempt count or multiplier.
+    let exponent = input.attempts_made.min(1_024) as i32;
+    let backoff_ms = (b.base_ms * b.multiplier.powi(exponent)).min(b.cap_ms);
+    let backoff_ms = if backoff_ms.is_finite() {
+        backoff_ms
+    } else {
+        b.cap_ms
+    };
+    let r = input.random;
+    let mut delay_ms = match b.jitter {
+        Jitter::None => backoff_ms,
+        Jitter::Full => backoff_ms * r,
+        Jitter::Equal => backoff_ms / 2.0 + backoff_ms / 2.0 * r,
+        Jitter::Decorrelated => {
+            let previous = input.previous_delay_ms.unwrap_or(b.base_ms);
+            let high = (previous * 3.0).max(b.base_ms);
+            (b.base_ms + (high - b.base_ms) * r).min(b.cap_ms)
+        }
+    };
+    if input.honor_retry_after
+        && let Some(asked) = input.retry_after_ms
+    {
+        if !finite_non_negative(asked) || input.retry_after_max_ms.is_some_and(|max| asked > max) {
+            return Decision::Stop(StopReason::InvalidRetryAfter);
+        }
+        delay_ms = delay_ms.max(asked);
+    }
+    if input.now_ms + delay_ms >= input.deadline_ms {
+        return Decision::Stop(StopReason::DeadlineExhausted);
+    }
+    Decision::Retry {
+        delay: millis(delay_ms),
+        backoff: millis(backoff_ms),
+    }
+}
+
+/// A duration from milliseconds, rounded to the microsecond and saturating.
+pub fn millis(ms: f64) -> Duration {
+    Duration::from_micros(
+        (ms * 1_000.0)
+            .round()
+            .clamp(i64::MIN as f64, i64::MAX as f64) as i64,
+    )
+}
+
+/// Milliseconds of a duration.
+pub fn ms(d: Duration) -> f64 {
+    d.as_micros() as f64 / 1_000.0
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The seed's worked example: POST, 503, 2 attempts made, now 1000 ms, deadline
+    /// 3000 ms, random 0.5, idempotency key, base 100 ms, cap 2 s, 3 attempts.
+    fn seed() -> RetryInput {
+        RetryInput {
+            side_effect: SideEffect::of_method(Method::Post),
+            signal: Signal::Status(503),
+            attempts_made: 2,
+            now_ms: 1_000.0,
+            deadline_ms: 3_000.0,
+            backoff: Backoff {
+                base_ms: 100.0,
+                cap_ms: 2_000.0,
+                multiplier: 2.0,
+                jitter: Jitter::Full,
+                max_attempts: 3,
+            },
+            random: 0.5,
+            previous_delay_ms: None,
+            retry_after_ms: None,
+            honor_retry_after: true,
+            retry_after_max_ms: None,
+            protections: Protections {
+                idempotency_key: true,
+                status_endpoint: false,
+            },
+        }
+    }
+
+    #[test]
+    fn the_seed_example_waits_200ms_of_a_400ms_backoff() {
+        assert_eq!(
+            plan_retry(&seed()),
+            Decision::Retry {
+                delay: Duration::from_millis(200),
+                backoff: Duration::from_millis(400)
+            }
+        );
+    }
+
+    #[test]
+    fn every_stop_reason_has_its_case() {
+        let stop = |f: &dyn Fn(&mut RetryInput)| {
+            let mut input = seed();
+            f(&mut input);
+            plan_retry(&input)
+        };
+        use StopReason::*;
+        assert_eq!(
+            stop(&|i| i.attempts_made = 0),
+            Decision::Stop(InvalidAttempt)
+        );
+        assert_eq!(stop(&|i| i.attempts_made = 3), Decision::Stop(MaxAttempts));
+        assert_eq!(
+            stop(&|i| i.backoff.base_ms = -1.0),
+            Decision::Stop(InvalidDelay)
+        );
+        assert_eq!(
+            stop(&|i| i.backoff.cap_ms = f64::NAN),
+            Decision::Stop(InvalidDelay)
+        );
+        assert_eq!(
+            stop(&|i| i.now_ms = f64::INFINITY),
+            Decision::Stop(InvalidDelay)
+        );
+        assert_eq!(stop(&|i| i.random = 1.5), Decision::Stop(InvalidDelay));
+        assert_eq!(
+            stop(&|i| i.retry_after_ms = Some(5_000.0)),
+            Decision::Stop(DeadlineExhausted)
+        );
+        assert_eq!(
+            stop(&|i| i.retry_after_ms = Some(-1.0)),
+            Decision::Stop(InvalidRetryAfter)
+        );
+        assert_eq!(
+            stop(&|i| {
+                i.retry_after_ms = Some(1_500.0);
+                i.retry_after_max_ms = Some(1_000.0);
+            }),
+            Decision::Stop(InvalidRetryAfter)
+        );
+        assert_eq!(
+            stop(&|i| i.protections = Protections::default()),
+            Decision::Stop(UnknownResult)
+        );
+        assert_eq!(
+            stop(&|i| i.signal = Signal::Status(400)),
+            Decision::Stop(NotTransient)
+        );
+        assert_eq!(
+            stop(&|i| i.signal = Signal::Status(501)),
+            Decision::Stop(NotTransient)
+        );
+        assert_eq!(
+            stop(&|i| i.now_ms = 2_900.0),
+            Decision::Stop(DeadlineExhausted)
+        );
+    }
+
+    #[test]
+    fn unprocessed_signals_are_safe_for_any_write() {
+        let mut input = seed();
+        input.protections = Protections::default();
+        input.signal = Signal::ConnectFailure;
+        assert!(matches!(plan_retry(&input), Decision::Retry { .. }));
+        input.signal = Signal::Timeout;
+        assert_eq!(
+            plan_retry(&input),
+            Decision::Stop(StopReason::UnknownResult)
+        );
+    }
+
+    #[test]
+    fn jitter_modes_and_retry_after() {
+        let with = |jitter, random| {
+            let mut input = seed();
+            input.backoff.jitter = jitter;
+            input.random = random;
+            plan_retry(&input)
+        };
+        let delay = |d: Decision| match d {
+            Decision::Retry { delay, .. } => delay,
+            Decision::Stop(r) => panic!("stopped: {r}"),
+        };
+        assert_eq!(delay(with(Jitter::None, 0.0)), Duration::from_millis(400));
+        assert_eq!(delay(with(Jitter::Equal, 0.0)), Duration::from_millis(200));
+        assert_eq!(delay(with(Jitter::Equal, 1.0)), Duration::from_millis(400));
+        assert_eq!(delay(with(Jitter::Full, 0.0)), Duration::ZERO);
+        // Decorrelated: uniform in [base, previous × 3], capped.
+        assert_eq!(
+            delay(with(Jitter::Decorrelated, 1.0)),
+            Duration::from_millis(300)
+        );
+        let mut input = seed();
+        input.retry_after_ms = Some(1_000.0);
+        assert_eq!(delay(plan_retry(&input)), Duration::from_millis(1_000));
+        input.honor_retry_after = false;
+        assert_eq!(delay(plan_retry(&input)), Duration::from_millis(200));
+    }
+
+    #[test]
+    fn huge_values_saturate_instead_of_overflowing() {
+        let mut input = seed();
+        input.attempts_made = u32::MAX - 1;
+        input.backoff.max_attempts = u32::MAX;
+        input.backoff.multiplier = 1e308;
+        input.deadline_ms = f64::INFINITY;
+        match plan_retry(&input) {
+            Decision::Retry { backoff, .. } => assert_eq!(backoff, Duration::from_millis(2_000)),
+            other => panic!("{other:?}"),
+        }
+    }
+}

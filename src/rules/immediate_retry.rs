@@ -1,0 +1,46 @@
+//! `immediate-retry`: retries sent back to back.
+
+use super::{OperationContext, Rule, declare_rule};
+use crate::finding::{Finding, Label};
+use crate::policy::Duration;
+
+declare_rule!(
+    /// A retried operation with no backoff, or `backoff.base: 0ms`.
+    ImmediateRetry,
+    "immediate-retry",
+    Error,
+    "a retried operation waits nothing between attempts"
+);
+
+impl Rule for ImmediateRetry {
+    fn check_operation(&self, cx: &OperationContext<'_>, out: &mut Vec<Finding>) {
+        let Some(policy) = cx.policy else { return };
+        if !policy.is_retried() {
+            return;
+        }
+        let p = &policy.policy;
+        let (loc, label) = match (&p.backoff_base, &p.backoff, &p.max_attempts) {
+            (Some(base), _, _) if base.value > Duration::ZERO => return,
+            (Some(base), _, _) => (&base.loc, format!("base {}", base.value)),
+            (None, Some(section), _) => (&section.loc, "backoff without a base".to_string()),
+            (None, None, Some(attempts)) => (
+                &attempts.loc,
+                format!("{} attempts, no backoff", attempts.value),
+            ),
+            (None, None, None) => return,
+        };
+        let op = cx.op;
+        out.push(
+            Finding::new(
+                Self::META.name,
+                format!(
+                    "{} {} retries immediately: a failing server gets every retry at once, while it is least able to answer",
+                    op.method, op.path
+                ),
+                Label::new(loc, label),
+            )
+            .about(op)
+            .help("set backoff.base (for example 100ms) and a cap; waits grow from base to cap"),
+        );
+    }
+}

@@ -1,0 +1,40 @@
+//! `key-conflict-response-undeclared`: no documented answer to a reused or in-flight key.
+
+use super::{OperationContext, Rule, declare_rule, declared_here};
+use crate::finding::{Finding, Label};
+
+declare_rule!(
+    /// A key-protected operation declares none of 400, 409 and 422.
+    KeyConflictResponseUndeclared,
+    "key-conflict-response-undeclared",
+    Info,
+    "a key-protected operation declares no response for a reused or in-flight key"
+);
+
+impl Rule for KeyConflictResponseUndeclared {
+    fn check_operation(&self, cx: &OperationContext<'_>, out: &mut Vec<Finding>) {
+        let Some(key) = cx.policy.and_then(|p| p.policy.key_header.as_ref()) else {
+            return;
+        };
+        let op = cx.op;
+        if ["400", "409", "422", "4XX"]
+            .iter()
+            .any(|c| op.response(c).is_some())
+        {
+            return;
+        }
+        out.push(
+            Finding::new(
+                Self::META.name,
+                format!(
+                    "{} {} is protected by `{}` but declares no 400, 409 or 422 response: clients cannot tell a reused or in-flight key from any other failure",
+                    op.method, op.path, key.value
+                ),
+                Label::new(&op.loc, declared_here(op)),
+            )
+            .about(op)
+            .help("declare 409 Conflict for a key still in flight and 422 for a key reused with another body")
+            .related(&key.loc, "the key is named here"),
+        );
+    }
+}

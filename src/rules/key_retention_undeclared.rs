@@ -1,0 +1,36 @@
+//! `key-retention-undeclared`: a retried operation relies on a key of unknown lifetime.
+
+use super::{OperationContext, Rule, declare_rule};
+use crate::finding::{Finding, Label};
+
+declare_rule!(
+    /// A retried operation sends an idempotency key but the policy states no `keyRetention`.
+    KeyRetentionUndeclared,
+    "key-retention-undeclared",
+    Info,
+    "a retried operation relies on an idempotency key with no stated retention"
+);
+
+impl Rule for KeyRetentionUndeclared {
+    fn check_operation(&self, cx: &OperationContext<'_>, out: &mut Vec<Finding>) {
+        let Some(policy) = cx.policy else { return };
+        let p = &policy.policy;
+        let Some(key) = &p.key_header else { return };
+        if !policy.is_retried() || p.key_retention.is_some() {
+            return;
+        }
+        let op = cx.op;
+        out.push(
+            Finding::new(
+                Self::META.name,
+                format!(
+                    "{} {} is retried with `{}` but the policy does not say how long the server keeps keys: nothing shows the retries end before the key is forgotten",
+                    op.method, op.path, key.value
+                ),
+                Label::new(&key.loc, "no keyRetention"),
+            )
+            .about(op)
+            .help("state the server's retention in idempotency.keyRetention (for example 24h)"),
+        );
+    }
+}

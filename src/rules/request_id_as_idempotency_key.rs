@@ -1,0 +1,52 @@
+//! `request-id-as-idempotency-key`: a tracing header used as if the server deduplicated on it.
+
+use super::{OperationContext, Rule, declare_rule};
+use crate::finding::{Finding, Label};
+
+/// Header names that identify a request for logs and traces, not for deduplication.
+const TRACING_HEADERS: &[&str] = &[
+    "x-request-id",
+    "request-id",
+    "x-correlation-id",
+    "correlation-id",
+    "x-trace-id",
+    "trace-id",
+    "traceparent",
+    "tracestate",
+    "x-amzn-trace-id",
+    "x-b3-traceid",
+    "x-cloud-trace-context",
+];
+
+declare_rule!(
+    /// `keyHeader` names a request, correlation or trace id header.
+    RequestIdAsIdempotencyKey,
+    "request-id-as-idempotency-key",
+    Warning,
+    "the idempotency key header is a request, correlation or trace id"
+);
+
+impl Rule for RequestIdAsIdempotencyKey {
+    fn check_operation(&self, cx: &OperationContext<'_>, out: &mut Vec<Finding>) {
+        let Some(key) = cx.policy.and_then(|p| p.policy.key_header.as_ref()) else {
+            return;
+        };
+        let lower = key.value.to_ascii_lowercase();
+        if !TRACING_HEADERS.contains(&lower.as_str()) {
+            return;
+        }
+        let op = cx.op;
+        out.push(
+            Finding::new(
+                Self::META.name,
+                format!(
+                    "{} {} uses `{}` as its idempotency key: that header links logs and traces, the server does not deduplicate on it",
+                    op.method, op.path, key.value
+                ),
+                Label::new(&key.loc, format!("`{}` is a tracing header", key.value)),
+            )
+            .about(op)
+            .help("name the header the server deduplicates on (such as Idempotency-Key) in idempotency.keyHeader"),
+        );
+    }
+}

@@ -1,0 +1,37 @@
+//! `retry-after-unbounded`: the client waits whatever the server asks, however long.
+
+use super::{OperationContext, Rule, declare_rule};
+use crate::finding::{Finding, Label};
+
+declare_rule!(
+    /// `retryAfter.honor` without `retryAfter.max`.
+    RetryAfterUnbounded,
+    "retry-after-unbounded",
+    Warning,
+    "Retry-After is honoured with no upper bound"
+);
+
+impl Rule for RetryAfterUnbounded {
+    fn check_operation(&self, cx: &OperationContext<'_>, out: &mut Vec<Finding>) {
+        let Some(policy) = cx.policy else { return };
+        let p = &policy.policy;
+        let Some(honor) = &p.retry_after_honor else {
+            return;
+        };
+        let throttled = policy
+            .retry_on()
+            .iter()
+            .any(|s| s.value.covers(429) || s.value.covers(503));
+        if !honor.value || p.retry_after_max.is_some() || !policy.is_retried() || !throttled {
+            return;
+        }
+        out.push(
+            Finding::new(
+                Self::META.name,
+                "Retry-After is honoured with no retryAfter.max: a server or proxy that asks for a long wait holds the caller for it, up to the whole deadline (or forever without one)",
+                Label::new(&honor.loc, "no upper bound"),
+            )
+            .help("set retryAfter.max (for example 5s): a longer Retry-After makes the client give up at once instead"),
+        );
+    }
+}

@@ -1,0 +1,99 @@
+//! The rule catalogue is one set everywhere: the code, the doc pages, the fixture folders,
+//! and the table of the product specification (when it is beside the repository).
+
+mod common;
+
+use std::collections::BTreeSet;
+
+fn folder_names(dir: &str, strip: &str) -> BTreeSet<String> {
+    std::fs::read_dir(format!("{}/{dir}", env!("CARGO_MANIFEST_DIR")))
+        .unwrap()
+        .map(|e| {
+            e.unwrap()
+                .file_name()
+                .to_string_lossy()
+                .trim_end_matches(strip)
+                .to_string()
+        })
+        .collect()
+}
+
+fn code_names() -> BTreeSet<String> {
+    retrylint::rules::names()
+        .into_iter()
+        .map(str::to_string)
+        .collect()
+}
+
+#[test]
+fn code_docs_and_fixtures_name_the_same_rules() {
+    let code = code_names();
+    assert_eq!(
+        code.len(),
+        retrylint::rules::ALL.len(),
+        "rule names are unique"
+    );
+    assert_eq!(folder_names("rules", ".md"), code, "rules/*.md");
+    assert_eq!(folder_names("fixtures/rules", ""), code, "fixtures/rules/*");
+    for rule in &code {
+        for case in ["fail", "pass"] {
+            let dir = format!(
+                "{}/fixtures/rules/{rule}/{case}",
+                env!("CARGO_MANIFEST_DIR")
+            );
+            assert!(
+                std::path::Path::new(&dir).join("openapi.yaml").is_file(),
+                "{dir}/openapi.yaml"
+            );
+        }
+    }
+}
+
+#[test]
+fn the_specification_table_names_the_same_rules() {
+    let spec = concat!(env!("CARGO_MANIFEST_DIR"), "/../shared/SPEC.md");
+    let Ok(text) = std::fs::read_to_string(spec) else {
+        eprintln!("notice: the product specification is not beside the repository; skipping");
+        return;
+    };
+    let section = &text[text.find("## 3. Rules").unwrap()..text.find("## 4.").unwrap()];
+    let table: BTreeSet<String> = section
+        .lines()
+        .filter_map(|l| l.strip_prefix("| `"))
+        .filter_map(|l| l.split('`').next())
+        .map(str::to_string)
+        .collect();
+    assert_eq!(table, code_names());
+    // Default severities agree too.
+    for line in section.lines().filter(|l| l.starts_with("| `")) {
+        let cells: Vec<&str> = line.split('|').map(str::trim).collect();
+        let name = cells[1].trim_matches('`');
+        let rule = retrylint::rules::by_name(name).unwrap();
+        assert_eq!(rule.meta().severity.as_str(), cells[2], "{name}");
+    }
+}
+
+#[test]
+fn rules_lists_every_rule_and_explain_prints_its_page() {
+    let run = common::retrylint(&["rules"]);
+    assert_eq!(run.code, 0);
+    assert_eq!(run.stdout.lines().count(), retrylint::rules::ALL.len());
+    insta::assert_snapshot!("rules-table", run.stdout);
+    for rule in retrylint::rules::ALL {
+        let name = rule.meta().name;
+        assert!(run.stdout.lines().any(|l| l.starts_with(name)), "{name}");
+        let page = common::retrylint(&["explain", name]);
+        assert_eq!(page.code, 0);
+        let on_disk =
+            std::fs::read_to_string(format!("{}/rules/{name}.md", env!("CARGO_MANIFEST_DIR")))
+                .unwrap();
+        assert_eq!(page.stdout, on_disk);
+    }
+    let typo = common::retrylint(&["explain", "retry-after-ignord"]);
+    assert_eq!(typo.code, 2);
+    assert!(
+        typo.stderr.contains("did you mean `retry-after-ignored`?"),
+        "{}",
+        typo.stderr
+    );
+}
