@@ -79,3 +79,55 @@ fn every_corpus_description_checks_against_a_retrying_policy() {
         "error[unprotected-write-retry]: POST /v1/charges is retried on 503 and timeout"
     ));
 }
+
+/// How often each rule fires, from human output.
+fn counts(stdout: &str) -> std::collections::BTreeMap<String, usize> {
+    let mut out = std::collections::BTreeMap::new();
+    for line in stdout.lines() {
+        let Some(start) = line.find('[') else {
+            continue;
+        };
+        let Some(end) = line.find("]:") else { continue };
+        if line.trim_start().starts_with(['×', '⚠', '☞']) {
+            *out.entry(line[start + 1..end].to_string()).or_default() += 1;
+        }
+    }
+    out
+}
+
+#[test]
+fn github_and_stripe_findings_match_what_their_descriptions_say() {
+    let Some(dir) = corpus() else { return };
+    let policy = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("corpus-policy/counts.yaml");
+    std::fs::create_dir_all(policy.parent().unwrap()).unwrap();
+    std::fs::write(
+        &policy,
+        "version: 1\ndefaults: {maxAttempts: 3, deadline: 10s, retryOn: [503, timeout], backoff: {base: 100ms, cap: 2s, jitter: full}, retryAfter: {honor: true, max: 5s}}\n",
+    )
+    .unwrap();
+    let run = |spec: &str| {
+        let path = dir.join(spec);
+        let run = common::retrylint(&[
+            "check",
+            path.to_str().unwrap(),
+            "-p",
+            policy.to_str().unwrap(),
+        ]);
+        assert_eq!(run.code, 1, "{}", run.stderr);
+        counts(&run.stdout)
+    };
+    let github = run("github/api.github.com.json");
+    // 193 POST + 70 PATCH, none with a key in the policy.
+    assert_eq!(github["unprotected-write-retry"], 263);
+    assert_eq!(github["unknown-outcome-unhandled"], 263);
+    // 77 operations declare 503 and 2 declare 429, none with Retry-After.
+    assert_eq!(github["retry-after-header-undeclared"], 79);
+    // Every operation but the 77 that declare 503 is retried on an undeclared 503.
+    assert_eq!(github["retry-status-undeclared"], 1223 - 77);
+    assert_eq!(github.len(), 4, "{github:?}");
+    let stripe = run("stripe/spec3.yaml");
+    assert_eq!(stripe["unprotected-write-retry"], 222);
+    assert_eq!(stripe["unknown-outcome-unhandled"], 222);
+    // Stripe declares `default` responses and no 429 or 503.
+    assert_eq!(stripe.len(), 2, "{stripe:?}");
+}
