@@ -17,7 +17,6 @@ impl Rule for AmbiguousPolicyMatch {
         let Some(applied) = cx.run.matches.per_operation.get(cx.op_index) else {
             return;
         };
-        let op = cx.op;
         // `applied` is sorted by rank, then file order: equal neighbours tie.
         for pair in applied.windows(2) {
             let (earlier, later) = (&policy.operations[pair[0]], &policy.operations[pair[1]]);
@@ -25,15 +24,11 @@ impl Rule for AmbiguousPolicyMatch {
                 continue;
             }
             out.push(
-                Finding::new(
-                    Self::META.name,
-                    format!(
-                        "{} {} is matched by `{}` and `{}`, equally specific: the later one wins field by field",
-                        op.method, op.path, earlier.selector, later.selector
-                    ),
-                    Label::new(&later.loc, "wins"),
-                )
-                .about(op)
+                cx.finding(
+                &Self::META,
+                format!("is matched by `{}` and `{}`, equally specific: the later one wins field by field", earlier.selector, later.selector),
+                Label::new(&later.loc, "wins"),
+            )
                 .help("merge the two entries, or make one selector more specific")
                 .related(&earlier.loc, "also matches"),
             );

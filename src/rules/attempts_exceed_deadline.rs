@@ -39,17 +39,12 @@ impl Rule for AttemptsExceedDeadline {
             .iter()
             .filter(|r| ms(r.end) - ms(r.start) >= ms(per_attempt.value))
             .count();
-        let op = cx.op;
         out.push(
-            Finding::new(
-                Self::META.name,
-                format!(
-                    "{} {}: {} attempts of up to {} with their longest waits need {needed}, {over} more than the {} deadline; in the worst case only {full} run in full",
-                    op.method, op.path, attempts.value, per_attempt.value, deadline.value
-                ),
+            cx.finding(
+                &Self::META,
+                format!("cannot fit {} attempts of up to {} in its {} deadline: with the longest waits they need {needed}, {over} more; in the worst case only {full} run in full", attempts.value, per_attempt.value, deadline.value),
                 Label::new(&attempts.loc, format!("{} attempts", attempts.value)),
             )
-            .about(op)
             .help(format!(
                 "lower maxAttempts to {full}, shorten perAttemptTimeout or backoff.cap, or raise the deadline to {needed}"
             ))

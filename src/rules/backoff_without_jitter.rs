@@ -29,17 +29,12 @@ impl Rule for BackoffWithoutJitter {
             ),
             (None, None, None) => return,
         };
-        let op = cx.op;
         out.push(
-            Finding::new(
-                Self::META.name,
-                format!(
-                    "{} {} retries without jitter: after a shared failure every client retries at the same moments",
-                    op.method, op.path
-                ),
+            cx.finding(
+                &Self::META,
+                "retries without jitter: after a shared failure every client retries at the same moments",
                 Label::new(loc, label),
             )
-            .about(op)
             .help("set backoff.jitter: full (or equal, decorrelated) to spread retries out"),
         );
     }

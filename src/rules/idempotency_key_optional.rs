@@ -23,15 +23,11 @@ impl Rule for IdempotencyKeyOptional {
         if header.required {
             return;
         }
-        let mut finding = Finding::new(
-            Self::META.name,
-            format!(
-                "{} {} declares `{}` as optional: clients that omit it get no deduplication, and the server cannot tell a retry from a new request",
-                op.method, op.path, header.name
-            ),
-            Label::new(&header.loc, format!("`{}` is optional", header.name)),
-        )
-        .about(op)
+        let mut finding = cx.finding(
+                &Self::META,
+                format!("declares `{}` as optional: clients that omit it get no deduplication, and the server cannot tell a retry from a new request", header.name),
+                Label::new(&header.loc, format!("`{}` is optional", header.name)),
+            )
         .help("declare the header with `required: true` so that the contract promises deduplication")
         .related(&key.loc, "the policy relies on it here");
         if let Some(definition) = &header.definition {

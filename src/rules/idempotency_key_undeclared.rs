@@ -33,15 +33,14 @@ impl Rule for IdempotencyKeyUndeclared {
             ),
         };
         out.push(
-            Finding::new(
-                Self::META.name,
+            cx.finding(
+                &Self::META,
                 format!(
-                    "{} {} declares no `{}` header, but the policy sends it as the idempotency key",
-                    op.method, op.path, key.value
+                    "declares no `{}` header, but the policy sends it as the idempotency key",
+                    key.value
                 ),
                 Label::new(&key.loc, format!("`{}` is named here", key.value)),
             )
-            .about(op)
             .help(help)
             .related(
                 &op.loc,

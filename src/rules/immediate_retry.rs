@@ -29,17 +29,12 @@ impl Rule for ImmediateRetry {
             ),
             (None, None, None) => return,
         };
-        let op = cx.op;
         out.push(
-            Finding::new(
-                Self::META.name,
-                format!(
-                    "{} {} retries immediately: a failing server gets every retry at once, while it is least able to answer",
-                    op.method, op.path
-                ),
+            cx.finding(
+                &Self::META,
+                "retries immediately: a failing server gets every retry at once, while it is least able to answer",
                 Label::new(loc, label),
             )
-            .about(op)
             .help("set backoff.base (for example 100ms) and a cap; waits grow from base to cap"),
         );
     }

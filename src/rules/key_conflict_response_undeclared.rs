@@ -24,15 +24,11 @@ impl Rule for KeyConflictResponseUndeclared {
             return;
         }
         out.push(
-            Finding::new(
-                Self::META.name,
-                format!(
-                    "{} {} is protected by `{}` but declares no 400, 409 or 422 response: clients cannot tell a reused or in-flight key from any other failure",
-                    op.method, op.path, key.value
-                ),
+            cx.finding(
+                &Self::META,
+                format!("is protected by `{}` but declares no 400, 409 or 422 response: clients cannot tell a reused or in-flight key from any other failure", key.value),
                 Label::new(&op.loc, declared_here(op)),
             )
-            .about(op)
             .help("declare 409 Conflict for a key still in flight and 422 for a key reused with another body")
             .related(&key.loc, "the key is named here"),
         );

@@ -23,17 +23,12 @@ impl Rule for KeyRetentionTooShort {
         if retention.value >= deadline.value || !policy.is_retried() {
             return;
         }
-        let op = cx.op;
         out.push(
-            Finding::new(
-                Self::META.name,
-                format!(
-                    "{} {} keeps its idempotency key for {} but may retry for {}: a late retry is processed as a new request",
-                    op.method, op.path, retention.value, deadline.value
-                ),
+            cx.finding(
+                &Self::META,
+                format!("keeps its idempotency key for {} but may retry for {}: a late retry is processed as a new request", retention.value, deadline.value),
                 Label::new(&retention.loc, format!("kept {}", retention.value)),
             )
-            .about(op)
             .help(format!("keep keys at least as long as the deadline ({}), or shorten the deadline", deadline.value))
             .related(&deadline.loc, format!("retries may go on for {}", deadline.value)),
         );

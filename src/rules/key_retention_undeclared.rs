@@ -19,17 +19,12 @@ impl Rule for KeyRetentionUndeclared {
         if !policy.is_retried() || p.key_retention.is_some() {
             return;
         }
-        let op = cx.op;
         out.push(
-            Finding::new(
-                Self::META.name,
-                format!(
-                    "{} {} is retried with `{}` but the policy does not say how long the server keeps keys: nothing shows the retries end before the key is forgotten",
-                    op.method, op.path, key.value
-                ),
+            cx.finding(
+                &Self::META,
+                format!("is retried with `{}` but the policy does not say how long the server keeps keys: nothing shows the retries end before the key is forgotten", key.value),
                 Label::new(&key.loc, "no keyRetention"),
             )
-            .about(op)
             .help("state the server's retention in idempotency.keyRetention (for example 24h)"),
         );
     }

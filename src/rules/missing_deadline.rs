@@ -22,15 +22,11 @@ impl Rule for MissingDeadline {
         }
         let op = cx.op;
         out.push(
-            Finding::new(
-                Self::META.name,
-                format!(
-                    "{} {} makes up to {} attempts with no deadline: the caller cannot know how long the call may take",
-                    op.method, op.path, attempts.value
-                ),
+            cx.finding(
+                &Self::META,
+                format!("makes up to {} attempts with no deadline: the caller cannot know how long the call may take", attempts.value),
                 Label::new(&attempts.loc, format!("{} attempts, no deadline", attempts.value)),
             )
-            .about(op)
             .help("set `deadline` (for example 10s): one budget for all attempts and the waits between them")
             .related(&op.loc, declared_here(op)),
         );

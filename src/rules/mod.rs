@@ -34,7 +34,7 @@ mod unprotected_write_retry;
 
 use std::collections::HashMap;
 
-use crate::finding::{Finding, Severity};
+use crate::finding::{Finding, Label, Severity};
 use crate::load::Sources;
 use crate::model::{Api, Operation};
 use crate::policy::{Effective, Level, Matches, PolicyFile, Signal, Spanned};
@@ -147,6 +147,24 @@ pub struct OperationContext<'a> {
     /// The operation's index in `run.api.operations`.
     pub op_index: usize,
     pub policy: Option<&'a Effective>,
+}
+
+impl OperationContext<'_> {
+    /// A finding about this operation; the message is prefixed with `METHOD /path`.
+    pub fn finding(
+        &self,
+        rule: &RuleMeta,
+        message: impl std::fmt::Display,
+        primary: Label,
+    ) -> Finding {
+        let op = self.op;
+        Finding::new(
+            rule.name,
+            format!("{} {} {message}", op.method, op.path),
+            primary,
+        )
+        .about(op)
+    }
 }
 
 /// Which rules run, at which severity.

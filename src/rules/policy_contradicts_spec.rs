@@ -26,15 +26,11 @@ impl Rule for PolicyContradictsSpec {
             && done.loc.file == file.file
         {
             out.push(
-                Finding::new(
-                    Self::META.name,
-                    format!(
-                        "{} {} is retried up to {} attempts, but its description says it must not be retried (maxAttempts: 1)",
-                        op.method, op.path, done.value
-                    ),
-                    Label::new(&done.loc, format!("{} attempts", done.value)),
-                )
-                .about(op)
+                cx.finding(
+                &Self::META,
+                format!("is retried up to {} attempts, but its description says it must not be retried (maxAttempts: 1)", done.value),
+                Label::new(&done.loc, format!("{} attempts", done.value)),
+            )
                 .help("follow the description, or ask its owners why the operation must not be retried")
                 .related(&said.loc, "the description says maxAttempts: 1"),
             );

@@ -35,17 +35,12 @@ impl Rule for RequestIdAsIdempotencyKey {
         if !TRACING_HEADERS.contains(&lower.as_str()) {
             return;
         }
-        let op = cx.op;
         out.push(
-            Finding::new(
-                Self::META.name,
-                format!(
-                    "{} {} uses `{}` as its idempotency key: that header links logs and traces, the server does not deduplicate on it",
-                    op.method, op.path, key.value
-                ),
+            cx.finding(
+                &Self::META,
+                format!("uses `{}` as its idempotency key: that header links logs and traces, the server does not deduplicate on it", key.value),
                 Label::new(&key.loc, format!("`{}` is a tracing header", key.value)),
             )
-            .about(op)
             .help("name the header the server deduplicates on (such as Idempotency-Key) in idempotency.keyHeader"),
         );
     }

@@ -31,15 +31,11 @@ impl Rule for RetryAfterHeaderUndeclared {
             if WHEN_TO_RETRY.iter().any(|h| response.has_header(h)) {
                 continue;
             }
-            let mut finding = Finding::new(
-                Self::META.name,
-                format!(
-                    "{} {} declares a {} response with no Retry-After header: clients cannot tell when to try again",
-                    op.method, op.path, response.code
-                ),
+            let mut finding = cx.finding(
+                &Self::META,
+                format!("declares a {} response with no Retry-After header: clients cannot tell when to try again", response.code),
                 Label::new(&response.loc, format!("{} without Retry-After", response.code)),
             )
-            .about(op)
             .help(format!(
                 "declare a `Retry-After` header on the {} response{}",
                 response.code,

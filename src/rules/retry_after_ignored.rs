@@ -37,16 +37,13 @@ impl Rule for RetryAfterIgnored {
             } else {
                 "the server says when it expects to recover; retrying earlier adds load to an overloaded service"
             };
-            let mut finding = Finding::new(
-                Self::META.name,
-                format!(
-                    "{} {} retries {code} without honouring Retry-After: {why}",
-                    op.method, op.path
-                ),
-                Label::new(&signal.loc, format!("{code} is retried here")),
-            )
-            .about(op)
-            .help("set retryAfter.honor: true, with a retryAfter.max that bounds the wait");
+            let mut finding = cx
+                .finding(
+                    &Self::META,
+                    format!("retries {code} without honouring Retry-After: {why}"),
+                    Label::new(&signal.loc, format!("{code} is retried here")),
+                )
+                .help("set retryAfter.honor: true, with a retryAfter.max that bounds the wait");
             if let Some(honor) = &policy.policy.retry_after_honor {
                 finding = finding.related(&honor.loc, "Retry-After is not honoured here");
             }

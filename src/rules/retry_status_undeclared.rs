@@ -47,15 +47,11 @@ impl Rule for RetryStatusUndeclared {
                 continue;
             }
             out.push(
-                Finding::new(
-                    Self::META.name,
-                    format!(
-                        "{} {} is retried on {}, a status it does not declare",
-                        op.method, op.path, signal.value
-                    ),
-                    Label::new(&signal.loc, format!("{} is retried here", signal.value)),
-                )
-                .about(op)
+                cx.finding(
+                &Self::META,
+                format!("is retried on {}, a status it does not declare", signal.value),
+                Label::new(&signal.loc, format!("{} is retried here", signal.value)),
+            )
                 .help(match signal.value {
                     Signal::Status(429 | 503) => format!(
                         "declare the {} response, with its Retry-After header, or leave it out of retryOn",

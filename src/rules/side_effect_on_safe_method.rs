@@ -36,15 +36,11 @@ impl Rule for SideEffectOnSafeMethod {
         };
         let Some(loc) = declared else { return };
         out.push(
-            Finding::new(
-                Self::META.name,
-                format!(
-                    "{} {} is declared non-idempotent, but {} is a safe method: caches, crawlers and proxies repeat it freely",
-                    op.method, op.path, op.method
-                ),
+            cx.finding(
+                &Self::META,
+                format!("is declared non-idempotent, but {} is a safe method: caches, crawlers and proxies repeat it freely", op.method),
                 Label::new(loc, "declared non-idempotent here"),
             )
-            .about(op)
             .help("make the operation a POST if it changes state; otherwise drop the non-idempotent declaration")
             .related(&op.loc, declared_here(op)),
         );

@@ -30,7 +30,6 @@ impl Rule for StatusEndpointMissing {
         if found {
             return;
         }
-        let op = cx.op;
         let named_other = Selector::parse(&endpoint.value)
             .ok()
             .and_then(|selector| operations.iter().find(|o| selector.matches(o)))
@@ -52,15 +51,11 @@ impl Rule for StatusEndpointMissing {
         )
         .map(str::to_string);
         out.push(
-            Finding::new(
-                Self::META.name,
-                format!(
-                    "{} {} relies on the status endpoint `{}`, which is no GET or HEAD operation of the description",
-                    op.method, op.path, endpoint.value
-                ),
+            cx.finding(
+                &Self::META,
+                format!("relies on the status endpoint `{}`, which is no GET or HEAD operation of the description", endpoint.value),
                 Label::new(&endpoint.loc, "no such GET or HEAD operation"),
             )
-            .about(op)
             .help(match (named_other, near) {
                 (Some(other), _) => other,
                 (None, Some(near)) => format!("did you mean `{near}`?"),

@@ -24,15 +24,11 @@ impl Rule for UnknownOutcomeUnhandled {
         }
         let op = cx.op;
         out.push(
-            Finding::new(
-                Self::META.name,
-                format!(
-                    "{} {} does not say what the client does when the write timed out after the body was sent",
-                    op.method, op.path
-                ),
+            cx.finding(
+                &Self::META,
+                "does not say what the client does when the write timed out after the body was sent",
                 Label::new(&op.loc, declared_here(op)),
             )
-            .about(op)
             .help("set onUnknownOutcome: fail (report it), reconcile (ask the statusEndpoint) or retry-same-key"),
         );
     }

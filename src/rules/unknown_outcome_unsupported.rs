@@ -35,17 +35,12 @@ impl Rule for UnknownOutcomeUnsupported {
             ),
             _ => return,
         };
-        let op = cx.op;
         out.push(
-            Finding::new(
-                Self::META.name,
-                format!(
-                    "{} {} handles an unknown outcome with {missing}",
-                    op.method, op.path
-                ),
+            cx.finding(
+                &Self::META,
+                format!("handles an unknown outcome with {missing}"),
                 Label::new(&plan.loc, "cannot be carried out"),
             )
-            .about(op)
             .help(help),
         );
     }
