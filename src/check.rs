@@ -5,12 +5,14 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
 use crate::error::InputError;
+use crate::finding::OperationRef;
 use crate::load::{LoadOptions, Loader, Sources, read_source};
 use crate::model;
 use crate::output::CheckResult;
 use crate::policy::{Effective, Matches, PolicyFile, parse_policy_file, resolve};
 use crate::rules::{self, RuleLevels, RunContext};
 use crate::source::SourceFile;
+use crate::suppress::Suppressions;
 
 /// The name of the policy file looked for beside a description.
 pub const POLICY_FILE_NAME: &str = "retry-policy.yaml";
@@ -102,11 +104,26 @@ pub fn check_description(
         matches: &analysis.matches,
     };
     let levels = RuleLevels::new(policy_file, &options.select, &options.ignore);
-    let findings = rules::check(&cx, &levels);
+    let suppressions = Suppressions::collect(&analysis.api, &analysis.sources, policy_file)?;
+    let outcome = suppressions.apply(
+        rules::check(&cx, &levels),
+        &analysis.api,
+        &analysis.sources,
+        &levels,
+    );
+    let mut findings = outcome.findings;
+    rules::sort(&mut findings, &analysis.sources);
     Ok(CheckResult {
         description: analysis.sources[analysis.api.root_file].name(),
-        operation_count: analysis.api.operations.len(),
+        operations: analysis
+            .api
+            .operations
+            .iter()
+            .map(OperationRef::of)
+            .collect(),
         findings,
+        suppressed: outcome.suppressed,
+        baselined: 0,
         sources: analysis.sources,
     })
 }

@@ -6,11 +6,12 @@ use std::process::ExitCode;
 
 use clap::{Args, Parser, Subcommand, ValueEnum};
 
+use crate::baseline::{self, Baseline};
 use crate::check::{CheckOptions, PolicyChoice, analyze, check_all, discover_policy, load_policy};
 use crate::error::InputError;
 use crate::finding::Severity;
 use crate::load::LoadOptions;
-use crate::output::{CheckResult, human, plan};
+use crate::output::{CheckResult, github, human, json, junit, plan, sarif};
 use crate::policy::Selector;
 
 /// Lint the retry contracts of HTTP APIs: an OpenAPI description plus a retry policy.
@@ -94,11 +95,26 @@ struct CheckArgs {
     /// Do not run these rules (comma-separated).
     #[arg(long, value_delimiter = ',', value_name = "RULE,..")]
     ignore: Vec<String>,
+    /// Report only findings that this baseline file does not hold.
+    #[arg(long, value_name = "FILE")]
+    baseline: Option<PathBuf>,
+    /// Record every current finding in a baseline file, and exit 0.
+    #[arg(long, value_name = "FILE")]
+    write_baseline: Option<PathBuf>,
 }
 
 #[derive(Debug, Clone, Copy, ValueEnum)]
 enum Format {
+    /// Diagnostics with source snippets.
     Human,
+    /// A versioned JSON document.
+    Json,
+    /// SARIF 2.1.0, for code scanning.
+    Sarif,
+    /// GitHub Actions workflow commands (pull-request annotations).
+    Github,
+    /// JUnit XML: a test case per operation, a failure per finding.
+    Junit,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
@@ -176,10 +192,27 @@ fn run_check(args: CheckArgs) -> Result<ExitCode, Vec<InputError>> {
     if !errors.is_empty() {
         return Err(errors);
     }
+    if let Some(path) = &args.write_baseline {
+        let count = baseline::write(path, &results).map_err(|e| vec![e])?;
+        eprintln!(
+            "wrote {count} findings to the baseline {}",
+            crate::source::path_text(path)
+        );
+        return Ok(ExitCode::SUCCESS);
+    }
+    if let Some(path) = &args.baseline {
+        Baseline::load(path)
+            .map_err(|e| vec![e])?
+            .apply(&mut results);
+    }
     let to_terminal = args.output.is_none() && std::io::stdout().is_terminal();
     let color = to_terminal && std::env::var_os("NO_COLOR").is_none();
     let text = match args.format {
         Format::Human => human::render(&results, color),
+        Format::Json => json::render(&results),
+        Format::Sarif => sarif::render(&results),
+        Format::Github => github::render(&results),
+        Format::Junit => junit::render(&results),
     };
     write_output(args.output.as_deref(), &text).map_err(|e| vec![e])?;
     let failed = results

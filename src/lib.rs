@@ -10,6 +10,7 @@
 
 #![forbid(unsafe_code)]
 
+pub mod baseline;
 pub mod check;
 pub mod cli;
 pub mod error;
@@ -24,6 +25,7 @@ pub use plan::plan_retry;
 pub mod policy;
 pub mod rules;
 pub mod source;
+pub mod suppress;
 
 /// The README's Rust examples run as doc tests, so they cannot go stale.
 #[cfg(doctest)]

@@ -131,3 +131,92 @@ fn github_and_stripe_findings_match_what_their_descriptions_say() {
     // Stripe declares `default` responses and no 429 or 503.
     assert_eq!(stripe.len(), 2, "{stripe:?}");
 }
+
+#[test]
+fn sarif_of_every_corpus_description_validates() {
+    let Some(dir) = corpus() else { return };
+    let policy = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("corpus-policy/sarif.yaml");
+    std::fs::create_dir_all(policy.parent().unwrap()).unwrap();
+    std::fs::write(&policy, RETRYING_POLICY).unwrap();
+    for (spec, _, _) in CORPUS {
+        let path = dir.join(spec);
+        let run = common::retrylint(&[
+            "check",
+            path.to_str().unwrap(),
+            "-p",
+            policy.to_str().unwrap(),
+            "--format",
+            "sarif",
+        ]);
+        assert_eq!(run.code, 1, "{spec}: {}", run.stderr);
+        let errors = common::sarif_errors(&run.stdout);
+        assert!(
+            errors.is_empty(),
+            "{spec}: {:?}",
+            &errors[..errors.len().min(5)]
+        );
+    }
+}
+
+/// Retries everything, with a plan for unknown outcomes.
+const RETRYING_POLICY: &str = "version: 1\ndefaults: {maxAttempts: 3, deadline: 10s, retryOn: [503, timeout], backoff: {base: 100ms, cap: 2s, jitter: full}, retryAfter: {honor: true, max: 5s}, onUnknownOutcome: fail}\n";
+
+#[test]
+fn a_baseline_of_github_leaves_only_a_new_unprotected_post() {
+    let Some(dir) = corpus() else { return };
+    let work = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("corpus-baseline");
+    std::fs::create_dir_all(&work).unwrap();
+    let original = std::fs::read_to_string(dir.join("github/api.github.com.json")).unwrap();
+    std::fs::write(work.join("api.github.com.json"), &original).unwrap();
+    std::fs::write(work.join("retry-policy.yaml"), RETRYING_POLICY).unwrap();
+    let written = common::retrylint_in(
+        &work,
+        &[
+            "check",
+            "api.github.com.json",
+            "--write-baseline",
+            "baseline.json",
+        ],
+    );
+    assert_eq!(written.code, 0, "{}", written.stderr);
+    let clean = common::retrylint_in(
+        &work,
+        &[
+            "check",
+            "api.github.com.json",
+            "--baseline",
+            "baseline.json",
+        ],
+    );
+    assert_eq!(
+        clean.code,
+        0,
+        "{}",
+        clean.stdout.lines().last().unwrap_or_default()
+    );
+    // One more POST, retried by the defaults, with no key.
+    let grown = original.replacen(
+        "\"paths\": {",
+        "\"paths\": {\n    \"/retrylint/new\": {\"post\": {\"operationId\": \"createNew\", \"responses\": {\"default\": {\"description\": \"error\"}}}},",
+        1,
+    );
+    assert_ne!(grown, original);
+    std::fs::write(work.join("api.github.com.json"), grown).unwrap();
+    let new = common::retrylint_in(
+        &work,
+        &[
+            "check",
+            "api.github.com.json",
+            "--baseline",
+            "baseline.json",
+            "--format",
+            "json",
+        ],
+    );
+    assert_eq!(new.code, 1);
+    let doc: serde_json::Value = serde_json::from_str(&new.stdout).unwrap();
+    let findings = doc["findings"].as_array().unwrap();
+    assert_eq!(findings.len(), 1, "{:#?}", findings);
+    assert_eq!(findings[0]["rule"], "unprotected-write-retry");
+    assert_eq!(findings[0]["operation"]["path"], "/retrylint/new");
+}

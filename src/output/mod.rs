@@ -1,10 +1,15 @@
 //! How results are shown. Each format is one module; all read the same [`CheckResult`]s.
 
+pub mod github;
 pub mod human;
+pub mod json;
+pub mod junit;
 pub mod plan;
+pub mod sarif;
 
-use crate::finding::{Finding, Severity};
+use crate::finding::{Finding, OperationRef, Severity};
 use crate::load::Sources;
+use crate::location::Loc;
 
 /// The outcome of checking one description.
 #[derive(Debug)]
@@ -12,8 +17,13 @@ pub struct CheckResult {
     /// The description's display name.
     pub description: String,
     pub sources: Sources,
+    /// The operations checked, in description order.
+    pub operations: Vec<OperationRef>,
     pub findings: Vec<Finding>,
-    pub operation_count: usize,
+    /// Findings silenced by suppressions.
+    pub suppressed: usize,
+    /// Findings left out because the baseline holds them.
+    pub baselined: usize,
 }
 
 /// Counts by severity over several results.
@@ -23,13 +33,17 @@ pub struct Summary {
     pub warnings: usize,
     pub infos: usize,
     pub operations: usize,
+    pub suppressed: usize,
+    pub baselined: usize,
 }
 
 impl Summary {
     pub fn of(results: &[CheckResult]) -> Summary {
         let mut summary = Summary::default();
         for result in results {
-            summary.operations += result.operation_count;
+            summary.operations += result.operations.len();
+            summary.suppressed += result.suppressed;
+            summary.baselined += result.baselined;
             for finding in &result.findings {
                 match finding.severity {
                     Severity::Error => summary.errors += 1,
@@ -51,10 +65,77 @@ impl Summary {
         if self.infos > 0 {
             parts.push(format!("{} info", self.infos));
         }
-        format!(
+        let mut line = format!(
             "{} in {}",
             parts.join(", "),
             plural(self.operations, "operation")
-        )
+        );
+        let mut left_out = Vec::new();
+        if self.suppressed > 0 {
+            left_out.push(format!("{} suppressed", self.suppressed));
+        }
+        if self.baselined > 0 {
+            left_out.push(format!("{} in the baseline", self.baselined));
+        }
+        if !left_out.is_empty() {
+            line.push_str(&format!(" ({})", left_out.join(", ")));
+        }
+        line
     }
+}
+
+/// Where a label is, in the terms every machine format uses.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Place {
+    pub file: String,
+    /// The JSON Pointer of the node in its file (empty for a comment).
+    pub pointer: String,
+    pub line: u32,
+    pub column: u32,
+    pub end_line: u32,
+    /// The column after the last character.
+    pub end_column: u32,
+}
+
+impl Place {
+    pub fn of(loc: &Loc, sources: &Sources) -> Place {
+        let file = &sources[loc.file];
+        let start = file.position(loc.span.start);
+        let end = file.position(loc.span.end.max(loc.span.start));
+        Place {
+            file: file.name(),
+            pointer: loc.pointer.clone(),
+            line: start.line,
+            column: start.column,
+            end_line: end.line,
+            end_column: end.column,
+        }
+    }
+}
+
+/// An identity for a finding that survives edits which only move lines: the rule, the
+/// file, the operation and the JSON Pointer (or, for a place with no pointer such as a
+/// comment, the text there). 16 hex digits of FNV-1a.
+pub fn fingerprint(finding: &Finding, sources: &Sources) -> String {
+    let loc = &finding.primary.loc;
+    let file = &sources[loc.file];
+    let operation = finding
+        .operation
+        .as_ref()
+        .map(|o| format!("{} {}", o.method, o.path))
+        .unwrap_or_default();
+    let anchor = if loc.pointer.is_empty() {
+        file.text.get(loc.span.range()).unwrap_or_default().trim()
+    } else {
+        loc.pointer.as_str()
+    };
+    let mut hash: u64 = 0xcbf2_9ce4_8422_2325;
+    for part in [finding.rule, &file.name(), &operation, anchor] {
+        for byte in part.bytes().chain([0u8]) {
+            hash ^= u64::from(byte);
+            hash = hash.wrapping_mul(0x0000_0100_0000_01b3);
+        }
+    }
+    format!("{hash:016x}")
 }

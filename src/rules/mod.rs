@@ -237,10 +237,6 @@ pub fn check(cx: &RunContext<'_>, levels: &RuleLevels) -> Vec<Finding> {
         };
         for (rule, severity) in &enabled {
             rule.check_operation(&op_cx, &mut out);
-            let name = rule.meta().name;
-            if ignored(cx.policy, name, op) {
-                out.clear();
-            }
             findings.extend(out.drain(..).map(|f| Finding {
                 severity: *severity,
                 ..f
@@ -254,29 +250,23 @@ pub fn check(cx: &RunContext<'_>, levels: &RuleLevels) -> Vec<Finding> {
             ..f
         }));
     }
-    findings.sort_by_cached_key(|f| {
-        (
-            cx.sources[f.primary.loc.file].name(),
-            f.primary.loc.span,
-            f.rule,
-            f.message.clone(),
-        )
-    });
+    sort(&mut findings, cx.sources);
     // Findings about a policy value (not about one operation) arrive once per operation
     // that inherits the value; they are one finding.
     findings.dedup();
     findings
 }
 
-/// Whether a `lint.ignore` entry of the policy silences `rule` for `op`.
-fn ignored(policy: Option<&PolicyFile>, rule: &str, op: &Operation) -> bool {
-    policy.is_some_and(|p| {
-        p.lint.ignore.iter().any(|entry| {
-            entry.rule.value == rule
-                && (entry.operations.is_empty()
-                    || entry.operations.iter().any(|s| s.value.matches(op)))
-        })
-    })
+/// Sorts findings by file, place, rule and message: the order of every output.
+pub fn sort(findings: &mut [Finding], sources: &Sources) {
+    findings.sort_by_cached_key(|f| {
+        (
+            sources[f.primary.loc.file].name(),
+            f.primary.loc.span,
+            f.rule,
+            f.message.clone(),
+        )
+    });
 }
 
 /// `timeout and 503`, `429, 503 and timeout`: conditions for a message.

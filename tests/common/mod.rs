@@ -67,3 +67,18 @@ pub fn fired_rules(stdout: &str) -> Vec<String> {
     rules.dedup();
     rules
 }
+
+/// Errors of a SARIF log against the official SARIF 2.1.0 schema (empty when valid).
+pub fn sarif_errors(text: &str) -> Vec<String> {
+    let schema: serde_json::Value =
+        serde_json::from_str(include_str!("../data/sarif-schema-2.1.0.json")).unwrap();
+    let validator = jsonschema::options()
+        .should_validate_formats(true)
+        .build(&schema)
+        .expect("the SARIF schema compiles");
+    let log: serde_json::Value = serde_json::from_str(text).expect("SARIF output is JSON");
+    validator
+        .iter_errors(&log)
+        .map(|e| format!("{} at {}", e, e.instance_path()))
+        .collect()
+}

@@ -1,0 +1,117 @@
+//! Baselines: record today's findings, then report only new ones.
+//!
+//! A baseline file lists findings by fingerprint (rule, file, operation and JSON Pointer:
+//! stable across edits that move lines), with the rule and message for the reader of a
+//! diff. A finding is left out once per matching entry, so a second identical finding is
+//! still new.
+
+use std::collections::HashMap;
+use std::path::Path;
+
+use serde::{Deserialize, Serialize};
+
+use crate::error::InputError;
+use crate::output::{CheckResult, Place, fingerprint};
+
+const VERSION: u32 = 1;
+
+#[derive(Debug, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct File {
+    version: u32,
+    findings: Vec<Entry>,
+}
+
+#[derive(Debug, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct Entry {
+    fingerprint: String,
+    rule: String,
+    file: String,
+    message: String,
+}
+
+/// The fingerprints of a baseline, with how many findings each may leave out.
+#[derive(Debug, Default)]
+pub struct Baseline {
+    counts: HashMap<String, usize>,
+}
+
+impl Baseline {
+    /// Reads a baseline file.
+    pub fn load(path: &Path) -> Result<Baseline, InputError> {
+        let shown = crate::source::path_text(path);
+        let text = std::fs::read_to_string(path)
+            .map_err(|e| InputError::new(format!("cannot read the baseline `{shown}`: {e}")))?;
+        let file: File = serde_json::from_str(&text).map_err(|e| {
+            InputError::new(format!(
+                "`{shown}` is not a retrylint baseline: {e} (line {}, column {})",
+                e.line(),
+                e.column()
+            ))
+            .with_help("write one with --write-baseline FILE")
+        })?;
+        if file.version != VERSION {
+            return Err(InputError::new(format!(
+                "`{shown}` is a baseline of version {}; this retrylint reads version {VERSION}",
+                file.version
+            )));
+        }
+        let mut counts = HashMap::new();
+        for entry in file.findings {
+            *counts.entry(entry.fingerprint).or_insert(0) += 1;
+        }
+        Ok(Baseline { counts })
+    }
+
+    /// Leaves out the findings the baseline holds, counting them per result.
+    pub fn apply(&mut self, results: &mut [CheckResult]) {
+        for result in results {
+            let sources = &result.sources;
+            let counts = &mut self.counts;
+            let before = result.findings.len();
+            result
+                .findings
+                .retain(|f| match counts.get_mut(&fingerprint(f, sources)) {
+                    Some(n) if *n > 0 => {
+                        *n -= 1;
+                        false
+                    }
+                    _ => true,
+                });
+            result.baselined += before - result.findings.len();
+        }
+    }
+}
+
+/// Writes every finding of `results` as a baseline; returns how many it holds.
+pub fn write(path: &Path, results: &[CheckResult]) -> Result<usize, InputError> {
+    let mut findings: Vec<Entry> = results
+        .iter()
+        .flat_map(|r| {
+            r.findings.iter().map(|f| Entry {
+                fingerprint: fingerprint(f, &r.sources),
+                rule: f.rule.to_string(),
+                file: Place::of(&f.primary.loc, &r.sources).file,
+                message: f.message.clone(),
+            })
+        })
+        .collect();
+    findings.sort_by(|a, b| {
+        (&a.file, &a.rule, &a.fingerprint).cmp(&(&b.file, &b.rule, &b.fingerprint))
+    });
+    let count = findings.len();
+    let mut text = serde_json::to_string_pretty(&File {
+        version: VERSION,
+        findings,
+    })
+    .unwrap_or_default();
+    text.push('\n');
+    std::fs::write(path, text).map_err(|e| {
+        InputError::new(format!(
+            "cannot write the baseline `{}`: {e}",
+            crate::source::path_text(path)
+        ))
+    })?;
+    Ok(count)
+}

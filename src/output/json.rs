@@ -1,0 +1,107 @@
+//! `--format json`: findings as a versioned JSON document for other tools.
+
+use serde::Serialize;
+
+use super::{CheckResult, Place, Summary, fingerprint};
+use crate::finding::Finding;
+use crate::load::Sources;
+
+/// The version of this document's shape.
+pub const VERSION: u32 = 1;
+
+#[derive(Serialize)]
+struct Document<'a> {
+    version: u32,
+    findings: Vec<JsonFinding<'a>>,
+    summary: JsonSummary<'a>,
+}
+
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct JsonFinding<'a> {
+    rule: &'a str,
+    severity: &'a str,
+    message: &'a str,
+    help: Option<&'a str>,
+    operation: Option<JsonOperation<'a>>,
+    location: Place,
+    /// What the primary label says.
+    label: &'a str,
+    related: Vec<Related<'a>>,
+    fingerprint: String,
+}
+
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct JsonOperation<'a> {
+    method: &'a str,
+    path: &'a str,
+    operation_id: Option<&'a str>,
+}
+
+#[derive(Serialize)]
+struct Related<'a> {
+    message: &'a str,
+    location: Place,
+}
+
+#[derive(Serialize)]
+struct JsonSummary<'a> {
+    descriptions: Vec<&'a str>,
+    operations: usize,
+    errors: usize,
+    warnings: usize,
+    infos: usize,
+    suppressed: usize,
+    baselined: usize,
+}
+
+/// Renders every result as one JSON document.
+pub fn render(results: &[CheckResult]) -> String {
+    let summary = Summary::of(results);
+    let document = Document {
+        version: VERSION,
+        findings: results
+            .iter()
+            .flat_map(|r| r.findings.iter().map(|f| finding(f, &r.sources)))
+            .collect(),
+        summary: JsonSummary {
+            descriptions: results.iter().map(|r| r.description.as_str()).collect(),
+            operations: summary.operations,
+            errors: summary.errors,
+            warnings: summary.warnings,
+            infos: summary.infos,
+            suppressed: summary.suppressed,
+            baselined: summary.baselined,
+        },
+    };
+    // Serialising plain structs of strings and numbers cannot fail.
+    let mut text = serde_json::to_string_pretty(&document).unwrap_or_default();
+    text.push('\n');
+    text
+}
+
+fn finding<'a>(f: &'a Finding, sources: &Sources) -> JsonFinding<'a> {
+    JsonFinding {
+        rule: f.rule,
+        severity: f.severity.as_str(),
+        message: &f.message,
+        help: f.help.as_deref(),
+        operation: f.operation.as_ref().map(|o| JsonOperation {
+            method: &o.method,
+            path: &o.path,
+            operation_id: o.operation_id.as_deref(),
+        }),
+        location: Place::of(&f.primary.loc, sources),
+        label: &f.primary.text,
+        related: f
+            .related
+            .iter()
+            .map(|l| Related {
+                message: &l.text,
+                location: Place::of(&l.loc, sources),
+            })
+            .collect(),
+        fingerprint: fingerprint(f, sources),
+    }
+}

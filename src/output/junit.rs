@@ -1,0 +1,109 @@
+//! `--format junit`: one test case per operation, a failure per finding, for CI test
+//! reports (GitLab, Jenkins, Azure Pipelines).
+
+use super::{CheckResult, Place};
+use crate::finding::Finding;
+
+/// The test case of findings that are about the policy, not one operation.
+const POLICY_CASE: &str = "policy";
+
+/// Renders every result as a test suite.
+pub fn render(results: &[CheckResult]) -> String {
+    let mut suites = String::new();
+    let (mut total_tests, mut total_failures) = (0, 0);
+    for result in results {
+        let mut cases: Vec<(String, Vec<&Finding>)> = result
+            .operations
+            .iter()
+            .map(|o| (format!("{} {}", o.method, o.path), Vec::new()))
+            .collect();
+        let mut policy_findings = Vec::new();
+        for finding in &result.findings {
+            let case = finding.operation.as_ref().and_then(|o| {
+                result
+                    .operations
+                    .iter()
+                    .position(|r| r.method == o.method && r.path == o.path)
+            });
+            match case {
+                Some(i) => cases[i].1.push(finding),
+                None => policy_findings.push(finding),
+            }
+        }
+        if !policy_findings.is_empty() {
+            cases.push((POLICY_CASE.to_string(), policy_findings));
+        }
+        let failures = cases.iter().filter(|(_, f)| !f.is_empty()).count();
+        total_tests += cases.len();
+        total_failures += failures;
+        suites.push_str(&format!(
+            "  <testsuite name=\"{}\" tests=\"{}\" failures=\"{failures}\" errors=\"0\" skipped=\"0\">\n",
+            escape(&result.description),
+            cases.len()
+        ));
+        for (name, findings) in &cases {
+            let open = format!(
+                "    <testcase name=\"{}\" classname=\"{}\"",
+                escape(name),
+                escape(&result.description)
+            );
+            if findings.is_empty() {
+                suites.push_str(&open);
+                suites.push_str("/>\n");
+                continue;
+            }
+            suites.push_str(&open);
+            suites.push_str(">\n");
+            for f in findings {
+                let place = Place::of(&f.primary.loc, &result.sources);
+                let mut body = format!(
+                    "{}[{}] {}:{}:{}: {}",
+                    f.severity, f.rule, place.file, place.line, place.column, f.message
+                );
+                if let Some(help) = &f.help {
+                    body.push_str("\nhelp: ");
+                    body.push_str(help);
+                }
+                suites.push_str(&format!(
+                    "      <failure type=\"{}\" message=\"{}\">{}</failure>\n",
+                    escape(f.rule),
+                    escape(&f.message),
+                    escape(&body)
+                ));
+            }
+            suites.push_str("    </testcase>\n");
+        }
+        suites.push_str("  </testsuite>\n");
+    }
+    format!(
+        "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<testsuites name=\"retrylint\" tests=\"{total_tests}\" failures=\"{total_failures}\">\n{suites}</testsuites>\n"
+    )
+}
+
+/// Escapes text for XML, dropping characters XML 1.0 cannot hold.
+fn escape(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    for c in text.chars() {
+        match c {
+            '&' => out.push_str("&amp;"),
+            '<' => out.push_str("&lt;"),
+            '>' => out.push_str("&gt;"),
+            '"' => out.push_str("&quot;"),
+            '\'' => out.push_str("&apos;"),
+            '\t' | '\n' | '\r' => out.push(c),
+            c if (c as u32) < 0x20 || c == '\u{fffe}' || c == '\u{ffff}' => {}
+            c => out.push(c),
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn xml_escaping() {
+        assert_eq!(escape("a<b & \"c\"\u{1}"), "a&lt;b &amp; &quot;c&quot;");
+    }
+}

@@ -1,0 +1,229 @@
+//! Machine formats through the real binary: JSON, SARIF, GitHub and JUnit, on the demo
+//! and on a multi-file description, plus `-o` and fingerprints.
+
+mod common;
+
+use common::{retrylint, retrylint_in, sarif_errors};
+use serde_json::Value;
+
+const DEMO: &str = "fixtures/shop/openapi.yaml";
+const MULTI: &str = "fixtures/tricky/multi-file/openapi.yaml";
+
+fn json(spec: &str) -> Value {
+    let run = retrylint(&["check", spec, "--format", "json"]);
+    assert_eq!(run.code, 1, "{}", run.stderr);
+    serde_json::from_str(&run.stdout).expect("valid JSON")
+}
+
+#[test]
+fn json_output_has_the_versioned_shape() {
+    let doc = json(DEMO);
+    assert_eq!(doc["version"], 1);
+    let findings = doc["findings"].as_array().unwrap();
+    assert_eq!(doc["summary"]["errors"], 6);
+    assert_eq!(doc["summary"]["operations"], 8);
+    for f in findings {
+        for key in [
+            "rule",
+            "severity",
+            "message",
+            "location",
+            "related",
+            "fingerprint",
+        ] {
+            assert!(!f[key].is_null(), "{key} missing in {f}");
+        }
+        let loc = &f["location"];
+        assert!(loc["line"].as_u64().unwrap() >= 1 && loc["column"].as_u64().unwrap() >= 1);
+        assert!(loc["endLine"].as_u64() >= loc["line"].as_u64());
+    }
+    let run = retrylint(&["check", DEMO, "--format", "json"]);
+    insta::assert_snapshot!("json-demo", run.stdout);
+}
+
+#[test]
+fn locations_in_referenced_files_point_into_those_files() {
+    let doc = json(MULTI);
+    let files: Vec<&str> = doc["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|f| f["location"]["file"].as_str().unwrap())
+        .collect();
+    assert!(
+        files.contains(&"fixtures/tricky/multi-file/operations/create-order.yaml"),
+        "{files:?}"
+    );
+    let run = retrylint(&["check", MULTI, "--format", "json"]);
+    insta::assert_snapshot!("json-multi-file", run.stdout);
+    let sarif = retrylint(&["check", MULTI, "--format", "sarif"]);
+    assert!(
+        sarif
+            .stdout
+            .contains("\"uri\": \"fixtures/tricky/multi-file/operations/create-order.yaml\"")
+    );
+}
+
+#[test]
+fn sarif_validates_against_the_official_schema() {
+    for spec in [DEMO, MULTI, "fixtures/tricky/non-ascii/openapi.yaml"] {
+        let run = retrylint(&["check", spec, "--format", "sarif"]);
+        assert_eq!(run.code, 1);
+        assert_eq!(sarif_errors(&run.stdout), Vec::<String>::new(), "{spec}");
+    }
+    let run = retrylint(&["check", DEMO, "--format", "sarif"]);
+    let log: Value = serde_json::from_str(&run.stdout).unwrap();
+    let run0 = &log["runs"][0];
+    assert_eq!(run0["columnKind"], "unicodeCodePoints");
+    let rules = run0["tool"]["driver"]["rules"].as_array().unwrap();
+    for result in run0["results"].as_array().unwrap() {
+        let index = result["ruleIndex"].as_u64().unwrap() as usize;
+        assert_eq!(rules[index]["id"], result["ruleId"]);
+        assert!(result["partialFingerprints"]["retrylint/v1"].is_string());
+    }
+    for rule in rules {
+        assert!(rule["helpUri"].as_str().unwrap().ends_with(".md"));
+        assert!(
+            rule["help"]["markdown"]
+                .as_str()
+                .unwrap()
+                .contains("## Fix")
+        );
+    }
+    insta::assert_snapshot!("sarif-demo", run.stdout);
+}
+
+#[test]
+fn github_annotations_escape_and_carry_columns_only_on_one_line() {
+    let run = retrylint(&["check", DEMO, "--format", "github"]);
+    assert_eq!(run.code, 1);
+    for line in run.stdout.lines() {
+        assert!(
+            line.starts_with("::error ")
+                || line.starts_with("::warning ")
+                || line.starts_with("::notice "),
+            "{line}"
+        );
+        let (command, message) = line[2..].split_once("::").unwrap();
+        let properties = command.split_once(' ').unwrap().1;
+        assert!(!message.contains('\n'));
+        let get = |k: &str| {
+            properties
+                .split(',')
+                .find_map(|p| p.strip_prefix(&format!("{k}=")))
+        };
+        if get("line") != get("endLine") {
+            assert!(get("col").is_none(), "{line}");
+        }
+        assert!(get("file").is_some() && get("title").is_some());
+    }
+    insta::assert_snapshot!("github-demo", run.stdout);
+    let multi = retrylint(&["check", MULTI, "--format", "github"]);
+    insta::assert_snapshot!("github-multi-file", multi.stdout);
+}
+
+#[test]
+fn junit_has_a_case_per_operation_and_a_failure_per_finding() {
+    let run = retrylint(&["check", DEMO, "--format", "junit"]);
+    assert_eq!(run.code, 1);
+    let xml = roxmltree::Document::parse(&run.stdout).expect("well-formed XML");
+    let suites: Vec<_> = xml
+        .descendants()
+        .filter(|n| n.has_tag_name("testsuite"))
+        .collect();
+    assert_eq!(suites.len(), 1);
+    let cases: Vec<_> = xml
+        .descendants()
+        .filter(|n| n.has_tag_name("testcase"))
+        .collect();
+    // Eight operations, and one case for the findings about the policy as a whole.
+    assert_eq!(cases.len(), 9);
+    let failures = xml
+        .descendants()
+        .filter(|n| n.has_tag_name("failure"))
+        .count();
+    let findings = json(DEMO)["findings"].as_array().unwrap().len();
+    assert_eq!(failures, findings);
+    insta::assert_snapshot!("junit-demo", run.stdout);
+}
+
+#[test]
+fn output_goes_to_a_file_with_o() {
+    let out = std::path::Path::new(env!("CARGO_TARGET_TMPDIR")).join("out.sarif");
+    let run = retrylint(&[
+        "check",
+        DEMO,
+        "--format",
+        "sarif",
+        "-o",
+        out.to_str().unwrap(),
+    ]);
+    assert_eq!(run.code, 1);
+    assert!(run.stdout.is_empty());
+    let written = std::fs::read_to_string(&out).unwrap();
+    assert_eq!(
+        written,
+        retrylint(&["check", DEMO, "--format", "sarif"]).stdout
+    );
+}
+
+#[test]
+fn fingerprints_survive_moved_lines_and_change_with_the_operation() {
+    let dir = std::path::Path::new(env!("CARGO_TARGET_TMPDIR")).join("fingerprints");
+    std::fs::create_dir_all(&dir).unwrap();
+    let spec = std::fs::read_to_string(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/fixtures/shop/openapi.yaml"
+    ))
+    .unwrap();
+    let policy = std::fs::read_to_string(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/fixtures/shop/retry-policy.yaml"
+    ))
+    .unwrap();
+    let fingerprints = |spec: &str, policy: &str| -> Vec<(String, String)> {
+        std::fs::write(dir.join("openapi.yaml"), spec).unwrap();
+        std::fs::write(dir.join("retry-policy.yaml"), policy).unwrap();
+        let run = retrylint_in(&dir, &["check", "openapi.yaml", "--format", "json"]);
+        let doc: Value = serde_json::from_str(&run.stdout).unwrap();
+        let mut out: Vec<(String, String)> = doc["findings"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|f| {
+                (
+                    f["message"].as_str().unwrap().to_string(),
+                    f["fingerprint"].as_str().unwrap().to_string(),
+                )
+            })
+            .collect();
+        out.sort();
+        out
+    };
+    let before = fingerprints(&spec, &policy);
+    // Lines inserted above every finding, in both files.
+    let moved = fingerprints(
+        &spec.replacen(
+            "paths:",
+            "# the API's operations\n# (moved down two lines)\npaths:",
+            1,
+        ),
+        &policy.replacen("defaults:", "# shared settings\n\ndefaults:", 1),
+    );
+    assert_eq!(before, moved);
+    // The same mistake on another operation is another finding.
+    let renamed = fingerprints(
+        &spec.replace("/orders/{orderId}/payments", "/orders/{orderId}/charges"),
+        &policy.replace("/orders/{orderId}/payments", "/orders/{orderId}/charges"),
+    );
+    let payment = |list: &[(String, String)], path: &str| {
+        list.iter()
+            .find(|(m, _)| m.starts_with(&format!("POST {path} is retried")))
+            .map(|(_, f)| f.clone())
+            .unwrap()
+    };
+    assert_ne!(
+        payment(&before, "/orders/{orderId}/payments"),
+        payment(&renamed, "/orders/{orderId}/charges")
+    );
+}
