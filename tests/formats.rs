@@ -227,3 +227,49 @@ fn fingerprints_survive_moved_lines_and_change_with_the_operation() {
         payment(&renamed, "/orders/{orderId}/charges")
     );
 }
+
+#[test]
+fn sarif_keeps_within_what_github_code_scanning_accepts() {
+    let run = retrylint(&["check", DEMO, "--format", "sarif"]);
+    let log: Value = serde_json::from_str(&run.stdout).unwrap();
+    assert_eq!(log["version"], "2.1.0");
+    let runs = log["runs"].as_array().unwrap();
+    assert_eq!(runs.len(), 1);
+    assert_eq!(runs[0]["tool"]["driver"]["name"], "retrylint");
+    for rule in runs[0]["tool"]["driver"]["rules"].as_array().unwrap() {
+        assert!(
+            rule["shortDescription"]["text"]
+                .as_str()
+                .is_some_and(|t| !t.is_empty())
+        );
+        assert!(
+            rule["fullDescription"]["text"]
+                .as_str()
+                .is_some_and(|t| !t.is_empty())
+        );
+        assert!(rule["properties"]["tags"].as_array().unwrap().len() <= 20);
+        assert!(
+            ["error", "warning", "note"]
+                .contains(&rule["defaultConfiguration"]["level"].as_str().unwrap())
+        );
+    }
+    for result in runs[0]["results"].as_array().unwrap() {
+        assert!(
+            result["message"]["text"]
+                .as_str()
+                .is_some_and(|t| !t.is_empty())
+        );
+        let locations = result["locations"].as_array().unwrap();
+        assert_eq!(locations.len(), 1);
+        let location = &locations[0]["physicalLocation"];
+        let uri = location["artifactLocation"]["uri"].as_str().unwrap();
+        assert!(
+            !uri.starts_with('/') && !uri.contains('\\'),
+            "relative URIs: {uri}"
+        );
+        assert!(location["region"]["startLine"].as_u64().unwrap() >= 1);
+        for related in result["relatedLocations"].as_array().into_iter().flatten() {
+            assert!(related["id"].is_u64() && related["message"]["text"].is_string());
+        }
+    }
+}
