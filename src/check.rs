@@ -5,7 +5,7 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
 use crate::error::InputError;
-use crate::finding::OperationRef;
+use crate::finding::{Finding, OperationRef};
 use crate::load::{LoadOptions, Loader, Sources, read_source};
 use crate::model;
 use crate::output::CheckResult;
@@ -88,12 +88,20 @@ pub fn analyze(
     })
 }
 
-/// Checks one description against an optional policy.
-pub fn check_description(
+/// A description checked: its analysis and the findings left after suppressions.
+#[derive(Debug)]
+pub struct Checked {
+    pub analysis: Analysis,
+    pub findings: Vec<Finding>,
+    pub suppressed: usize,
+}
+
+/// Runs every enabled rule on a description and applies suppressions.
+pub fn check_analysis(
     path: &Path,
     policy: Option<&LoadedPolicy>,
     options: &CheckOptions,
-) -> Result<CheckResult, InputError> {
+) -> Result<Checked, InputError> {
     let analysis = analyze(path, policy, &options.load)?;
     let policy_file = policy.map(|p| &p.policy);
     let cx = RunContext {
@@ -113,6 +121,21 @@ pub fn check_description(
     );
     let mut findings = outcome.findings;
     rules::sort(&mut findings, &analysis.sources);
+    Ok(Checked {
+        analysis,
+        findings,
+        suppressed: outcome.suppressed,
+    })
+}
+
+/// Checks one description against an optional policy.
+pub fn check_description(
+    path: &Path,
+    policy: Option<&LoadedPolicy>,
+    options: &CheckOptions,
+) -> Result<CheckResult, InputError> {
+    let checked = check_analysis(path, policy, options)?;
+    let analysis = checked.analysis;
     Ok(CheckResult {
         description: analysis.sources[analysis.api.root_file].name(),
         operations: analysis
@@ -121,8 +144,8 @@ pub fn check_description(
             .iter()
             .map(OperationRef::of)
             .collect(),
-        findings,
-        suppressed: outcome.suppressed,
+        findings: checked.findings,
+        suppressed: checked.suppressed,
         baselined: 0,
         sources: analysis.sources,
     })

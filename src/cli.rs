@@ -7,12 +7,15 @@ use std::process::ExitCode;
 use clap::{Args, Parser, Subcommand, ValueEnum};
 
 use crate::baseline::{self, Baseline};
-use crate::check::{CheckOptions, PolicyChoice, analyze, check_all, discover_policy, load_policy};
+use crate::check::{
+    CheckOptions, PolicyChoice, analyze, check_all, check_analysis, discover_policy, load_policy,
+};
 use crate::error::InputError;
 use crate::finding::Severity;
 use crate::load::LoadOptions;
 use crate::output::{CheckResult, github, human, json, junit, plan, sarif};
 use crate::policy::Selector;
+use crate::report;
 
 /// Lint the retry contracts of HTTP APIs: an OpenAPI description plus a retry policy.
 #[derive(Debug, Parser)]
@@ -28,6 +31,10 @@ enum Command {
     Check(CheckArgs),
     /// Show each operation's worst-case retry schedule.
     Plan(PlanArgs),
+    /// Write a per-operation readiness report (Markdown, HTML or JSON).
+    Report(ReportArgs),
+    /// Write a starting retry policy for a description.
+    Init(InitArgs),
     /// List every rule with its default severity.
     Rules,
     /// Print a rule's documentation.
@@ -59,6 +66,47 @@ impl InputArgs {
             ..LoadOptions::default()
         }
     }
+}
+
+#[derive(Debug, Args)]
+struct InitArgs {
+    /// The description.
+    #[arg(value_name = "SPEC")]
+    spec: PathBuf,
+    /// Write the policy to this file instead of standard output.
+    #[arg(short = 'o', long = "output", value_name = "FILE")]
+    output: Option<PathBuf>,
+    /// Overwrite the output file if it exists.
+    #[arg(long)]
+    force: bool,
+    /// Follow `$ref`s to files outside the root description's folder.
+    #[arg(long)]
+    allow_outside_refs: bool,
+}
+
+#[derive(Debug, Args)]
+struct ReportArgs {
+    /// The description.
+    #[arg(value_name = "SPEC")]
+    spec: PathBuf,
+    #[command(flatten)]
+    input: InputArgs,
+    /// Report format.
+    #[arg(long, value_enum, default_value_t = ReportFormat::Markdown)]
+    format: ReportFormat,
+    /// Write the report to a file instead of standard output.
+    #[arg(short = 'o', long = "output", value_name = "FILE")]
+    output: Option<PathBuf>,
+}
+
+#[derive(Debug, Clone, Copy, ValueEnum)]
+enum ReportFormat {
+    /// For a pull-request comment.
+    Markdown,
+    /// One self-contained page.
+    Html,
+    /// For other tools.
+    Json,
 }
 
 #[derive(Debug, Args)]
@@ -143,6 +191,8 @@ pub fn main() -> ExitCode {
     let result = match cli.command {
         Command::Check(args) => run_check(args),
         Command::Plan(args) => run_plan(args),
+        Command::Report(args) => run_report(args),
+        Command::Init(args) => run_init(args),
         Command::Rules => print(&rules_table()),
         Command::Explain { rule } => explain(&rule),
     };
@@ -261,6 +311,58 @@ fn run_plan(args: PlanArgs) -> Result<ExitCode, Vec<InputError>> {
     };
     let analysis = analyze(&args.spec, policy.as_ref(), &options).map_err(|e| vec![e])?;
     print(&plan::render(&analysis, only.as_ref()))
+}
+
+fn run_init(args: InitArgs) -> Result<ExitCode, Vec<InputError>> {
+    if let Some(path) = &args.output
+        && path.exists()
+        && !args.force
+    {
+        return Err(vec![
+            InputError::new(format!(
+                "`{}` already exists",
+                crate::source::path_text(path)
+            ))
+            .with_help("pass --force to overwrite it"),
+        ]);
+    }
+    let options = LoadOptions {
+        allow_outside_refs: args.allow_outside_refs,
+        ..LoadOptions::default()
+    };
+    let analysis = analyze(&args.spec, None, &options).map_err(|e| vec![e])?;
+    let name = analysis.sources[analysis.api.root_file].name();
+    let text = crate::init::starting_policy(&analysis.api, &name);
+    write_output(args.output.as_deref(), &text).map_err(|e| vec![e])?;
+    Ok(ExitCode::SUCCESS)
+}
+
+fn run_report(args: ReportArgs) -> Result<ExitCode, Vec<InputError>> {
+    let options = CheckOptions {
+        load: args.input.load_options(),
+        ..CheckOptions::default()
+    };
+    let policy_path = args
+        .input
+        .policy
+        .clone()
+        .or_else(|| discover_policy(&args.spec));
+    let policy = match &policy_path {
+        Some(path) => Some(load_policy(path, &options.load).map_err(|e| vec![e])?),
+        None => None,
+    };
+    let checked = check_analysis(&args.spec, policy.as_ref(), &options).map_err(|e| vec![e])?;
+    let report = report::build(
+        &checked,
+        policy_path.as_deref().map(crate::source::path_text),
+    );
+    let text = match args.format {
+        ReportFormat::Markdown => report::markdown::render(&report),
+        ReportFormat::Html => report::html::render(&report),
+        ReportFormat::Json => report::json(&report),
+    };
+    write_output(args.output.as_deref(), &text).map_err(|e| vec![e])?;
+    Ok(ExitCode::SUCCESS)
 }
 
 /// `retrylint rules`: name, default severity and summary of every rule.

@@ -15,6 +15,7 @@ pub mod check;
 pub mod cli;
 pub mod error;
 pub mod finding;
+pub mod init;
 pub mod load;
 pub mod location;
 pub mod model;
@@ -23,6 +24,7 @@ pub mod plan;
 
 pub use plan::plan_retry;
 pub mod policy;
+pub mod report;
 pub mod rules;
 pub mod source;
 pub mod suppress;

@@ -220,3 +220,60 @@ fn a_baseline_of_github_leaves_only_a_new_unprotected_post() {
     assert_eq!(findings[0]["rule"], "unprotected-write-retry");
     assert_eq!(findings[0]["operation"]["path"], "/retrylint/new");
 }
+
+#[test]
+fn init_then_check_finds_no_error_on_any_corpus_description() {
+    let Some(dir) = corpus() else { return };
+    let work = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("corpus-init");
+    std::fs::create_dir_all(&work).unwrap();
+    for (i, (spec, _, _)) in CORPUS.iter().enumerate() {
+        let path = dir.join(spec);
+        let policy = work.join(format!("policy-{i}.yaml"));
+        let init = common::retrylint(&[
+            "init",
+            path.to_str().unwrap(),
+            "-o",
+            policy.to_str().unwrap(),
+            "--force",
+        ]);
+        assert_eq!(init.code, 0, "{spec}: {}", init.stderr);
+        let check = common::retrylint(&[
+            "check",
+            path.to_str().unwrap(),
+            "-p",
+            policy.to_str().unwrap(),
+            "--format",
+            "json",
+        ]);
+        assert_eq!(check.code, 0, "{spec}: {}", check.stderr);
+        let doc: serde_json::Value = serde_json::from_str(&check.stdout).unwrap();
+        assert_eq!(doc["summary"]["errors"], 0, "{spec}");
+    }
+}
+
+#[test]
+fn the_markdown_report_of_github_fits_a_pull_request_comment() {
+    let Some(dir) = corpus() else { return };
+    let policy = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("corpus-policy/report.yaml");
+    std::fs::create_dir_all(policy.parent().unwrap()).unwrap();
+    std::fs::write(&policy, RETRYING_POLICY).unwrap();
+    let path = dir.join("github/api.github.com.json");
+    let run = common::retrylint(&[
+        "report",
+        path.to_str().unwrap(),
+        "-p",
+        policy.to_str().unwrap(),
+    ]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    // GitHub refuses comments over 65,536 characters.
+    assert!(
+        run.stdout.chars().count() < 65_536,
+        "{} characters",
+        run.stdout.chars().count()
+    );
+    assert!(run.stdout.contains("### Operations by rule"));
+    assert!(
+        run.stdout
+            .contains("`retrylint report --format html` shows them all")
+    );
+}

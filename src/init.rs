@@ -1,0 +1,138 @@
+//! `retrylint init`: a starting policy for a description, one that passes `check`.
+//!
+//! Reads and idempotent writes are retried within a deadline, with full jitter and
+//! Retry-After honoured but bounded. A non-idempotent operation is retried only where the
+//! description declares an idempotency-key header (the policy names it and retries with
+//! the same key); every other one is never retried and fails on an unknown outcome.
+
+use std::collections::HashMap;
+use std::fmt::Write;
+
+use crate::model::{Api, Operation};
+use crate::policy::SideEffect;
+
+/// Writes the starting policy for `api`, described as `name` in its header comment.
+pub fn starting_policy(api: &Api, name: &str) -> String {
+    let mut ids: HashMap<&str, usize> = HashMap::new();
+    for op in &api.operations {
+        if let Some(id) = &op.operation_id {
+            *ids.entry(id.as_str()).or_default() += 1;
+        }
+    }
+    // An operationId names one operation only when it is unique and reads as one.
+    let selector = |op: &Operation| match &op.operation_id {
+        Some(id)
+            if ids.get(id.as_str()) == Some(&1)
+                && !id.is_empty()
+                && !id.contains(char::is_whitespace)
+                && !id.starts_with('/')
+                && !id.starts_with("tag:") =>
+        {
+            id.clone()
+        }
+        _ => op.key(),
+    };
+    let mut keyed = Vec::new();
+    let mut never = Vec::new();
+    for op in &api.operations {
+        let effect = match &op.idempotent {
+            Some((true, _)) => SideEffect::Idempotent,
+            Some((false, _)) => SideEffect::NonIdempotent,
+            None => SideEffect::of_method(op.method),
+        };
+        if effect != SideEffect::NonIdempotent {
+            continue;
+        }
+        match op.headers.iter().find(|h| is_idempotency_key(&h.name)) {
+            Some(header) => keyed.push((selector(op), op.key(), header.name.clone())),
+            None => never.push((selector(op), op.key())),
+        }
+    }
+    let mut out = String::new();
+    let _ = writeln!(
+        out,
+        "# Retry policy for {name}, as written by `retrylint init`."
+    );
+    out.push_str(
+        "# It is a starting point: review each entry against what your client really does,\n\
+         # then run `retrylint check` on the description.\n\
+         version: 1\n\n\
+         # Every operation: reads and idempotent writes are retried within one deadline,\n\
+         # with exponential backoff and full jitter, honouring Retry-After up to a bound.\n\
+         defaults:\n  \
+           maxAttempts: 3\n  \
+           deadline: 10s\n  \
+           perAttemptTimeout: 2s\n  \
+           backoff: { base: 100ms, cap: 2s, multiplier: 2, jitter: full }\n  \
+           retryOn: [429, 503, connect-failure, timeout]\n  \
+           retryAfter: { honor: true, max: 5s }\n  \
+           log: [attempt, signal, delay, deadlineRemaining, correlationId]\n",
+    );
+    if keyed.is_empty() && never.is_empty() {
+        out.push_str("\n# The description has no non-idempotent operation.\n");
+        return out;
+    }
+    out.push_str("\noperations:\n");
+    if !keyed.is_empty() {
+        out.push_str(
+            "  # Non-idempotent, with an idempotency key the description declares: retried with\n  \
+             # the same key on every attempt. Check how long the server keeps keys.\n",
+        );
+        for (selector, key, header) in &keyed {
+            let _ = writeln!(out, "  {}:{}", quote(selector), comment_for(selector, key));
+            let _ = writeln!(
+                out,
+                "    idempotency: {{ keyHeader: {}, keyRetention: 24h }}",
+                quote(header)
+            );
+            out.push_str("    onUnknownOutcome: retry-same-key\n");
+        }
+    }
+    if !never.is_empty() {
+        out.push_str(
+            "  # Non-idempotent, with nothing that makes a repeat safe: never retried, and a\n  \
+             # timed-out call is reported as failed. Add a key or a status endpoint to retry.\n",
+        );
+        for (selector, key) in &never {
+            let _ = writeln!(
+                out,
+                "  {}: {{ maxAttempts: 1, onUnknownOutcome: fail }}{}",
+                quote(selector),
+                comment_for(selector, key)
+            );
+        }
+    }
+    out
+}
+
+/// Whether a header is an idempotency key (not a request or trace id).
+fn is_idempotency_key(name: &str) -> bool {
+    name.to_ascii_lowercase().contains("idempot")
+}
+
+/// `  # POST /orders` after an operationId selector, so the file reads without the API.
+fn comment_for(selector: &str, key: &str) -> String {
+    if selector == key {
+        String::new()
+    } else {
+        format!("  # {key}")
+    }
+}
+
+/// A double-quoted YAML string.
+fn quote(text: &str) -> String {
+    let mut out = String::from("\"");
+    for c in text.chars() {
+        match c {
+            '"' => out.push_str("\\\""),
+            '\\' => out.push_str("\\\\"),
+            '\n' => out.push_str("\\n"),
+            c if c.is_control() => {
+                let _ = write!(out, "\\u{:04x}", c as u32);
+            }
+            c => out.push(c),
+        }
+    }
+    out.push('"');
+    out
+}

@@ -1,0 +1,115 @@
+//! The four answers of a retry contract, in plain words, for one operation.
+
+use super::Answers;
+use crate::model::Operation;
+use crate::plan::schedule::Schedule;
+use crate::policy::{EffectSource, Effective, SideEffect, UnknownOutcome};
+
+/// What repeating the operation repeats.
+pub fn side_effect(op: &Operation, policy: Option<&Effective>) -> SideEffect {
+    match (policy, &op.idempotent) {
+        (Some(p), _) => p.effect.side_effect,
+        (None, Some((true, _))) => SideEffect::Idempotent,
+        (None, Some((false, _))) => SideEffect::NonIdempotent,
+        (None, None) => SideEffect::of_method(op.method),
+    }
+}
+
+pub fn answer(op: &Operation, policy: Option<&Effective>, plan: Option<&Schedule>) -> Answers {
+    let effect = side_effect(op, policy);
+    Answers {
+        effect: effect_text(op, policy, effect),
+        safety: safety(policy, effect),
+        budget: budget(policy, plan),
+        unknown_outcome: unknown_outcome(policy, effect),
+    }
+}
+
+fn effect_text(op: &Operation, policy: Option<&Effective>, effect: SideEffect) -> String {
+    let why = match policy.map(|p| &p.effect.source) {
+        Some(EffectSource::Policy(_)) => "sideEffect in the policy".to_string(),
+        Some(EffectSource::Extension(_)) => "x-idempotent in the description".to_string(),
+        _ if op.idempotent.is_some() => "x-idempotent in the description".to_string(),
+        _ => format!("{} method", op.method),
+    };
+    format!("{} ({why})", effect.as_str())
+}
+
+fn safety(policy: Option<&Effective>, effect: SideEffect) -> String {
+    let Some(p) = policy.filter(|p| p.is_retried()) else {
+        return "not retried".into();
+    };
+    match effect {
+        SideEffect::None => "safe to repeat: it changes nothing".into(),
+        SideEffect::Idempotent => "safe to repeat: idempotent".into(),
+        SideEffect::NonIdempotent => {
+            let mut reasons = Vec::new();
+            if let Some(key) = &p.policy.key_header {
+                reasons.push(match &p.policy.key_retention {
+                    Some(kept) => format!("{} kept {}", key.value, kept.value),
+                    None => format!("{} (retention not stated)", key.value),
+                });
+            }
+            if let Some(endpoint) = &p.policy.status_endpoint {
+                reasons.push(format!("status endpoint {}", endpoint.value));
+            }
+            if !reasons.is_empty() {
+                format!("safe to repeat: {}", reasons.join(", "))
+            } else if p.retry_on().iter().all(|s| s.value.is_unprocessed()) {
+                "retried only when the request never reached the server".into()
+            } else {
+                "not safe: nothing stops a retry from repeating the write".into()
+            }
+        }
+    }
+}
+
+fn budget(policy: Option<&Effective>, plan: Option<&Schedule>) -> String {
+    let Some(p) = policy else {
+        return "1 attempt (no policy)".into();
+    };
+    let attempts = p.max_attempts();
+    let mut text = if attempts == 1 {
+        "1 attempt".to_string()
+    } else {
+        format!("{attempts} attempts")
+    };
+    if let Some(deadline) = &p.policy.deadline {
+        text.push_str(&format!(" within {}", deadline.value));
+    } else if p.is_retried() {
+        text.push_str(", no deadline");
+    }
+    if p.is_retried() {
+        match plan {
+            Some(plan) => text.push_str(&format!(", worst case {}", plan.worst_case)),
+            None => text.push_str(", no bound on how long it takes"),
+        }
+        if p.honors_retry_after() {
+            match &p.policy.retry_after_max {
+                Some(max) => text.push_str(&format!("; Retry-After honoured up to {}", max.value)),
+                None => text.push_str("; Retry-After honoured, unbounded"),
+            }
+        }
+    }
+    text
+}
+
+fn unknown_outcome(policy: Option<&Effective>, effect: SideEffect) -> String {
+    if effect != SideEffect::NonIdempotent {
+        return "nothing to reconcile: repeating it is harmless".into();
+    }
+    let plan = policy.and_then(|p| p.policy.on_unknown_outcome.as_ref());
+    match (plan.map(|p| p.value), policy) {
+        (Some(UnknownOutcome::Fail), _) => "fail and report it".into(),
+        (Some(UnknownOutcome::Reconcile), Some(p)) => match &p.policy.status_endpoint {
+            Some(endpoint) => format!("reconcile through {}", endpoint.value),
+            None => "reconcile, but there is no status endpoint".into(),
+        },
+        (Some(UnknownOutcome::RetrySameKey), Some(p)) => match &p.policy.key_header {
+            Some(key) => format!("retry with the same {}", key.value),
+            None => "retry with the same key, but there is no key".into(),
+        },
+        (None, Some(p)) if p.is_retried() => "not said".into(),
+        _ => "fail (never retried)".into(),
+    }
+}

@@ -1,0 +1,283 @@
+//! The Markdown report, sized for a pull-request comment.
+//!
+//! A summary table first, then one collapsed section per operation that needs attention
+//! (worst first), then the ready operations in one collapsed list. GitHub refuses
+//! comments over 65,536 characters, so past [`BUDGET`] the remaining operations are only
+//! counted, with a pointer to the HTML report.
+
+use std::fmt::Write;
+
+use super::{OperationReport, Readiness, Report, ScheduleReport};
+use crate::plan::millis;
+
+/// Characters the report may use before it stops listing operations.
+pub const BUDGET: usize = 60_000;
+/// Above this many operations needing attention, findings are grouped by rule.
+const GROUP_FROM: usize = 40;
+/// How many operations a rule's list names.
+const LISTED_PER_RULE: usize = 100;
+/// How many operations are shown in detail when findings are grouped.
+const DETAILED_WHEN_GROUPED: usize = 15;
+
+/// Renders the report as Markdown.
+pub fn render(report: &Report) -> String {
+    let mut out = String::new();
+    let s = &report.summary;
+    let _ = writeln!(out, "## retrylint readiness: `{}`\n", report.description);
+    match &report.policy {
+        Some(policy) => {
+            let _ = writeln!(
+                out,
+                "Policy `{policy}` · {} operations, {} retried\n",
+                s.operations, s.retried
+            );
+        }
+        None => {
+            let _ = writeln!(out, "No retry policy · {} operations\n", s.operations);
+        }
+    }
+    out.push_str("| readiness | operations | meaning |\n|---|---:|---|\n");
+    for (readiness, count) in [
+        (Readiness::Unsafe, s.unsafe_),
+        (Readiness::NeedsWork, s.needs_work),
+        (Readiness::Ready, s.ready),
+    ] {
+        let _ = writeln!(
+            out,
+            "| {} | {count} | {} |",
+            badge(readiness),
+            readiness.meaning()
+        );
+    }
+    if !s.rules.is_empty() {
+        out.push_str("\n| rule | severity | findings |\n|---|---|---:|\n");
+        for rule in &s.rules {
+            let _ = writeln!(
+                out,
+                "| `{}` | {} | {} |",
+                rule.rule, rule.severity, rule.count
+            );
+        }
+    }
+    if !s.policy_findings.is_empty() {
+        out.push_str("\n**About the policy as a whole**\n\n");
+        for f in &s.policy_findings {
+            let _ = writeln!(
+                out,
+                "- {} `{}` {} (`{}:{}`)",
+                icon(f.severity),
+                f.rule,
+                cell(&f.message),
+                f.location.file,
+                f.location.line
+            );
+        }
+    }
+    let (attention, ready): (Vec<&OperationReport>, Vec<&OperationReport>) = report
+        .operations
+        .iter()
+        .partition(|o| o.readiness != Readiness::Ready);
+    let mut left_out = 0usize;
+    // A large API reads better grouped by rule, with the worst operations in detail.
+    let detailed = if attention.len() > GROUP_FROM {
+        by_rule(&mut out, report);
+        DETAILED_WHEN_GROUPED
+    } else {
+        attention.len()
+    };
+    if !attention.is_empty() {
+        if detailed < attention.len() {
+            let _ = writeln!(
+                out,
+                "\n### The {detailed} operations that need the most attention\n"
+            );
+        } else {
+            out.push_str("\n### Operations that need attention\n\n");
+        }
+    }
+    for op in attention.iter().take(detailed) {
+        if out.len() > BUDGET {
+            left_out += 1;
+            continue;
+        }
+        operation(&mut out, op);
+    }
+    left_out += attention.len() - detailed.min(attention.len());
+    if !ready.is_empty() && out.len() <= BUDGET {
+        let _ = writeln!(
+            out,
+            "\n<details><summary>{} {} ready operations</summary>\n",
+            badge(Readiness::Ready),
+            ready.len()
+        );
+        for op in &ready {
+            if out.len() > BUDGET {
+                left_out += 1;
+                continue;
+            }
+            let _ = writeln!(
+                out,
+                "- `{} {}` — {}; {}",
+                op.method, op.path, op.answers.safety, op.answers.budget
+            );
+        }
+        out.push_str("\n</details>\n");
+    } else {
+        left_out += ready.len();
+    }
+    if left_out > 0 {
+        let _ = writeln!(
+            out,
+            "\n_{left_out} of {} operations are not shown in detail, to keep this comment short: `retrylint report --format html` shows them all._",
+            report.operations.len()
+        );
+    }
+    out
+}
+
+/// Per rule, the operations it reported, in one collapsed list each.
+fn by_rule(out: &mut String, report: &Report) {
+    out.push_str("\n### Operations by rule\n\n");
+    let rank = |severity: &str| match severity {
+        "error" => 0,
+        "warning" => 1,
+        _ => 2,
+    };
+    let mut rules: Vec<_> = report.summary.rules.iter().collect();
+    rules.sort_by_key(|r| (rank(r.severity), std::cmp::Reverse(r.count)));
+    for rule in rules {
+        let ops: Vec<&OperationReport> = report
+            .operations
+            .iter()
+            .filter(|o| o.findings.iter().any(|f| f.rule == rule.rule))
+            .collect();
+        if ops.is_empty() {
+            continue;
+        }
+        let _ = writeln!(
+            out,
+            "<details><summary>{} <code>{}</code> — {}</summary>\n",
+            icon(rule.severity),
+            rule.rule,
+            plural(ops.len(), "operation")
+        );
+        let mut listed = 0;
+        for op in &ops {
+            if out.len() > BUDGET / 2 || listed == LISTED_PER_RULE {
+                break;
+            }
+            let _ = writeln!(out, "- `{} {}`", op.method, op.path);
+            listed += 1;
+        }
+        if listed < ops.len() {
+            let _ = writeln!(out, "- … and {} more", ops.len() - listed);
+        }
+        out.push_str("\n</details>\n");
+    }
+}
+
+fn operation(out: &mut String, op: &OperationReport) {
+    let id = op
+        .operation_id
+        .as_deref()
+        .map(|id| format!(" ({id})"))
+        .unwrap_or_default();
+    let _ = writeln!(
+        out,
+        "<details><summary>{} <code>{} {}</code>{} — {}</summary>\n",
+        badge(op.readiness),
+        op.method,
+        html(&op.path),
+        html(&id),
+        plural(op.findings.len(), "finding")
+    );
+    let a = &op.answers;
+    let _ = writeln!(out, "- **What repeats:** {}", cell(&a.effect));
+    let _ = writeln!(out, "- **Why repeating is safe:** {}", cell(&a.safety));
+    let _ = writeln!(out, "- **Budget:** {}", cell(&a.budget));
+    let _ = writeln!(out, "- **Unknown outcome:** {}", cell(&a.unknown_outcome));
+    if let Some(schedule) = &op.schedule {
+        out.push('\n');
+        timeline(out, schedule);
+    }
+    if !op.findings.is_empty() {
+        out.push('\n');
+        for f in &op.findings {
+            let _ = writeln!(
+                out,
+                "- {} `{}` {} (`{}:{}`)",
+                icon(f.severity),
+                f.rule,
+                cell(&f.message),
+                f.location.file,
+                f.location.line
+            );
+            if let Some(help) = &f.help {
+                let _ = writeln!(out, "  - {}", cell(help));
+            }
+        }
+    }
+    out.push_str("\n</details>\n\n");
+}
+
+fn timeline(out: &mut String, s: &ScheduleReport) {
+    out.push_str("| attempt | wait before | starts by | ends by |\n|---:|---|---|---|\n");
+    for a in &s.attempts {
+        let wait = if a.attempt == 1 {
+            "–".to_string()
+        } else if a.wait_min_ms == a.wait_max_ms {
+            millis(a.wait_max_ms).to_string()
+        } else {
+            format!("{}–{}", millis(a.wait_min_ms), millis(a.wait_max_ms))
+        };
+        let _ = writeln!(
+            out,
+            "| {} | {wait} | {} | {} |",
+            a.attempt,
+            millis(a.start_ms),
+            millis(a.end_ms)
+        );
+    }
+    let deadline = s
+        .deadline_ms
+        .map(|d| format!(" of a {} deadline", millis(d)))
+        .unwrap_or_default();
+    let _ = writeln!(
+        out,
+        "\nWorst case {}{deadline}; stops with `{}`.",
+        millis(s.worst_case_ms),
+        s.stop
+    );
+}
+
+fn badge(readiness: Readiness) -> &'static str {
+    match readiness {
+        Readiness::Unsafe => "🔴 unsafe",
+        Readiness::NeedsWork => "🟡 needs-work",
+        Readiness::Ready => "🟢 ready",
+    }
+}
+
+fn icon(severity: &str) -> &'static str {
+    match severity {
+        "error" => "❌",
+        "warning" => "⚠️",
+        _ => "ℹ️",
+    }
+}
+
+fn plural(n: usize, word: &str) -> String {
+    format!("{n} {word}{}", if n == 1 { "" } else { "s" })
+}
+
+/// Text for a Markdown line or table cell: no line breaks, no table pipes.
+fn cell(text: &str) -> String {
+    text.replace('\n', " ").replace('|', "\\|")
+}
+
+/// Text inside HTML tags (`<summary>`, `<code>`).
+fn html(text: &str) -> String {
+    text.replace('&', "&amp;")
+        .replace('<', "&lt;")
+        .replace('>', "&gt;")
+}

@@ -1,0 +1,290 @@
+//! Readiness reports: per operation, whether enabling retries is safe, in plain words.
+//!
+//! [`build`] turns a checked description into a [`Report`]; the Markdown, HTML and JSON
+//! renderers only lay it out. Each operation answers the four questions of a retry
+//! contract — what repeats, why repeating is safe, the time and attempts allowed, and
+//! what happens when a write's outcome is unknown — and gets a readiness:
+//! `unsafe` with any error finding, `needs-work` with any warning, `ready` otherwise.
+
+mod answers;
+pub mod html;
+pub mod markdown;
+
+use serde::Serialize;
+
+use crate::check::Checked;
+use crate::finding::{Finding, Severity};
+use crate::model::Operation;
+use crate::output::Place;
+use crate::plan::{ms, schedule};
+use crate::policy::Effective;
+
+/// The version of the JSON report's shape.
+pub const VERSION: u32 = 1;
+
+/// How ready an operation is for automatic retries.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Readiness {
+    /// An error finding: retrying as configured can do harm.
+    Unsafe,
+    /// A warning: it works, but something in the contract is missing or weak.
+    NeedsWork,
+    /// No error or warning.
+    Ready,
+}
+
+impl Readiness {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Readiness::Unsafe => "unsafe",
+            Readiness::NeedsWork => "needs-work",
+            Readiness::Ready => "ready",
+        }
+    }
+
+    /// One sentence for the legend.
+    pub fn meaning(self) -> &'static str {
+        match self {
+            Readiness::Unsafe => {
+                "an error finding: retrying as configured can repeat a write, overload the server or never end"
+            }
+            Readiness::NeedsWork => {
+                "a warning: retries work, but part of the contract is missing or weak"
+            }
+            Readiness::Ready => "no error or warning: the contract answers all four questions",
+        }
+    }
+}
+
+/// A whole report.
+#[derive(Debug, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Report {
+    pub version: u32,
+    pub description: String,
+    /// The policy file, when there is one.
+    pub policy: Option<String>,
+    pub summary: ReportSummary,
+    /// Worst first: unsafe, then needs-work, then ready; more findings first.
+    pub operations: Vec<OperationReport>,
+}
+
+/// Counts over all operations.
+#[derive(Debug, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ReportSummary {
+    pub operations: usize,
+    pub retried: usize,
+    pub ready: usize,
+    pub needs_work: usize,
+    #[serde(rename = "unsafe")]
+    pub unsafe_: usize,
+    /// Rules by how many findings they reported, most first.
+    pub rules: Vec<RuleCount>,
+    /// Findings about the policy as a whole (not about one operation).
+    pub policy_findings: Vec<FindingReport>,
+}
+
+#[derive(Debug, Serialize)]
+pub struct RuleCount {
+    pub rule: &'static str,
+    pub severity: &'static str,
+    pub count: usize,
+}
+
+/// One operation's answers.
+#[derive(Debug, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct OperationReport {
+    pub method: String,
+    pub path: String,
+    pub operation_id: Option<String>,
+    pub tags: Vec<String>,
+    pub readiness: Readiness,
+    pub retried: bool,
+    /// What repeats: `none`, `idempotent` or `non-idempotent`.
+    pub effect: String,
+    /// The four answers in plain words.
+    pub answers: Answers,
+    pub schedule: Option<ScheduleReport>,
+    pub findings: Vec<FindingReport>,
+}
+
+/// The four questions of a retry contract, answered in plain words.
+#[derive(Debug, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Answers {
+    /// What repeats, and where that comes from.
+    pub effect: String,
+    /// Why repeating is safe (or that it is not).
+    pub safety: String,
+    /// Attempts, deadline and the worst case.
+    pub budget: String,
+    /// What happens when a write's outcome is unknown.
+    pub unknown_outcome: String,
+}
+
+/// The worst-case schedule, in milliseconds.
+#[derive(Debug, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ScheduleReport {
+    pub deadline_ms: Option<f64>,
+    pub worst_case_ms: f64,
+    /// All attempts with full timeouts and the longest waits, ignoring the deadline.
+    pub needed_ms: Option<f64>,
+    pub max_attempts: u32,
+    /// Why the last attempt is the last.
+    pub stop: String,
+    pub attempts: Vec<AttemptReport>,
+}
+
+#[derive(Debug, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct AttemptReport {
+    pub attempt: u32,
+    pub wait_min_ms: f64,
+    pub wait_max_ms: f64,
+    pub start_ms: f64,
+    pub end_ms: f64,
+}
+
+#[derive(Debug, Serialize)]
+pub struct FindingReport {
+    pub rule: &'static str,
+    pub severity: &'static str,
+    pub message: String,
+    pub help: Option<String>,
+    pub location: Place,
+}
+
+/// Builds the report of a checked description.
+pub fn build(checked: &Checked, policy: Option<String>) -> Report {
+    let analysis = &checked.analysis;
+    let sources = &analysis.sources;
+    let finding_report = |f: &Finding| FindingReport {
+        rule: f.rule,
+        severity: f.severity.as_str(),
+        message: f.message.clone(),
+        help: f.help.clone(),
+        location: Place::of(&f.primary.loc, sources),
+    };
+    let mut operations: Vec<OperationReport> = analysis
+        .api
+        .operations
+        .iter()
+        .enumerate()
+        .map(|(index, op)| {
+            let findings: Vec<&Finding> = checked
+                .findings
+                .iter()
+                .filter(|f| {
+                    f.operation
+                        .as_ref()
+                        .is_some_and(|o| o.method == op.method.as_str() && o.path == op.path)
+                })
+                .collect();
+            operation(
+                op,
+                analysis.effective.get(index),
+                &findings,
+                &finding_report,
+            )
+        })
+        .collect();
+    operations.sort_by_key(|o| {
+        let errors = o.findings.iter().filter(|f| f.severity == "error").count();
+        (
+            o.readiness,
+            std::cmp::Reverse(errors),
+            std::cmp::Reverse(o.findings.len()),
+        )
+    });
+    let mut rules: Vec<RuleCount> = Vec::new();
+    for f in &checked.findings {
+        match rules.iter_mut().find(|r| r.rule == f.rule) {
+            Some(r) => r.count += 1,
+            None => rules.push(RuleCount {
+                rule: f.rule,
+                severity: f.severity.as_str(),
+                count: 1,
+            }),
+        }
+    }
+    rules.sort_by(|a, b| b.count.cmp(&a.count).then(a.rule.cmp(b.rule)));
+    let count = |r: Readiness| operations.iter().filter(|o| o.readiness == r).count();
+    Report {
+        version: VERSION,
+        description: sources[analysis.api.root_file].name(),
+        policy,
+        summary: ReportSummary {
+            operations: operations.len(),
+            retried: operations.iter().filter(|o| o.retried).count(),
+            ready: count(Readiness::Ready),
+            needs_work: count(Readiness::NeedsWork),
+            unsafe_: count(Readiness::Unsafe),
+            rules,
+            policy_findings: checked
+                .findings
+                .iter()
+                .filter(|f| f.operation.is_none())
+                .map(finding_report)
+                .collect(),
+        },
+        operations,
+    }
+}
+
+fn operation(
+    op: &Operation,
+    policy: Option<&Effective>,
+    findings: &[&Finding],
+    finding_report: &dyn Fn(&Finding) -> FindingReport,
+) -> OperationReport {
+    let readiness = if findings.iter().any(|f| f.severity == Severity::Error) {
+        Readiness::Unsafe
+    } else if findings.iter().any(|f| f.severity == Severity::Warning) {
+        Readiness::NeedsWork
+    } else {
+        Readiness::Ready
+    };
+    let plan = policy
+        .filter(|p| p.is_retried())
+        .and_then(schedule::worst_case);
+    OperationReport {
+        method: op.method.as_str().to_string(),
+        path: op.path.clone(),
+        operation_id: op.operation_id.clone(),
+        tags: op.tags.clone(),
+        readiness,
+        retried: policy.is_some_and(Effective::is_retried),
+        effect: answers::side_effect(op, policy).as_str().to_string(),
+        answers: answers::answer(op, policy, plan.as_ref()),
+        schedule: plan.map(|s| ScheduleReport {
+            deadline_ms: s.deadline.map(ms),
+            worst_case_ms: ms(s.worst_case),
+            needed_ms: s.needed.map(ms),
+            max_attempts: s.max_attempts,
+            stop: s.stop.as_str().to_string(),
+            attempts: s
+                .rows
+                .iter()
+                .map(|r| AttemptReport {
+                    attempt: r.attempt,
+                    wait_min_ms: ms(r.wait_min),
+                    wait_max_ms: ms(r.wait_max),
+                    start_ms: ms(r.start),
+                    end_ms: ms(r.end),
+                })
+                .collect(),
+        }),
+        findings: findings.iter().map(|f| finding_report(f)).collect(),
+    }
+}
+
+/// The report as versioned JSON.
+pub fn json(report: &Report) -> String {
+    let mut text = serde_json::to_string_pretty(report).unwrap_or_default();
+    text.push('\n');
+    text
+}
