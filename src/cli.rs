@@ -16,6 +16,7 @@ use crate::load::LoadOptions;
 use crate::output::{CheckResult, github, human, json, junit, plan, sarif};
 use crate::policy::Selector;
 use crate::report;
+use crate::source::ParseLimits;
 
 /// Lint the retry contracts of HTTP APIs: an OpenAPI description plus a retry policy.
 #[derive(Debug, Parser)]
@@ -56,6 +57,18 @@ struct InputArgs {
     /// Largest file read, in bytes.
     #[arg(long, value_name = "BYTES", default_value_t = LoadOptions::default().max_file_size)]
     max_file_size: u64,
+    /// Most files one description may reach through `$ref`s.
+    #[arg(long, value_name = "N", default_value_t = LoadOptions::default().max_files)]
+    max_files: usize,
+    /// Most operations one description may have.
+    #[arg(long, value_name = "N", default_value_t = LoadOptions::default().max_operations)]
+    max_operations: usize,
+    /// Deepest nesting of lists and mappings in a file.
+    #[arg(long, value_name = "N", default_value_t = ParseLimits::default().max_depth)]
+    max_depth: usize,
+    /// Most nodes YAML aliases may add by expansion.
+    #[arg(long, value_name = "N", default_value_t = ParseLimits::default().max_alias_nodes)]
+    max_alias_nodes: usize,
 }
 
 impl InputArgs {
@@ -63,7 +76,12 @@ impl InputArgs {
         LoadOptions {
             allow_outside_refs: self.allow_outside_refs,
             max_file_size: self.max_file_size,
-            ..LoadOptions::default()
+            max_files: self.max_files,
+            max_operations: self.max_operations,
+            parse: ParseLimits {
+                max_depth: self.max_depth,
+                max_alias_nodes: self.max_alias_nodes,
+            },
         }
     }
 }
@@ -269,6 +287,9 @@ fn run_check(args: CheckArgs) -> Result<ExitCode, Vec<InputError>> {
         .iter()
         .flat_map(|r| &r.findings)
         .any(|f| args.fail_on.fails(f.severity));
+    // The process ends now: freeing every tree node of a large description one by one
+    // would only delay the exit.
+    std::mem::forget(results);
     Ok(ExitCode::from(u8::from(failed)))
 }
 

@@ -27,6 +27,8 @@ pub struct LoadOptions {
     pub max_file_size: u64,
     /// Most files one description may reach through `$ref`s.
     pub max_files: usize,
+    /// Most operations one description may have.
+    pub max_operations: usize,
     pub parse: ParseLimits,
 }
 
@@ -36,6 +38,7 @@ impl Default for LoadOptions {
             allow_outside_refs: false,
             max_file_size: 256 * 1024 * 1024,
             max_files: 10_000,
+            max_operations: 1_000_000,
             parse: ParseLimits::default(),
         }
     }
@@ -59,6 +62,11 @@ pub struct Loader {
 }
 
 impl Loader {
+    /// The options this loader was made with.
+    pub fn options(&self) -> &LoadOptions {
+        &self.options
+    }
+
     pub fn new(options: LoadOptions) -> Loader {
         Loader {
             options,
@@ -133,7 +141,7 @@ impl Loader {
                     self.options.max_files
                 ))
                 .with_help(
-                    "split the check, or look for refs that reach far more files than intended",
+                    "raise the limit with --max-files N, or look for refs that reach far more files than intended",
                 ),
             ));
         }

@@ -82,6 +82,17 @@ pub fn build(loader: &mut Loader, root: FileId) -> Result<Api, InputError> {
                 loc: paths.loc.entry(&entry.key, entry.key_span, &entry.value),
             };
             path_item(loader, &entry.key, item, &mut operations)?;
+            let limit = loader.options().max_operations;
+            if operations.len() > limit {
+                return Err(InputError::at(
+                    &file,
+                    entry.key_span,
+                    format!(
+                        "the description has more than {limit} operations; refusing to go further"
+                    ),
+                )
+                .with_help("raise the limit with --max-operations N"));
+            }
         }
     }
     let webhook_count = ["webhooks", "x-webhooks"]

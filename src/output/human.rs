@@ -51,6 +51,7 @@ fn handler(color: bool) -> GraphicalReportHandler {
     };
     GraphicalReportHandler::new_themed(theme)
         .with_width(100)
+        .with_wrap_lines(false)
         .with_context_lines(1)
         .with_show_related_as_nested(true)
         .without_syntax_highlighting()

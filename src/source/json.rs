@@ -53,7 +53,7 @@ impl<'a> Parser<'a> {
                 Some(b'{') | Some(b'[') if stack.len() >= limits.max_depth => {
                     return Err(SyntaxError::new(
                         format!(
-                            "nesting is deeper than {} levels; refusing to go further",
+                            "nesting is deeper than {} levels; refusing to go further (raise the limit with --max-depth)",
                             limits.max_depth
                         ),
                         Span::new(start, start + 1),

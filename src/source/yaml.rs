@@ -107,7 +107,7 @@ impl Builder<'_> {
                 if self.stack.len() >= self.limits.max_depth {
                     return Err(SyntaxError::new(
                         format!(
-                            "nesting is deeper than {} levels; refusing to go further",
+                            "nesting is deeper than {} levels; refusing to go further (raise the limit with --max-depth)",
                             self.limits.max_depth
                         ),
                         span,
@@ -143,18 +143,15 @@ impl Builder<'_> {
             Event::Scalar(text, style, anchor, tag) => {
                 let plain = style == ScalarStyle::Plain;
                 let force_string = tag.as_ref().is_some_and(|t| t.suffix == "str");
-                let value = if plain && !force_string {
-                    resolve_plain(&text)
-                } else {
-                    Value::String(text.as_ref().into())
-                };
                 // A key scalar is taken as text: `200:` is the key "200".
                 if let Some(Frame::Map {
                     key: key @ None, ..
                 }) = self.stack.last_mut()
                 {
-                    *key = Some((text.as_ref().into(), span, plain));
+                    let text: Box<str> = text.into_owned().into_boxed_str();
                     if anchor > 0 {
+                        let value =
+                            scalar(std::borrow::Cow::Borrowed(&*text), plain && !force_string);
                         self.anchors.insert(
                             anchor,
                             Built {
@@ -163,8 +160,10 @@ impl Builder<'_> {
                             },
                         );
                     }
+                    *key = Some((text, span, plain));
                     return Ok(false);
                 }
+                let value = scalar(text, plain && !force_string);
                 let built = Built {
                     node: Node::new(span, value),
                     size: 1,
@@ -188,7 +187,7 @@ impl Builder<'_> {
                 if self.alias_nodes > self.limits.max_alias_nodes {
                     return Err(SyntaxError::new(
                         format!(
-                            "YAML aliases expand to more than {} nodes (an alias bomb?); refusing to expand them",
+                            "YAML aliases expand to more than {} nodes (an alias bomb?); refusing to expand them (raise the limit with --max-alias-nodes)",
                             self.limits.max_alias_nodes
                         ),
                         span,
@@ -327,19 +326,18 @@ fn apply_merges(entries: &mut Vec<Entry>, merges: Vec<Node>, at: Span) -> Result
     Ok(())
 }
 
-/// Resolves a plain scalar by the YAML 1.2 core schema.
-fn resolve_plain(text: &str) -> Value {
-    match text {
-        "" | "~" | "null" | "Null" | "NULL" => return Value::Null,
-        "true" | "True" | "TRUE" => return Value::Bool(true),
-        "false" | "False" | "FALSE" => return Value::Bool(false),
-        _ => {}
+/// A scalar's value: plain scalars resolve by the YAML 1.2 core schema, others are text.
+fn scalar(text: std::borrow::Cow<'_, str>, resolve: bool) -> Value {
+    if resolve {
+        match text.as_ref() {
+            "" | "~" | "null" | "Null" | "NULL" => return Value::Null,
+            "true" | "True" | "TRUE" => return Value::Bool(true),
+            "false" | "False" | "FALSE" => return Value::Bool(false),
+            t if is_core_number(t) => return Value::Number(text.into_owned().into_boxed_str()),
+            _ => {}
+        }
     }
-    if is_core_number(text) {
-        Value::Number(text.into())
-    } else {
-        Value::String(text.into())
-    }
+    Value::String(text.into_owned().into_boxed_str())
 }
 
 fn is_core_number(text: &str) -> bool {

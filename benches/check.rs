@@ -1,0 +1,263 @@
+//! `cargo bench`: the figures of the product specification, side by side with their
+//! baselines.
+//!
+//! 1. The largest corpus descriptions: `check` end to end (in process: read, parse,
+//!    model, rules, human output) against the bare parse of the same file
+//!    (`serde_json::Value` for JSON; `saphyr-parser` events, the fastest YAML parser
+//!    measured, for YAML), and the whole process with its peak memory.
+//! 2. Scale: generated descriptions of 1k, 10k and 100k operations, time per operation.
+//! 3. Many files: 200 generated descriptions in one `check`, CPU time over wall time.
+//!
+//! The corpus is read from `RETRYLINT_CORPUS` (default `../shared/corpus`); its part is
+//! skipped with a notice when it is missing. Medians of several runs are printed.
+
+#[path = "support/generate.rs"]
+mod generate;
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::time::{Duration, Instant};
+
+use retrylint::check::{CheckOptions, check_description, load_policy};
+use retrylint::output::human;
+
+fn main() {
+    // `cargo bench -- --quick` (or any filter argument cargo passes) still runs everything.
+    let runs = if std::env::args().any(|a| a == "--quick") {
+        3
+    } else {
+        7
+    };
+    let work = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("bench");
+    let _ = std::fs::remove_dir_all(&work);
+    std::fs::create_dir_all(&work).expect("a scratch folder");
+    corpus(&work, runs);
+    scale(&work, runs);
+    many_files(&work);
+}
+
+/// The median duration of `runs` calls of `f`.
+fn median(runs: usize, mut f: impl FnMut()) -> Duration {
+    let mut times: Vec<Duration> = (0..runs)
+        .map(|_| {
+            let start = Instant::now();
+            f();
+            start.elapsed()
+        })
+        .collect();
+    times.sort();
+    times[times.len() / 2]
+}
+
+fn ms(d: Duration) -> f64 {
+    d.as_secs_f64() * 1e3
+}
+
+/// `check` in process: policy, description, rules and the human report.
+fn check_in_process(spec: &Path, policy: &Path) -> usize {
+    let options = CheckOptions::default();
+    let policy = load_policy(policy, &options.load).expect("the policy loads");
+    let result = check_description(spec, Some(&policy), &options).expect("the description checks");
+    human::render(std::slice::from_ref(&result), false).len()
+}
+
+/// Wall time and peak memory (KiB) of the binary, from `/usr/bin/time` when present.
+fn process(args: &[&str]) -> Option<(f64, u64)> {
+    let output = Command::new("/usr/bin/time")
+        .args(["-f", "%e %M", env!("CARGO_BIN_EXE_retrylint")])
+        .args(args)
+        .output()
+        .ok()?;
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    let last = stderr.lines().last()?;
+    let (secs, kib) = last.split_once(' ')?;
+    Some((secs.parse().ok()?, kib.trim().parse().ok()?))
+}
+
+/// A policy with an entry for every operation of a JSON description.
+fn policy_for_every_operation(spec: &Path, out: &Path) {
+    let text = std::fs::read_to_string(spec).expect("readable");
+    let mut policy = String::from(
+        "version: 1\ndefaults:\n  maxAttempts: 3\n  deadline: 10s\n  perAttemptTimeout: 2s\n  backoff: {base: 100ms, cap: 2s, jitter: full}\n  retryOn: [503, timeout, connect-failure]\n  retryAfter: {honor: true, max: 5s}\noperations:\n",
+    );
+    if let Ok(value) = serde_json::from_str::<serde_json::Value>(&text)
+        && let Some(paths) = value["paths"].as_object()
+    {
+        for (path, item) in paths {
+            for method in [
+                "get", "put", "post", "delete", "patch", "head", "options", "trace",
+            ] {
+                if item.get(method).is_some() {
+                    policy.push_str(&format!(
+                        "  \"{} {}\": {{maxAttempts: 2}}\n",
+                        method.to_uppercase(),
+                        path.replace('\\', "\\\\").replace('"', "\\\"")
+                    ));
+                }
+            }
+        }
+    }
+    std::fs::write(out, policy).expect("writable");
+}
+
+fn corpus(work: &Path, runs: usize) {
+    let dir = PathBuf::from(
+        std::env::var("RETRYLINT_CORPUS").unwrap_or_else(|_| "../shared/corpus".into()),
+    );
+    if !dir.is_dir() {
+        eprintln!(
+            "notice: no corpus at {}; set RETRYLINT_CORPUS to measure it",
+            dir.display()
+        );
+        return;
+    }
+    println!("## Corpus: check end to end against the bare parse (median of {runs})\n");
+    println!(
+        "| description | size | bare parse | check (in process) | ratio | process | peak memory | memory ÷ size |"
+    );
+    println!("|---|---:|---:|---:|---:|---:|---:|---:|");
+    for spec in [
+        "github/api.github.com.json",
+        "stripe/spec3.yaml",
+        "digitalocean/specification/DigitalOcean-public.v2.yaml",
+    ] {
+        let path = dir.join(spec);
+        let Ok(bytes) = std::fs::read(&path) else {
+            eprintln!("notice: {spec} is missing");
+            continue;
+        };
+        let policy = work.join(format!("policy-{}.yaml", spec.replace('/', "-")));
+        policy_for_every_operation(&path, &policy);
+        let text = String::from_utf8(bytes.clone()).expect("UTF-8");
+        let (parser, parse) = if spec.ends_with(".json") {
+            (
+                "serde_json::Value",
+                median(runs, || {
+                    let value: serde_json::Value = serde_json::from_slice(&bytes).expect("JSON");
+                    std::hint::black_box(value);
+                }),
+            )
+        } else {
+            (
+                "saphyr-parser events",
+                median(runs, || {
+                    let mut parser = saphyr_parser::Parser::new_from_str(&text);
+                    let mut events = 0usize;
+                    while let Some(Ok(_)) = parser.next_event() {
+                        events += 1;
+                    }
+                    std::hint::black_box(events);
+                }),
+            )
+        };
+        let check = median(runs, || {
+            std::hint::black_box(check_in_process(&path, &policy));
+        });
+        let (secs, kib) = process(&[
+            "check",
+            path.to_str().unwrap_or_default(),
+            "-p",
+            policy.to_str().unwrap_or_default(),
+        ])
+        .unwrap_or((f64::NAN, 0));
+        let size_mb = bytes.len() as f64 / 1e6;
+        println!(
+            "| {spec} | {size_mb:.1} MB | {:.0} ms ({parser}) | {:.0} ms | {:.2}× | {:.0} ms | {:.0} MiB | {:.1}× |",
+            ms(parse),
+            ms(check),
+            ms(check) / ms(parse),
+            secs * 1e3,
+            kib as f64 / 1024.0,
+            (kib as f64 * 1024.0) / bytes.len() as f64
+        );
+    }
+    println!();
+}
+
+fn scale(work: &Path, runs: usize) {
+    println!(
+        "## Scale: generated descriptions, one policy entry per operation (median of {runs})\n"
+    );
+    println!("| operations | files | check | per operation | vs 1k |");
+    println!("|---:|---:|---:|---:|---:|");
+    let mut base: Option<f64> = None;
+    for (operations, split) in [
+        (1_000, false),
+        (10_000, false),
+        (100_000, false),
+        (10_000, true),
+    ] {
+        let dir = work.join(format!("scale-{operations}-{split}"));
+        let spec = generate::write(&dir, operations, split).expect("generated");
+        let policy = dir.join("retry-policy.yaml");
+        let runs = if operations >= 100_000 {
+            runs.min(3)
+        } else {
+            runs
+        };
+        let time = median(runs, || {
+            std::hint::black_box(check_in_process(&spec, &policy));
+        });
+        let per_op = ms(time) * 1e3 / operations as f64;
+        if base.is_none() {
+            base = Some(per_op);
+        }
+        let files = if split { operations / 5 * 2 + 1 } else { 1 };
+        println!(
+            "| {operations} | {files} | {:.0} ms | {per_op:.1} µs | {:.2}× |",
+            ms(time),
+            per_op / base.unwrap_or(per_op)
+        );
+    }
+    println!();
+}
+
+fn many_files(work: &Path) {
+    let dir = work.join("many");
+    let mut specs = Vec::new();
+    for i in 0..200 {
+        let spec = generate::write(&dir.join(format!("api{i:03}")), 500, false).expect("generated");
+        specs.push(spec.to_string_lossy().into_owned());
+    }
+    let mut args: Vec<&str> = vec!["check"];
+    args.extend(specs.iter().map(String::as_str));
+    let run = || {
+        let start = Instant::now();
+        let before = cpu_of_children();
+        let output = Command::new(env!("CARGO_BIN_EXE_retrylint"))
+            .args(&args)
+            .output()
+            .expect("the binary runs");
+        (start.elapsed(), cpu_of_children() - before, output.stdout)
+    };
+    let (wall, cpu, first) = run();
+    let (_, _, second) = run();
+    let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+    println!("## Many files: 200 descriptions of 500 operations in one check\n");
+    println!("| wall | CPU | CPU ÷ wall | cores | output identical across runs |");
+    println!("|---:|---:|---:|---:|---|");
+    println!(
+        "| {:.0} ms | {:.0} ms | {:.2} | {cores} | {} |\n",
+        ms(wall),
+        cpu * 1e3,
+        cpu / wall.as_secs_f64(),
+        if first == second { "yes" } else { "NO" }
+    );
+}
+
+/// CPU seconds (user + system) used by finished children, from `/proc/self/stat`.
+fn cpu_of_children() -> f64 {
+    let Ok(stat) = std::fs::read_to_string("/proc/self/stat") else {
+        return 0.0;
+    };
+    // Fields after the command name: cutime and cstime are the 16th and 17th fields.
+    let after = stat.rsplit_once(')').map_or("", |(_, rest)| rest);
+    let fields: Vec<&str> = after.split_whitespace().collect();
+    let ticks = |i: usize| {
+        fields
+            .get(i)
+            .and_then(|f| f.parse::<f64>().ok())
+            .unwrap_or(0.0)
+    };
+    (ticks(13) + ticks(14)) / 100.0
+}
