@@ -161,13 +161,15 @@ pub enum PolicyChoice {
 }
 
 /// Checks several descriptions on all cores; results keep the order of `paths`.
+/// `on_done` is called after each description (for a progress display).
 pub fn check_all(
     paths: &[PathBuf],
     choice: &PolicyChoice,
     options: &CheckOptions,
+    on_done: &(dyn Fn() + Sync),
 ) -> Vec<Result<CheckResult, InputError>> {
     let check_one = |path: &PathBuf| -> Result<CheckResult, InputError> {
-        match choice {
+        let result = match choice {
             PolicyChoice::Given(policy) => check_description(path, Some(policy), options),
             PolicyChoice::Discover => {
                 let policy = match discover_policy(path) {
@@ -176,7 +178,9 @@ pub fn check_all(
                 };
                 check_description(path, policy.as_ref(), options)
             }
-        }
+        };
+        on_done();
+        result
     };
     let workers = std::thread::available_parallelism()
         .map_or(1, |n| n.get())

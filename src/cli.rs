@@ -250,7 +250,10 @@ fn run_check(args: CheckArgs) -> Result<ExitCode, Vec<InputError>> {
     };
     let mut results: Vec<CheckResult> = Vec::new();
     let mut errors = Vec::new();
-    for outcome in check_all(&args.specs, &choice, &options) {
+    let progress = Progress::new(args.specs.len());
+    let outcomes = check_all(&args.specs, &choice, &options, &|| progress.tick());
+    progress.finish();
+    for outcome in outcomes {
         match outcome {
             Ok(result) => results.push(result),
             Err(error) => errors.push(error),
@@ -416,6 +419,43 @@ fn explain(name: &str) -> Result<ExitCode, Vec<InputError>> {
                 None => error.with_help("`retrylint rules` lists every rule"),
             };
             Err(vec![error])
+        }
+    }
+}
+
+/// A one-line count of checked descriptions on standard error: only on a terminal, only
+/// for several descriptions, and only once the run has taken a moment.
+struct Progress {
+    total: usize,
+    done: std::sync::atomic::AtomicUsize,
+    start: std::time::Instant,
+    shown: std::sync::atomic::AtomicBool,
+    enabled: bool,
+}
+
+impl Progress {
+    fn new(total: usize) -> Progress {
+        Progress {
+            total,
+            done: std::sync::atomic::AtomicUsize::new(0),
+            start: std::time::Instant::now(),
+            shown: std::sync::atomic::AtomicBool::new(false),
+            enabled: total > 1 && std::io::stderr().is_terminal(),
+        }
+    }
+
+    fn tick(&self) {
+        use std::sync::atomic::Ordering;
+        let done = self.done.fetch_add(1, Ordering::Relaxed) + 1;
+        if self.enabled && self.start.elapsed() > std::time::Duration::from_millis(500) {
+            self.shown.store(true, Ordering::Relaxed);
+            eprint!("\r  checked {done}/{} descriptions", self.total);
+        }
+    }
+
+    fn finish(&self) {
+        if self.shown.load(std::sync::atomic::Ordering::Relaxed) {
+            eprint!("\r\x1b[2K");
         }
     }
 }

@@ -1,8 +1,591 @@
-//! The HTML report: one self-contained file.
+//! The HTML report: one self-contained page that loads nothing.
+//!
+//! CSS, JavaScript and the SVG timelines are all inline, and a Content-Security-Policy
+//! forbids any fetch. Every string from the report is escaped. Each operation is a
+//! `<tbody>` whose `data-` attributes carry what the filters and the sorting need; the
+//! script only reads them. The page is a pure function of the report: no timestamps.
 
-use super::Report;
+use std::collections::BTreeMap;
+use std::fmt::{self, Write};
+
+use super::{FindingReport, OperationReport, Readiness, Report};
+
+const CSS: &str = include_str!("html/report.css");
+const JS: &str = include_str!("html/report.js");
+
+/// The readiness levels, worst first.
+const LEVELS: [Readiness; 3] = [Readiness::Unsafe, Readiness::NeedsWork, Readiness::Ready];
+
+/// Writes to a `String`, which cannot fail.
+macro_rules! w {
+    ($out:expr, $($arg:tt)*) => {
+        {
+            let _ = write!($out, $($arg)*);
+        }
+    };
+}
+
+mod timeline;
 
 /// Renders the report as one HTML page.
 pub fn render(report: &Report) -> String {
-    format!("<!doctype html><title>{}</title>\n", report.description)
+    let mut out = String::with_capacity(16_384 + report.operations.len() * 6_144);
+    head(&mut out, report);
+    header(&mut out, report);
+    out.push_str("<main class=\"wrap\">\n");
+    summary(&mut out, report);
+    operations(&mut out, report);
+    out.push_str("</main>\n");
+    w!(
+        out,
+        "<footer class=\"wrap foot\"><p>retrylint {} · readiness report, format v{} · \
+         self-contained: this page loads nothing from the network.</p></footer>\n\
+         <script>\n{JS}</script>\n</body>\n</html>\n",
+        env!("CARGO_PKG_VERSION"),
+        report.version
+    );
+    out
+}
+
+/// HTML-escapes a string for text and double- or single-quoted attributes.
+struct Esc<'a>(&'a str);
+
+impl fmt::Display for Esc<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let mut last = 0;
+        for (i, c) in self.0.char_indices() {
+            let replacement = match c {
+                '&' => "&amp;",
+                '<' => "&lt;",
+                '>' => "&gt;",
+                '"' => "&quot;",
+                '\'' => "&#39;",
+                '\0' => "\u{fffd}",
+                _ => continue,
+            };
+            f.write_str(&self.0[last..i])?;
+            f.write_str(replacement)?;
+            last = i + c.len_utf8();
+        }
+        f.write_str(&self.0[last..])
+    }
+}
+
+fn esc(s: &str) -> Esc<'_> {
+    Esc(s)
+}
+
+fn head(out: &mut String, report: &Report) {
+    w!(
+        out,
+        "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n\
+         <meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n\
+         <meta name=\"color-scheme\" content=\"light dark\">\n\
+         <meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; \
+         style-src 'unsafe-inline'; script-src 'unsafe-inline'\">\n\
+         <meta name=\"generator\" content=\"retrylint\">\n\
+         <title>Retry readiness · {}</title>\n<style>\n{CSS}</style>\n\
+         <noscript><style>.op .detail{{display:table-row}}.js-only,.tog{{display:none}}</style></noscript>\n\
+         </head>\n<body>\n",
+        esc(&report.description)
+    );
+}
+
+fn header(out: &mut String, report: &Report) {
+    let s = &report.summary;
+    w!(
+        out,
+        "<header class=\"top\"><div class=\"wrap\">\n<p class=\"brand\">{LOGO}<span>retrylint</span>\
+         <span class=\"sep\">/</span>retry readiness report</p>\n<h1>{}</h1>\n<dl class=\"meta\">\
+         <div><dt>Policy</dt><dd>{}</dd></div>\
+         <div><dt>Operations</dt><dd>{}</dd></div>\
+         <div><dt>Retried</dt><dd>{}</dd></div>\
+         <div><dt>Findings</dt><dd>{}</dd></div></dl>\n</div></header>\n",
+        esc(&report.description),
+        match &report.policy {
+            Some(p) => format!("<code>{}</code>", esc(p)),
+            None => "none (nothing is retried)".to_string(),
+        },
+        count(s.operations),
+        count(s.retried),
+        count(s.rules.iter().map(|r| r.count).sum()),
+    );
+}
+
+const LOGO: &str = "<svg class=\"logo\" viewBox=\"0 0 24 24\" aria-hidden=\"true\" focusable=\"false\">\
+<path d=\"M20 12a8 8 0 1 1-2.34-5.66\" fill=\"none\" stroke=\"currentColor\" stroke-width=\"2.4\" \
+stroke-linecap=\"round\"/><path d=\"M20 3.5v5h-5\" fill=\"none\" stroke=\"currentColor\" \
+stroke-width=\"2.4\" stroke-linecap=\"round\" stroke-linejoin=\"round\"/></svg>";
+
+fn readiness_count(report: &Report, r: Readiness) -> usize {
+    match r {
+        Readiness::Unsafe => report.summary.unsafe_,
+        Readiness::NeedsWork => report.summary.needs_work,
+        Readiness::Ready => report.summary.ready,
+    }
+}
+
+fn label(r: Readiness) -> &'static str {
+    match r {
+        Readiness::Unsafe => "Unsafe",
+        Readiness::NeedsWork => "Needs work",
+        Readiness::Ready => "Ready",
+    }
+}
+
+fn percent(part: usize, whole: usize) -> f64 {
+    if whole == 0 {
+        0.0
+    } else {
+        part as f64 * 100.0 / whole as f64
+    }
+}
+
+fn summary(out: &mut String, report: &Report) {
+    let s = &report.summary;
+    out.push_str(
+        "<section class=\"summary\" aria-labelledby=\"summary-h\">\n<h2 id=\"summary-h\">Summary</h2>\n<div class=\"cards\">\n",
+    );
+    for r in LEVELS {
+        let n = readiness_count(report, r);
+        w!(
+            out,
+            "<button type=\"button\" class=\"card r-{0}\" data-set=\"readiness\" data-value=\"{0}\" \
+             title=\"Show only the {0} operations\"><span class=\"card-l\"><span class=\"dot\"></span>{1}</span>\
+             <span class=\"card-n\">{2}<small>{3:.0}%</small></span><span class=\"card-m\">{4}</span></button>\n",
+            r.as_str(),
+            label(r),
+            count(n),
+            percent(n, s.operations),
+            esc(r.meaning()),
+        );
+    }
+    w!(
+        out,
+        "<div class=\"card retried\"><span class=\"card-l\"><span class=\"dot\"></span>Retried</span>\
+         <span class=\"card-n\">{}<small>of {}</small></span><span class=\"card-m\">operations the policy \
+         retries; the others make one attempt</span></div>\n</div>\n",
+        count(s.retried),
+        count(s.operations)
+    );
+    w!(
+        out,
+        "<div class=\"meter\" role=\"img\" aria-label=\"{} unsafe, {} needs work, {} ready\">",
+        s.unsafe_,
+        s.needs_work,
+        s.ready
+    );
+    for r in LEVELS {
+        let n = readiness_count(report, r);
+        if n > 0 {
+            w!(
+                out,
+                "<span class=\"r-{}\" style=\"width:{}%\"></span>",
+                r.as_str(),
+                num(percent(n, s.operations))
+            );
+        }
+    }
+    out.push_str("</div>\n<div class=\"cols\">\n<section class=\"panel\" aria-labelledby=\"rules-h\"><h3 id=\"rules-h\">Findings by rule</h3>\n");
+    if s.rules.is_empty() {
+        out.push_str("<p class=\"none\">No findings.</p>\n");
+    } else {
+        let most = s.rules.iter().map(|r| r.count).max().unwrap_or(1).max(1);
+        out.push_str("<ol class=\"rules\">\n");
+        for r in &s.rules {
+            w!(
+                out,
+                "<li><button type=\"button\" data-set=\"rule\" data-value=\"{0}\" title=\"Show only operations with {0}\">\
+                 <span class=\"sev sev-{1}\">{1}</span><code>{0}</code><span class=\"rbar b-{1}\"><span style=\"width:{2}%\"></span></span>\
+                 <span class=\"rc\">{3}</span></button></li>\n",
+                esc(r.rule),
+                esc(r.severity),
+                num(percent(r.count, most)),
+                count(r.count)
+            );
+        }
+        out.push_str("</ol>\n");
+    }
+    w!(
+        out,
+        "</section>\n<section class=\"panel\" aria-labelledby=\"policy-h\"><h3 id=\"policy-h\">Policy findings \
+         <span class=\"pill\">{}</span></h3>\n",
+        s.policy_findings.len()
+    );
+    if s.policy_findings.is_empty() {
+        out.push_str(
+            "<p class=\"none\">None: every part of the policy applies to some operation.</p>\n",
+        );
+    } else {
+        findings(out, &s.policy_findings);
+    }
+    out.push_str("</section>\n</div>\n</section>\n");
+}
+
+/// The distinct values of one column with their counts, in a stable order.
+fn tally<'a>(values: impl Iterator<Item = &'a str>) -> BTreeMap<&'a str, usize> {
+    let mut map = BTreeMap::new();
+    for v in values {
+        *map.entry(v).or_insert(0) += 1;
+    }
+    map
+}
+
+fn select(out: &mut String, name: &str, title: &str, options: &[(String, String)]) {
+    w!(
+        out,
+        "<div class=\"field\"><label for=\"f-{name}\">{title}</label><select id=\"f-{name}\" name=\"{name}\">\
+         <option value=\"\">All</option>"
+    );
+    for (value, text) in options {
+        w!(
+            out,
+            "<option value=\"{}\">{}</option>",
+            esc(value),
+            esc(text)
+        );
+    }
+    out.push_str("</select></div>\n");
+}
+
+fn method_rank(m: &str) -> usize {
+    const ORDER: [&str; 8] = [
+        "GET", "HEAD", "OPTIONS", "TRACE", "PUT", "POST", "PATCH", "DELETE",
+    ];
+    ORDER.iter().position(|o| *o == m).unwrap_or(ORDER.len())
+}
+
+fn filters(out: &mut String, report: &Report) {
+    let ops = &report.operations;
+    out.push_str(
+        "<form class=\"filters js-only\" id=\"filters\" role=\"search\" aria-label=\"Filter operations\">\n\
+         <div class=\"field grow\"><label for=\"f-q\">Search</label><input type=\"search\" id=\"f-q\" name=\"q\" \
+         placeholder=\"Path, operationId or tag — press /\" autocomplete=\"off\" spellcheck=\"false\"></div>\n",
+    );
+    let levels: Vec<(String, String)> = LEVELS
+        .iter()
+        .map(|r| {
+            (
+                r.as_str().to_string(),
+                format!("{} ({})", label(*r), readiness_count(report, *r)),
+            )
+        })
+        .collect();
+    select(out, "readiness", "Readiness", &levels);
+    let mut methods: Vec<(&str, usize)> = tally(ops.iter().map(|o| o.method.as_str()))
+        .into_iter()
+        .collect();
+    methods.sort_by_key(|(m, _)| (method_rank(m), *m));
+    let methods: Vec<(String, String)> = methods
+        .into_iter()
+        .map(|(m, n)| (m.to_string(), format!("{m} ({n})")))
+        .collect();
+    select(out, "method", "Method", &methods);
+    let tags: Vec<(String, String)> =
+        tally(ops.iter().flat_map(|o| o.tags.iter().map(String::as_str)))
+            .into_iter()
+            .map(|(t, n)| (t.to_string(), format!("{t} ({n})")))
+            .collect();
+    select(out, "tag", "Tag", &tags);
+    let rules: Vec<(String, String)> = report
+        .summary
+        .rules
+        .iter()
+        .map(|r| (r.rule.to_string(), format!("{} ({})", r.rule, r.count)))
+        .collect();
+    select(out, "rule", "Rule", &rules);
+    out.push_str("<div class=\"field btns\"><button type=\"reset\" class=\"btn\">Reset</button></div>\n</form>\n");
+}
+
+fn operations(out: &mut String, report: &Report) {
+    let total = report.operations.len();
+    w!(
+        out,
+        "<section class=\"ops\" id=\"operations\" aria-labelledby=\"ops-h\">\n<div class=\"ops-head\">\
+         <h2 id=\"ops-h\">Operations</h2><p class=\"shown\" id=\"shown\" aria-live=\"polite\">{} operations</p>\
+         <div class=\"tools js-only\"><button type=\"button\" class=\"btn\" id=\"expand-all\">Expand all</button>\
+         <button type=\"button\" class=\"btn\" id=\"collapse-all\">Collapse all</button></div></div>\n",
+        count(total)
+    );
+    filters(out, report);
+    out.push_str("<div class=\"table-wrap\"><table class=\"ops-table\" id=\"ops\">\n<thead><tr><th class=\"c-tog\"><span class=\"sr\">Details</span></th>");
+    let columns = [
+        ("readiness", "Readiness", "c-r"),
+        ("method", "Method", "c-m"),
+        ("path", "Path", "c-p"),
+        ("id", "operationId", "c-id"),
+        ("tags", "Tags", "c-t"),
+        ("effect", "Effect", "c-e"),
+        ("findings", "Findings", "c-f"),
+    ];
+    for (key, title, class) in columns {
+        let sort = if key == "readiness" {
+            "ascending"
+        } else {
+            "none"
+        };
+        w!(
+            out,
+            "<th class=\"{class}\" aria-sort=\"{sort}\"><button type=\"button\" data-sort=\"{key}\">{title}\
+             <span class=\"arrow\" aria-hidden=\"true\"></span></button></th>"
+        );
+    }
+    out.push_str("</tr></thead>\n");
+    for (i, op) in report.operations.iter().enumerate() {
+        operation(out, i, op);
+    }
+    out.push_str(
+        "</table></div>\n<p class=\"empty\" id=\"empty\" hidden>No operation matches these filters.</p>\n</section>\n",
+    );
+}
+
+fn operation(out: &mut String, i: usize, op: &OperationReport) {
+    let id = i + 1;
+    let mut rules: Vec<&str> = op.findings.iter().map(|f| f.rule).collect();
+    rules.sort_unstable();
+    rules.dedup();
+    let r = op.readiness.as_str();
+    let op_id = op.operation_id.as_deref().unwrap_or("");
+    let name = format!("{} {}", op.method, op.path);
+    w!(
+        out,
+        "<tbody class=\"op\" data-op=\"{id}\" data-i=\"{i}\" data-readiness=\"{r}\" data-method=\"{}\" data-path=\"{}\" \
+         data-id=\"{}\" data-tags=\"{}\" data-effect=\"{}\" data-rules=\"{}\" data-findings=\"{}\">\n\
+         <tr class=\"row\"><td class=\"c-tog\"><button type=\"button\" class=\"tog\" aria-expanded=\"false\" \
+         aria-controls=\"op-{id}-d\"><span class=\"sr\">Details of {}</span></button></td>\
+         <td class=\"c-r\"><span class=\"badge r-{r}\">{r}</span></td>\
+         <td class=\"c-m\"><span class=\"method m-{}\">{}</span></td><td class=\"c-p\"><code>",
+        esc(&op.method),
+        esc(&op.path),
+        esc(op_id),
+        esc(&op.tags.join("\n")),
+        esc(&op.effect),
+        esc(&rules.join(" ")),
+        op.findings.len(),
+        esc(&name),
+        esc(&op.method.to_ascii_lowercase()),
+        esc(&op.method),
+    );
+    path(out, &op.path);
+    out.push_str("</code></td><td class=\"c-id\">");
+    match &op.operation_id {
+        Some(o) => {
+            out.push_str("<code>");
+            breakable(out, o);
+            out.push_str("</code>");
+        }
+        None => out.push_str("<span class=\"muted\">—</span>"),
+    }
+    out.push_str("</td><td class=\"c-t\">");
+    for t in &op.tags {
+        w!(out, "<span class=\"tag\">{}</span>", esc(t));
+    }
+    w!(
+        out,
+        "</td><td class=\"c-e\"><span class=\"effect e-{0}\">{0}</span>",
+        esc(&op.effect)
+    );
+    if !op.retried {
+        out.push_str("<small>not retried</small>");
+    }
+    w!(
+        out,
+        "</td><td class=\"c-f\"><span class=\"fc\">{}</span>",
+        op.findings.len()
+    );
+    for (sev, short) in [("error", "e"), ("warning", "w"), ("info", "i")] {
+        let n = op.findings.iter().filter(|f| f.severity == sev).count();
+        if n > 0 {
+            let plural = if n == 1 { "" } else { "s" };
+            w!(
+                out,
+                "<span class=\"pip p-{short}\" title=\"{n} {sev}{plural}\">{n}</span>"
+            );
+        }
+    }
+    w!(
+        out,
+        "</td></tr>\n<tr class=\"detail\" id=\"op-{id}-d\"><td colspan=\"8\"><div class=\"detail-body\">\n<div class=\"answers\">\n"
+    );
+    let a = &op.answers;
+    for (title, text) in [
+        ("What repeats", &a.effect),
+        ("Why repeating is safe", &a.safety),
+        ("Time and attempts", &a.budget),
+        ("Unknown outcome", &a.unknown_outcome),
+    ] {
+        let weak = text.starts_with("not safe") || text == "not said";
+        w!(
+            out,
+            "<div class=\"ans{}\"><h4>{title}</h4><p>{}</p></div>\n",
+            if weak { " weak" } else { "" },
+            esc(text)
+        );
+    }
+    out.push_str("</div>\n");
+    if let Some(s) = &op.schedule {
+        timeline::render(out, &name, s);
+    }
+    w!(
+        out,
+        "<div class=\"fx\"><h4>Findings <span class=\"pill\">{}</span></h4>\n",
+        op.findings.len()
+    );
+    if op.findings.is_empty() {
+        out.push_str(
+            "<p class=\"none\">No findings: nothing to fix before enabling retries.</p>\n",
+        );
+    } else {
+        findings(out, &op.findings);
+    }
+    w!(
+        out,
+        "</div>\n<p class=\"permalink\"><a href=\"#op-{id}\">Link to this operation</a></p>\n</div></td></tr>\n</tbody>\n"
+    );
+}
+
+/// A path with its `{parameters}` marked and a line-break opportunity before each `/`.
+fn path(out: &mut String, p: &str) {
+    for (k, segment) in p.split('/').enumerate() {
+        match k {
+            0 => {}
+            1 => out.push('/'),
+            _ => out.push_str("<wbr>/"),
+        }
+        let mut rest = segment;
+        while let Some(open) = rest.find('{') {
+            let Some(close) = rest[open..].find('}').map(|c| open + c) else {
+                break;
+            };
+            w!(
+                out,
+                "{}<span class=\"param\">{}</span>",
+                esc(&rest[..open]),
+                esc(&rest[open..=close])
+            );
+            rest = &rest[close + 1..];
+        }
+        w!(out, "{}", esc(rest));
+    }
+}
+
+/// An operationId with a line-break opportunity after each `/`.
+fn breakable(out: &mut String, text: &str) {
+    for (k, part) in text.split('/').enumerate() {
+        if k > 0 {
+            out.push_str("/<wbr>");
+        }
+        w!(out, "{}", esc(part));
+    }
+}
+
+fn findings(out: &mut String, list: &[FindingReport]) {
+    out.push_str("<ul class=\"findings\">\n");
+    for f in list {
+        let l = &f.location;
+        w!(
+            out,
+            "<li class=\"finding f-{0}\"><p class=\"f-head\"><span class=\"sev sev-{0}\">{0}</span>\
+             <code class=\"rule\">{1}</code></p><p class=\"f-msg\">",
+            esc(f.severity),
+            esc(f.rule),
+        );
+        rich(out, &f.message);
+        out.push_str("</p>");
+        if let Some(help) = &f.help {
+            out.push_str("<p class=\"f-help\"><span>help</span>");
+            rich(out, help);
+            out.push_str("</p>");
+        }
+        w!(
+            out,
+            "<p class=\"f-loc\"><code>{}:{}:{}</code>",
+            esc(&l.file),
+            l.line,
+            l.column
+        );
+        if !l.pointer.is_empty() {
+            w!(out, "<code class=\"ptr\">{}</code>", esc(&l.pointer));
+        }
+        out.push_str("</p></li>\n");
+    }
+    out.push_str("</ul>\n");
+}
+
+/// Text with its `backquoted` parts set as code.
+fn rich(out: &mut String, text: &str) {
+    let parts: Vec<&str> = text.split('`').collect();
+    // An odd count of backquotes leaves them as they are.
+    let paired = !parts.len().is_multiple_of(2);
+    for (k, part) in parts.iter().enumerate() {
+        if k % 2 == 1 && paired {
+            w!(out, "<code>{}</code>", esc(part));
+        } else if k > 0 && !paired {
+            w!(out, "`{}", esc(part));
+        } else {
+            w!(out, "{}", esc(part));
+        }
+    }
+}
+
+/// A number for an attribute: at most one decimal, no trailing zero.
+fn num(x: f64) -> String {
+    let x = if x.is_finite() { x } else { 0.0 };
+    let s = format!("{x:.1}");
+    s.strip_suffix(".0").unwrap_or(&s).to_string()
+}
+
+/// A count with thousands separators.
+fn count(n: usize) -> String {
+    let digits = n.to_string();
+    let mut out = String::new();
+    for (i, c) in digits.chars().enumerate() {
+        if i > 0 && (digits.len() - i).is_multiple_of(3) {
+            out.push(',');
+        }
+        out.push(c);
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn escapes_markup_and_quotes() {
+        assert_eq!(
+            esc("<a href=\"x\">&'").to_string(),
+            "&lt;a href=&quot;x&quot;&gt;&amp;&#39;"
+        );
+        assert_eq!(esc("plain é").to_string(), "plain é");
+    }
+
+    #[test]
+    fn inline_assets_cannot_close_their_elements() {
+        assert!(!JS.to_ascii_lowercase().contains("</script"));
+        assert!(!CSS.to_ascii_lowercase().contains("</style"));
+        assert!(!CSS.contains("url(") && !CSS.contains("@import"));
+    }
+
+    #[test]
+    fn backquotes_become_code() {
+        let rich = |text: &str| {
+            let mut out = String::new();
+            super::rich(&mut out, text);
+            out
+        };
+        assert_eq!(rich("set `a<b` now"), "set <code>a&lt;b</code> now");
+        assert_eq!(rich("one ` only"), "one ` only");
+        assert_eq!(rich("plain"), "plain");
+    }
+
+    #[test]
+    fn formats_numbers() {
+        assert_eq!(count(1_223), "1,223");
+        assert_eq!(count(12), "12");
+        assert_eq!(num(62.5), "62.5");
+        assert_eq!(num(100.0), "100");
+        assert_eq!(num(f64::NAN), "0");
+    }
 }
