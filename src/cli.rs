@@ -8,7 +8,8 @@ use clap::{Args, Parser, Subcommand, ValueEnum};
 
 use crate::baseline::{self, Baseline};
 use crate::check::{
-    CheckOptions, PolicyChoice, analyze, check_all, check_analysis, discover_policy, load_policy,
+    CheckOptions, LoadedPolicy, PolicyChoice, analyze, check_all, check_analysis, discover_policy,
+    load_policy,
 };
 use crate::error::InputError;
 use crate::finding::Severity;
@@ -72,6 +73,19 @@ struct InputArgs {
 }
 
 impl InputArgs {
+    /// The policy named by `-p`, or the one beside the description, loaded.
+    fn policy_for(
+        &self,
+        spec: &std::path::Path,
+    ) -> Result<(Option<PathBuf>, Option<LoadedPolicy>), InputError> {
+        let path = self.policy.clone().or_else(|| discover_policy(spec));
+        let policy = match &path {
+            Some(path) => Some(load_policy(path, &self.load_options())?),
+            None => None,
+        };
+        Ok((path, policy))
+    }
+
     fn load_options(&self) -> LoadOptions {
         LoadOptions {
             allow_outside_refs: self.allow_outside_refs,
@@ -324,15 +338,7 @@ fn run_plan(args: PlanArgs) -> Result<ExitCode, Vec<InputError>> {
         ),
         None => None,
     };
-    let policy_path = args
-        .input
-        .policy
-        .clone()
-        .or_else(|| discover_policy(&args.spec));
-    let policy = match &policy_path {
-        Some(path) => Some(load_policy(path, &options).map_err(|e| vec![e])?),
-        None => None,
-    };
+    let (_, policy) = args.input.policy_for(&args.spec).map_err(|e| vec![e])?;
     let analysis = analyze(&args.spec, policy.as_ref(), &options).map_err(|e| vec![e])?;
     print(&plan::render(&analysis, only.as_ref()))
 }
@@ -366,15 +372,7 @@ fn run_report(args: ReportArgs) -> Result<ExitCode, Vec<InputError>> {
         load: args.input.load_options(),
         ..CheckOptions::default()
     };
-    let policy_path = args
-        .input
-        .policy
-        .clone()
-        .or_else(|| discover_policy(&args.spec));
-    let policy = match &policy_path {
-        Some(path) => Some(load_policy(path, &options.load).map_err(|e| vec![e])?),
-        None => None,
-    };
+    let (policy_path, policy) = args.input.policy_for(&args.spec).map_err(|e| vec![e])?;
     let checked = check_analysis(&args.spec, policy.as_ref(), &options).map_err(|e| vec![e])?;
     let report = report::build(
         &checked,

@@ -7,7 +7,7 @@
 
 use std::fmt::Write;
 
-use super::{OperationReport, Readiness, Report, ScheduleReport};
+use super::{FindingReport, OperationReport, Readiness, Report, ScheduleReport};
 use crate::plan::millis;
 
 /// Characters the report may use before it stops listing operations.
@@ -62,15 +62,7 @@ pub fn render(report: &Report) -> String {
     if !s.policy_findings.is_empty() {
         out.push_str("\n**About the policy as a whole**\n\n");
         for f in &s.policy_findings {
-            let _ = writeln!(
-                out,
-                "- {} `{}` {} (`{}:{}`)",
-                icon(f.severity),
-                f.rule,
-                cell(&f.message),
-                f.location.file,
-                f.location.line
-            );
+            finding(&mut out, f);
         }
     }
     let (attention, ready): (Vec<&OperationReport>, Vec<&OperationReport>) = report
@@ -203,21 +195,26 @@ fn operation(out: &mut String, op: &OperationReport) {
     if !op.findings.is_empty() {
         out.push('\n');
         for f in &op.findings {
-            let _ = writeln!(
-                out,
-                "- {} `{}` {} (`{}:{}`)",
-                icon(f.severity),
-                f.rule,
-                cell(&f.message),
-                f.location.file,
-                f.location.line
-            );
+            finding(out, f);
             if let Some(help) = &f.help {
                 let _ = writeln!(out, "  - {}", cell(help));
             }
         }
     }
     out.push_str("\n</details>\n\n");
+}
+
+/// One finding as a list item: icon, rule, message and where.
+fn finding(out: &mut String, f: &FindingReport) {
+    let _ = writeln!(
+        out,
+        "- {} `{}` {} (`{}:{}`)",
+        icon(f.severity),
+        f.rule,
+        cell(&f.message),
+        f.location.file,
+        f.location.line
+    );
 }
 
 fn timeline(out: &mut String, s: &ScheduleReport) {
