@@ -248,6 +248,8 @@ fn the_readers_survive_mutated_input() {
         }
     }
     let _ = std::panic::take_hook();
+    // Kept for a look: the input that took longest.
+    let _ = std::fs::write(crashes.with_file_name("fuzz-slowest.bin"), &slowest.1);
     eprintln!(
         "fuzz: {runs} inputs in {:.1}s, slowest {:?} ({} bytes)",
         start.elapsed().as_secs_f64(),

@@ -77,7 +77,7 @@ impl Default for ParseLimits {
     fn default() -> Self {
         ParseLimits {
             max_depth: 1_000,
-            max_alias_nodes: 1_000_000,
+            max_alias_nodes: 250_000,
         }
     }
 }
