@@ -37,8 +37,12 @@ enum Command {
     Report(ReportArgs),
     /// Write a starting retry policy for a description.
     Init(InitArgs),
+    /// Simulate a retry storm: the load, duplicates and stop reasons of a policy in an outage.
+    Simulate(crate::simulate::cli::SimulateArgs),
     /// List every rule with its default severity.
     Rules,
+    /// Print the JSON Schema of the retry policy file (for editors).
+    Schema,
     /// Print a rule's documentation.
     Explain {
         /// The rule's name, as `retrylint rules` lists it.
@@ -216,6 +220,9 @@ impl FailOn {
     }
 }
 
+/// The JSON Schema of the retry policy file.
+pub const POLICY_SCHEMA: &str = include_str!("../schema/retry-policy.schema.json");
+
 /// Runs the command line; the exit code is 0 (clean), 1 (findings) or 2 (input error).
 pub fn main() -> ExitCode {
     let cli = Cli::parse();
@@ -225,7 +232,9 @@ pub fn main() -> ExitCode {
         Command::Plan(args) => run_plan(args),
         Command::Report(args) => run_report(args),
         Command::Init(args) => run_init(args),
+        Command::Simulate(args) => crate::simulate::cli::run(args),
         Command::Rules => print(&rules_table()),
+        Command::Schema => print(POLICY_SCHEMA),
         Command::Explain { rule } => explain(&rule),
     };
     match result {

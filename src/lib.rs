@@ -26,6 +26,7 @@ pub use plan::plan_retry;
 pub mod policy;
 pub mod report;
 pub mod rules;
+pub mod simulate;
 pub mod source;
 pub mod suppress;
 

@@ -1,0 +1,305 @@
+//! The HTML page of a simulation: one self-contained file that loads nothing.
+//!
+//! An inline SVG chart shows the requests per second over time, one line per variant,
+//! with the fault windows shaded and the server's capacity as a dashed line; a table
+//! below holds the same numbers as the text output. No script; a Content-Security-Policy
+//! forbids any fetch; every string from the input is escaped. The page is a pure function
+//! of the report: the same seed gives the same bytes.
+
+use std::fmt::Write;
+
+use super::output::Report;
+use super::scenario::Capacity;
+use super::{Outcome, STOP_REASONS};
+
+/// Writes to a `String`, which cannot fail.
+macro_rules! w {
+    ($out:expr, $($arg:tt)*) => {
+        {
+            let _ = write!($out, $($arg)*);
+        }
+    };
+}
+
+/// Line colours, one per variant (repeated beyond six), readable on white.
+const COLOURS: [&str; 6] = [
+    "#1f77b4", "#d62728", "#2ca02c", "#9467bd", "#ff7f0e", "#17becf",
+];
+
+/// Dash patterns, so that a variant drawn over an identical one leaves it visible.
+const DASHES: [&str; 4] = ["none", "8 4", "3 3", "12 3 3 3"];
+
+const CSS: &str = "body{font:15px/1.45 system-ui,sans-serif;margin:2rem auto;max-width:960px;\
+padding:0 1rem;color:#222}h1{font-size:1.4rem}code{font-size:.95em}\
+table{border-collapse:collapse;margin:1rem 0}th,td{padding:.25rem .75rem;text-align:right;\
+border-bottom:1px solid #ddd}th:first-child,td:first-child{text-align:left}\
+.key{display:inline-block;width:1.2em;height:.3em;vertical-align:middle;margin-right:.3em}\
+svg{max-width:100%;height:auto}svg text{font:12px system-ui,sans-serif;fill:#444}\
+.legend span{margin-right:1.2rem;white-space:nowrap}";
+
+/// The chart's size and margins, in SVG units.
+const WIDTH: f64 = 880.0;
+const HEIGHT: f64 = 340.0;
+const LEFT: f64 = 56.0;
+const RIGHT: f64 = 16.0;
+const TOP: f64 = 16.0;
+const BOTTOM: f64 = 36.0;
+
+/// Renders the page.
+pub fn render(report: &Report) -> String {
+    let s = &report.scenario;
+    let mut out = String::new();
+    out.push_str("<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n");
+    out.push_str(
+        "<meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; style-src 'unsafe-inline'\">\n",
+    );
+    out.push_str("<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n");
+    w!(
+        out,
+        "<title>Retry storm: {}</title>\n<style>{CSS}</style>\n</head>\n<body>\n",
+        escape(&report.operations.join(", "))
+    );
+    w!(
+        out,
+        "<h1>Retry storm: {}</h1>\n",
+        escape(&report.operations.join(", "))
+    );
+    out.push_str("<p>");
+    w!(
+        out,
+        "{} clients, arrival <code>{}</code>, capacity <code>{}</code>, latency <code>{}</code>, seed <code>{}</code>. ",
+        s.clients,
+        s.arrival,
+        s.capacity,
+        s.latency,
+        s.seed
+    );
+    if s.faults.is_empty() {
+        out.push_str("No fault.");
+    } else {
+        out.push_str("Faults: ");
+        let faults: Vec<String> = s
+            .faults
+            .iter()
+            .map(|f| format!("<code>{}</code>", escape(&f.to_string())))
+            .collect();
+        out.push_str(&faults.join(", "));
+        out.push('.');
+    }
+    out.push_str("</p>\n");
+    chart(&mut out, report);
+    legend(&mut out, report);
+    table(&mut out, report);
+    out.push_str("</body>\n</html>\n");
+    out
+}
+
+/// A round step for about `target` ticks over `0..max`.
+fn step(max: f64, target: f64) -> f64 {
+    let raw = (max / target).max(1.0);
+    let magnitude = 10f64.powf(raw.log10().floor());
+    [1.0, 2.0, 5.0, 10.0]
+        .iter()
+        .map(|m| m * magnitude)
+        .find(|&s| s >= raw)
+        .unwrap_or(10.0 * magnitude)
+}
+
+fn chart(out: &mut String, report: &Report) {
+    let s = &report.scenario;
+    let seconds = report
+        .outcomes
+        .iter()
+        .map(|o| o.load.len())
+        .max()
+        .unwrap_or(0)
+        .max((s.recovery().as_micros() / 1_000_000) as usize)
+        .max(1) as f64;
+    let capacity = match s.capacity {
+        Capacity::PerSecond(n) => Some(n as f64),
+        Capacity::Unlimited => None,
+    };
+    let peak = report.outcomes.iter().map(Outcome::peak).max().unwrap_or(0) as f64;
+    let y_step = step(peak.max(capacity.unwrap_or(0.0)).max(1.0), 5.0);
+    let y_max = ((peak.max(capacity.unwrap_or(0.0)) / y_step).floor() + 1.0) * y_step;
+    let (plot_w, plot_h) = (WIDTH - LEFT - RIGHT, HEIGHT - TOP - BOTTOM);
+    let x = |t: f64| LEFT + t / seconds * plot_w;
+    let y = |v: f64| TOP + plot_h - v / y_max * plot_h;
+    w!(
+        out,
+        "<svg viewBox=\"0 0 {WIDTH} {HEIGHT}\" width=\"{WIDTH}\" height=\"{HEIGHT}\" role=\"img\" aria-label=\"requests per second over time\">\n"
+    );
+    for fault in &s.faults {
+        let from = fault.from.as_secs_f64().min(seconds);
+        let to = fault.to.as_secs_f64().min(seconds);
+        w!(
+            out,
+            "<rect x=\"{:.1}\" y=\"{TOP}\" width=\"{:.1}\" height=\"{plot_h}\" fill=\"#f4cccc\" fill-opacity=\"0.6\"><title>{}</title></rect>\n",
+            x(from),
+            (x(to) - x(from)).max(0.0),
+            escape(&fault.to_string())
+        );
+        w!(
+            out,
+            "<text x=\"{:.1}\" y=\"{:.1}\">{}</text>\n",
+            x(from) + 4.0,
+            TOP + 14.0,
+            escape(&fault.signal())
+        );
+    }
+    // Axes and ticks.
+    let mut v = 0.0;
+    while v <= y_max + 1e-9 {
+        w!(
+            out,
+            "<line x1=\"{LEFT}\" x2=\"{:.1}\" y1=\"{:.1}\" y2=\"{:.1}\" stroke=\"#eee\"/><text x=\"{:.1}\" y=\"{:.1}\" text-anchor=\"end\">{}</text>\n",
+            WIDTH - RIGHT,
+            y(v),
+            y(v),
+            LEFT - 6.0,
+            y(v) + 4.0,
+            v
+        );
+        v += y_step;
+    }
+    let x_step = step(seconds, 10.0);
+    let mut t = 0.0;
+    while t <= seconds + 1e-9 {
+        w!(
+            out,
+            "<text x=\"{:.1}\" y=\"{:.1}\" text-anchor=\"middle\">{}s</text>\n",
+            x(t),
+            HEIGHT - BOTTOM + 16.0,
+            t
+        );
+        t += x_step;
+    }
+    w!(
+        out,
+        "<line x1=\"{LEFT}\" x2=\"{LEFT}\" y1=\"{TOP}\" y2=\"{:.1}\" stroke=\"#888\"/><line x1=\"{LEFT}\" x2=\"{:.1}\" y1=\"{:.1}\" y2=\"{:.1}\" stroke=\"#888\"/>\n",
+        TOP + plot_h,
+        WIDTH - RIGHT,
+        TOP + plot_h,
+        TOP + plot_h
+    );
+    w!(
+        out,
+        "<text x=\"{:.1}\" y=\"{:.1}\" text-anchor=\"end\">time</text>\n",
+        WIDTH - RIGHT,
+        HEIGHT - 4.0
+    );
+    if let Some(c) = capacity {
+        w!(
+            out,
+            "<line x1=\"{LEFT}\" x2=\"{:.1}\" y1=\"{:.1}\" y2=\"{:.1}\" stroke=\"#555\" stroke-dasharray=\"6 4\"/><text x=\"{:.1}\" y=\"{:.1}\" text-anchor=\"end\">capacity {c}/s</text>\n",
+            WIDTH - RIGHT,
+            y(c),
+            y(c),
+            WIDTH - RIGHT - 4.0,
+            y(c) - 5.0
+        );
+    }
+    for (i, outcome) in report.outcomes.iter().enumerate() {
+        let points: Vec<String> = outcome
+            .load
+            .iter()
+            .enumerate()
+            .flat_map(|(second, &n)| {
+                let second = second as f64;
+                [
+                    format!("{:.1},{:.1}", x(second), y(f64::from(n))),
+                    format!("{:.1},{:.1}", x(second + 1.0), y(f64::from(n))),
+                ]
+            })
+            .collect();
+        w!(
+            out,
+            "<polyline fill=\"none\" stroke=\"{}\" stroke-width=\"1.6\" stroke-dasharray=\"{}\" points=\"{}\"><title>{}</title></polyline>\n",
+            COLOURS[i % COLOURS.len()],
+            DASHES[i % DASHES.len()],
+            points.join(" "),
+            escape(&outcome.name)
+        );
+    }
+    out.push_str("</svg>\n");
+}
+
+fn legend(out: &mut String, report: &Report) {
+    out.push_str("<p class=\"legend\">");
+    for (i, outcome) in report.outcomes.iter().enumerate() {
+        w!(
+            out,
+            "<span><span class=\"key\" style=\"background:{}\"></span>{} (peak {}/s)</span>",
+            COLOURS[i % COLOURS.len()],
+            escape(&outcome.name),
+            outcome.peak()
+        );
+    }
+    out.push_str("</p>\n");
+}
+
+fn table(out: &mut String, report: &Report) {
+    let outcomes = &report.outcomes;
+    out.push_str("<table>\n<thead><tr><th></th>");
+    for o in outcomes {
+        w!(out, "<th>{}</th>", escape(&o.name));
+    }
+    out.push_str("</tr></thead>\n<tbody>\n");
+    let mut row = |label: &str, cell: &dyn Fn(&Outcome) -> String| {
+        w!(out, "<tr><td>{}</td>", escape(label));
+        for o in outcomes {
+            w!(out, "<td>{}</td>", escape(&cell(o)));
+        }
+        out.push_str("</tr>\n");
+    };
+    row("calls", &|o| o.calls.to_string());
+    row("requests", &|o| o.requests.to_string());
+    row("amplification", &|o| format!("{:.2}", o.amplification()));
+    row("peak requests/s", &|o| o.peak().to_string());
+    row("peak after recovery ÷ steady", &|o| {
+        format!("{:.1}", report.surge(o))
+    });
+    row("succeeded", &|o| o.succeeded.to_string());
+    for reason in STOP_REASONS {
+        if outcomes.iter().any(|o| o.stopped_by(reason) > 0) {
+            row(&format!("stopped: {reason}"), &|o| {
+                o.stopped_by(reason).to_string()
+            });
+        }
+    }
+    row("duplicate writes", &|o| o.duplicates.to_string());
+    row("earlier than Retry-After", &|o| {
+        o.earlier_than_retry_after.to_string()
+    });
+    out.push_str("</tbody>\n</table>\n");
+}
+
+/// Escapes text for HTML content and attribute values.
+fn escape(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    for c in text.chars() {
+        match c {
+            '&' => out.push_str("&amp;"),
+            '<' => out.push_str("&lt;"),
+            '>' => out.push_str("&gt;"),
+            '"' => out.push_str("&quot;"),
+            '\'' => out.push_str("&#39;"),
+            _ => out.push(c),
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn steps_are_round() {
+        assert_eq!(step(71.0, 5.0), 20.0);
+        assert_eq!(step(1_000.0, 5.0), 200.0);
+        assert_eq!(step(60.0, 10.0), 10.0);
+        assert_eq!(step(3.0, 10.0), 1.0);
+        assert_eq!(escape("<a & 'b'>"), "&lt;a &amp; &#39;b&#39;&gt;");
+    }
+}

@@ -1,0 +1,339 @@
+//! How a simulation is shown: a text summary (one column per variant, and a load
+//! sparkline per variant) and a versioned JSON document. Both are pure functions of the
+//! scenario and the outcomes, so the same seed gives the same bytes.
+
+use std::fmt::Write;
+
+use serde::Serialize;
+use serde::ser::SerializeMap;
+
+use super::scenario::{Capacity, Scenario};
+use super::{BUCKET_US, Outcome, STOP_REASONS};
+
+/// The version of the JSON document's shape.
+pub const VERSION: u32 = 1;
+
+/// A simulation's result: the scenario, the operations, and one outcome per variant (the
+/// policy as written first).
+#[derive(Debug, Clone)]
+pub struct Report {
+    pub scenario: Scenario,
+    /// `POST /orders (createOrder)`, one per simulated operation.
+    pub operations: Vec<String>,
+    pub outcomes: Vec<Outcome>,
+}
+
+impl Report {
+    /// Calls per second while calls arrive: the load without any retry.
+    pub fn steady(&self) -> f64 {
+        self.scenario
+            .arrival
+            .steady_per_second(self.scenario.clients)
+    }
+
+    /// The highest one-second load after the last fault, over the steady load.
+    pub fn surge(&self, outcome: &Outcome) -> f64 {
+        let steady = self.steady();
+        if steady > 0.0 {
+            f64::from(outcome.peak_after(self.scenario.recovery())) / steady
+        } else {
+            0.0
+        }
+    }
+}
+
+/// A number rounded to what is worth reading.
+fn round(value: f64, places: i32) -> f64 {
+    let scale = 10f64.powi(places);
+    (value * scale).round() / scale
+}
+
+/// The sparkline levels, lowest first.
+const BARS: [char; 8] = ['▁', '▂', '▃', '▄', '▅', '▆', '▇', '█'];
+
+/// The most characters a sparkline takes.
+const SPARK_WIDTH: usize = 72;
+
+/// Renders the text summary.
+pub fn text(report: &Report) -> String {
+    let s = &report.scenario;
+    let mut out = String::new();
+    let _ = writeln!(
+        out,
+        "scenario: {} clients, arrival {}, capacity {}, latency {}, seed {}",
+        s.clients, s.arrival, s.capacity, s.latency, s.seed
+    );
+    if s.faults.is_empty() {
+        out.push_str("faults: none\n");
+    } else {
+        let faults: Vec<String> = s.faults.iter().map(|f| f.to_string()).collect();
+        let _ = writeln!(out, "faults: {}", faults.join(", "));
+    }
+    let label = if report.operations.len() == 1 {
+        "operation"
+    } else {
+        "operations"
+    };
+    let _ = writeln!(out, "{label}: {}", report.operations.join(", "));
+    out.push('\n');
+    table(&mut out, report);
+    out.push('\n');
+    sparklines(&mut out, report);
+    out
+}
+
+fn table(out: &mut String, report: &Report) {
+    let outcomes = &report.outcomes;
+    let mut rows: Vec<(String, Vec<String>)> = vec![
+        (
+            String::new(),
+            outcomes.iter().map(|o| o.name.clone()).collect(),
+        ),
+        row("calls", outcomes, |o| o.calls.to_string()),
+        row("requests", outcomes, |o| o.requests.to_string()),
+        row("amplification", outcomes, |o| {
+            format!("{:.2}", o.amplification())
+        }),
+        row("peak requests/s", outcomes, |o| o.peak().to_string()),
+        row("peak after recovery ÷ steady", outcomes, |o| {
+            format!("{:.1}", report.surge(o))
+        }),
+        row("succeeded", outcomes, |o| o.succeeded.to_string()),
+    ];
+    for reason in STOP_REASONS {
+        if outcomes.iter().any(|o| o.stopped_by(reason) > 0) {
+            rows.push(row(&format!("stopped: {reason}"), outcomes, |o| {
+                o.stopped_by(reason).to_string()
+            }));
+        }
+    }
+    rows.push(row("duplicate writes", outcomes, |o| {
+        o.duplicates.to_string()
+    }));
+    rows.push(row("earlier than Retry-After", outcomes, |o| {
+        o.earlier_than_retry_after.to_string()
+    }));
+    let label_width = rows.iter().map(|(l, _)| width(l)).max().unwrap_or(0);
+    let column_widths: Vec<usize> = (0..outcomes.len())
+        .map(|i| rows.iter().map(|(_, c)| width(&c[i])).max().unwrap_or(0))
+        .collect();
+    for (label, cells) in &rows {
+        let mut line = format!("{label}{}", pad(label_width - width(label)));
+        for (cell, w) in cells.iter().zip(&column_widths) {
+            let _ = write!(line, "  {}{cell}", pad(w - width(cell)));
+        }
+        let _ = writeln!(out, "{}", line.trim_end());
+    }
+}
+
+fn row(label: &str, outcomes: &[Outcome], f: impl Fn(&Outcome) -> String) -> (String, Vec<String>) {
+    (label.to_string(), outcomes.iter().map(f).collect())
+}
+
+fn width(text: &str) -> usize {
+    text.chars().count()
+}
+
+fn pad(n: usize) -> String {
+    " ".repeat(n)
+}
+
+/// One sparkline per variant on a shared scale, with the fault windows marked below.
+fn sparklines(out: &mut String, report: &Report) {
+    let seconds = report
+        .outcomes
+        .iter()
+        .map(|o| o.load.len())
+        .max()
+        .unwrap_or(0)
+        .max(1);
+    let group = seconds.div_ceil(SPARK_WIDTH);
+    let columns = seconds.div_ceil(group);
+    let peak = report
+        .outcomes
+        .iter()
+        .map(Outcome::peak)
+        .max()
+        .unwrap_or(0)
+        .max(1);
+    let per_char = if group == 1 {
+        "1 second".to_string()
+    } else {
+        format!("{group} seconds")
+    };
+    let capacity = match report.scenario.capacity {
+        Capacity::PerSecond(n) => format!("capacity {n}/s"),
+        Capacity::Unlimited => "unlimited capacity".to_string(),
+    };
+    let _ = writeln!(
+        out,
+        "requests per second, 0s to {seconds}s (one character per {per_char}; █ = {peak}/s; {capacity})"
+    );
+    let label_width = report
+        .outcomes
+        .iter()
+        .map(|o| width(&o.name))
+        .max()
+        .unwrap_or(0)
+        .max(width("fault"));
+    for outcome in &report.outcomes {
+        let line: String = (0..columns)
+            .map(|c| {
+                let value = outcome
+                    .load
+                    .iter()
+                    .skip(c * group)
+                    .take(group)
+                    .copied()
+                    .max()
+                    .unwrap_or(0);
+                bar(value, peak)
+            })
+            .collect();
+        let _ = writeln!(
+            out,
+            "{}{}  {line}  peak {}/s",
+            outcome.name,
+            pad(label_width - width(&outcome.name)),
+            outcome.peak()
+        );
+    }
+    if !report.scenario.faults.is_empty() {
+        let marks: String = (0..columns)
+            .map(|c| {
+                let from = (c * group) as i64 * BUCKET_US;
+                let to = ((c + 1) * group) as i64 * BUCKET_US;
+                let faulty = report
+                    .scenario
+                    .faults
+                    .iter()
+                    .any(|f| f.from.as_micros() < to && from < f.to.as_micros());
+                if faulty { '▔' } else { ' ' }
+            })
+            .collect();
+        let _ = writeln!(
+            out,
+            "fault{}  {}",
+            pad(label_width - width("fault")),
+            marks.trim_end()
+        );
+    }
+}
+
+/// The bar for `value` on a scale where `peak` is full; a second with any request shows.
+fn bar(value: u32, peak: u32) -> char {
+    if value == 0 {
+        return ' ';
+    }
+    let level = (u64::from(value) * 8).div_ceil(u64::from(peak)).clamp(1, 8) as usize;
+    BARS[level - 1]
+}
+
+#[derive(Serialize)]
+struct Document<'a> {
+    version: u32,
+    scenario: JsonScenario<'a>,
+    variants: Vec<JsonVariant<'a>>,
+}
+
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct JsonScenario<'a> {
+    clients: u32,
+    arrival: String,
+    capacity: String,
+    faults: Vec<String>,
+    latency: String,
+    seed: u64,
+    operations: &'a [String],
+    /// The width of a load-curve bucket, in seconds.
+    bucket_seconds: u32,
+    /// Calls per second while calls arrive.
+    steady_requests_per_second: f64,
+}
+
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct JsonVariant<'a> {
+    name: &'a str,
+    operation: &'a str,
+    calls: u64,
+    requests: u64,
+    amplification: f64,
+    peak_requests_per_second: u32,
+    succeeded: u64,
+    stopped: Stopped<'a>,
+    duplicates: u64,
+    earlier_than_retry_after: u64,
+    load_curve: Vec<Point>,
+}
+
+/// The stop-reason histogram: the reasons that occurred, in a fixed order.
+struct Stopped<'a>(&'a Outcome);
+
+impl Serialize for Stopped<'_> {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        let present: Vec<_> = STOP_REASONS
+            .iter()
+            .filter(|r| self.0.stopped_by(**r) > 0)
+            .collect();
+        let mut map = serializer.serialize_map(Some(present.len()))?;
+        for reason in present {
+            map.serialize_entry(reason.as_str(), &self.0.stopped_by(*reason))?;
+        }
+        map.end()
+    }
+}
+
+#[derive(Serialize)]
+struct Point {
+    t: u64,
+    requests: u32,
+}
+
+/// Renders the JSON document.
+pub fn json(report: &Report) -> String {
+    let s = &report.scenario;
+    let document = Document {
+        version: VERSION,
+        scenario: JsonScenario {
+            clients: s.clients,
+            arrival: s.arrival.to_string(),
+            capacity: s.capacity.to_string(),
+            faults: s.faults.iter().map(|f| f.to_string()).collect(),
+            latency: s.latency.to_string(),
+            seed: s.seed,
+            operations: &report.operations,
+            bucket_seconds: 1,
+            steady_requests_per_second: round(report.steady(), 3),
+        },
+        variants: report
+            .outcomes
+            .iter()
+            .map(|o| JsonVariant {
+                name: &o.name,
+                operation: &o.operation,
+                calls: o.calls,
+                requests: o.requests,
+                amplification: round(o.amplification(), 3),
+                peak_requests_per_second: o.peak(),
+                succeeded: o.succeeded,
+                stopped: Stopped(o),
+                duplicates: o.duplicates,
+                earlier_than_retry_after: o.earlier_than_retry_after,
+                load_curve: o
+                    .load
+                    .iter()
+                    .enumerate()
+                    .map(|(t, &requests)| Point {
+                        t: t as u64,
+                        requests,
+                    })
+                    .collect(),
+            })
+            .collect(),
+    };
+    let mut text = serde_json::to_string_pretty(&document).unwrap_or_default();
+    text.push('\n');
+    text
+}

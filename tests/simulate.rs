@@ -1,0 +1,499 @@
+//! `retrylint simulate`: the storm simulation, through the real binary and the library.
+
+mod common;
+
+use std::path::Path;
+
+use common::retrylint;
+use retrylint::check::{analyze, load_policy};
+use retrylint::load::LoadOptions;
+use retrylint::plan::StopReason;
+use retrylint::simulate::scenario::{Scenario, ScenarioFlags};
+use retrylint::simulate::variant::Variant;
+use retrylint::simulate::{Outcome, Target, simulate};
+use serde_json::Value;
+
+const SHOP: &str = "fixtures/shop/openapi.yaml";
+const STORM: &str = "fixtures/simulate/storm/openapi.yaml";
+const PAY: &str = "POST /orders/{orderId}/payments";
+
+/// Runs `retrylint simulate ARGS… --format json` and parses the document.
+fn json(args: &[&str]) -> Value {
+    let mut all = vec!["simulate"];
+    all.extend_from_slice(args);
+    all.extend_from_slice(&["--format", "json"]);
+    let run = retrylint(&all);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    serde_json::from_str(&run.stdout).expect("simulate prints JSON")
+}
+
+/// The variant named `name` of a JSON document.
+fn variant<'a>(document: &'a Value, name: &str) -> &'a Value {
+    document["variants"]
+        .as_array()
+        .and_then(|v| v.iter().find(|v| v["name"] == name))
+        .unwrap_or_else(|| panic!("no variant {name}"))
+}
+
+/// The most requests in one second at or after `from` seconds.
+fn peak_from(variant: &Value, from: u64) -> u64 {
+    variant["loadCurve"]
+        .as_array()
+        .map(|points| {
+            points
+                .iter()
+                .filter(|p| p["t"].as_u64().is_some_and(|t| t >= from))
+                .filter_map(|p| p["requests"].as_u64())
+                .max()
+                .unwrap_or(0)
+        })
+        .unwrap_or(0)
+}
+
+/// A fixture operation (by operationId) with its effective policy.
+fn target(spec: &str, operation_id: &str) -> Target {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let spec = root.join(spec);
+    let options = LoadOptions::default();
+    let policy =
+        load_policy(&spec.with_file_name("retry-policy.yaml"), &options).expect("the policy loads");
+    let analysis = analyze(&spec, Some(&policy), &options).expect("the description loads");
+    let index = analysis
+        .api
+        .operations
+        .iter()
+        .position(|op| op.operation_id.as_deref() == Some(operation_id))
+        .expect("the operation exists");
+    Target {
+        operation: analysis.api.operations[index].key(),
+        policy: analysis.effective[index].clone(),
+    }
+}
+
+fn scenario(clients: u32, arrival: &str, faults: &[&str], seed: u64) -> Scenario {
+    let faults: Vec<String> = faults.iter().map(|f| f.to_string()).collect();
+    Scenario::from_flags(&ScenarioFlags {
+        clients,
+        arrival,
+        capacity: "200/s",
+        faults: &faults,
+        latency: "50ms",
+        seed,
+    })
+    .expect("a valid scenario")
+}
+
+fn variants(texts: &[&str]) -> Vec<Variant> {
+    texts
+        .iter()
+        .map(|t| Variant::parse(t).expect("a valid variant"))
+        .collect()
+}
+
+#[test]
+fn without_jitter_the_wave_after_the_outage_is_far_higher() {
+    // 1,000 clients fail together in the first two seconds of a 20 s outage.
+    let document = json(&[
+        STORM,
+        "--operation",
+        "getFeed",
+        "--arrival",
+        "uniform:2s",
+        "--fault",
+        "503@0s..20s",
+        "--compare",
+        "jitter=none",
+        "--compare",
+        "jitter=full",
+        "--compare",
+        "jitter=equal",
+        "--compare",
+        "jitter=decorrelated",
+    ]);
+    let none = peak_from(variant(&document, "jitter=none"), 20);
+    let full = peak_from(variant(&document, "jitter=full"), 20);
+    assert!(
+        none >= 3 * full,
+        "after the outage: none {none}/s, full {full}/s"
+    );
+    assert!(none > 200, "the wave exceeds the capacity: {none}/s");
+    // The policy as written says `jitter: full`.
+    assert_eq!(
+        variant(&document, "policy")["loadCurve"],
+        variant(&document, "jitter=full")["loadCurve"]
+    );
+    for name in ["jitter=equal", "jitter=decorrelated"] {
+        let peak = peak_from(variant(&document, name), 20);
+        assert!(peak < none, "{name}: {peak}/s");
+    }
+}
+
+#[test]
+fn a_post_retried_after_a_lost_response_writes_twice_unless_it_sends_a_key() {
+    let document = json(&[
+        SHOP,
+        "--operation",
+        PAY,
+        "--fault",
+        "timeout-after-processing@10s..40s",
+        "--compare",
+        "keyHeader=Idempotency-Key",
+    ]);
+    let without = variant(&document, "policy");
+    let with = variant(&document, "keyHeader=Idempotency-Key");
+    assert!(
+        without["duplicates"].as_u64().unwrap_or(0) > 100,
+        "{without}"
+    );
+    assert_eq!(with["duplicates"], 0);
+    // Same requests: the key changes what the server does, not what the client sends.
+    assert_eq!(without["requests"], with["requests"]);
+    // Without a lost response nothing is written twice, key or not.
+    let outage = json(&[SHOP, "--operation", PAY, "--fault", "503@10s..40s"]);
+    assert_eq!(variant(&outage, "policy")["duplicates"], 0);
+}
+
+#[test]
+fn nothing_is_sent_earlier_than_an_honoured_retry_after() {
+    let targets = [target(STORM, "getFeed"), target(STORM, "createPost")];
+    for seed in 1..=5 {
+        let s = scenario(
+            2_000,
+            "poisson:100/s",
+            &["429 retry-after=5s@0s..15s", "503 retry-after=2s@15s..20s"],
+            seed,
+        );
+        let outcomes = simulate(
+            &s,
+            &targets,
+            &variants(&[
+                "jitter=none",
+                "jitter=decorrelated",
+                "honorRetryAfter=false",
+            ]),
+        );
+        for o in &outcomes[..3] {
+            assert_eq!(o.earlier_than_retry_after, 0, "{} seed {seed}", o.name);
+            assert!(o.requests > o.calls, "{} retried", o.name);
+        }
+        assert!(outcomes[3].earlier_than_retry_after > 0);
+    }
+    // A Retry-After above retryAfter.max makes the client give up instead.
+    let s = scenario(500, "uniform:10s", &["429 retry-after=5s@0s..1m"], 1);
+    let capped = &simulate(&s, &targets[..1], &variants(&["retryAfterMax=2s"]))[1];
+    assert_eq!(capped.requests, 500);
+    assert_eq!(capped.stopped_by(StopReason::InvalidRetryAfter), 500);
+}
+
+#[test]
+fn no_call_outlives_its_deadline() {
+    let targets = [target(STORM, "getFeed")];
+    let faults: [&[&str]; 4] = [
+        &["timeout-before-processing@0s..30s"],
+        &["503@0s..30s"],
+        &["429 retry-after=3s@0s..30s"],
+        &[
+            "timeout-after-processing@5s..15s",
+            "connect-failure@15s..25s",
+        ],
+    ];
+    let mut exhausted = 0;
+    for faults in faults {
+        let s = scenario(1_000, "uniform:20s", faults, 3);
+        let outcomes = simulate(
+            &s,
+            &targets,
+            &variants(&[
+                "deadline=3s",
+                "deadline=7s perAttemptTimeout=none",
+                "deadline=10s jitter=none",
+                "deadline=5s maxAttempts=20 cap=1s",
+            ]),
+        );
+        let deadlines = [60_000, 3_000, 7_000, 10_000, 5_000];
+        for (o, deadline_ms) in outcomes.iter().zip(deadlines) {
+            assert_eq!(o.past_deadline, 0, "{}", o.name);
+            assert!(
+                o.longest_call.as_micros() <= deadline_ms * 1_000,
+                "{}: a call took {} of a {deadline_ms} ms deadline ({faults:?})",
+                o.name,
+                o.longest_call
+            );
+            exhausted += o.stopped_by(StopReason::DeadlineExhausted);
+        }
+    }
+    assert!(exhausted > 0, "some calls ran out of time");
+}
+
+#[test]
+fn amplification_never_exceeds_max_attempts() {
+    let targets = [
+        target(STORM, "getFeed"),
+        target(STORM, "createPost"),
+        target(SHOP, "payOrder"),
+    ];
+    for faults in [
+        &["503@0s..1h"][..],
+        &["timeout-after-processing@0s..1h"],
+        &["connect-failure@5s..20s", "429 retry-after=1s@20s..30s"],
+    ] {
+        let s = scenario(3_000, "uniform:10s", faults, 7);
+        for max in 1..=8 {
+            let text = format!("maxAttempts={max}");
+            let outcomes = simulate(&s, &targets, &variants(&[&text]));
+            let o: &Outcome = &outcomes[1];
+            assert!(
+                o.amplification() <= f64::from(max),
+                "{text}: {} ({faults:?})",
+                o.amplification()
+            );
+            assert!(o.most_requests_per_call <= max, "{text}");
+            assert_eq!(
+                o.succeeded + o.stopped.iter().sum::<u64>(),
+                o.calls,
+                "every call ends once"
+            );
+        }
+    }
+    // An outage that outlasts every call: every call makes all its attempts.
+    let s = scenario(1_000, "uniform:10s", &["503@0s..1h"], 1);
+    let all = &simulate(&s, &targets[..1], &variants(&["maxAttempts=4 deadline=1m"]))[1];
+    assert_eq!(all.amplification(), 4.0);
+}
+
+#[test]
+fn the_same_seed_gives_the_same_bytes_and_another_seed_differs() {
+    let base = [
+        "simulate",
+        STORM,
+        "--arrival",
+        "poisson:50/s",
+        "--fault",
+        "503@5s..15s",
+        "--fault",
+        "429 retry-after=2s@15s..20s",
+        "--compare",
+        "jitter=none",
+    ];
+    for format in ["text", "json", "html"] {
+        let run = |seed: &str| {
+            let mut args = base.to_vec();
+            args.extend_from_slice(&["--format", format, "--seed", seed]);
+            let run = retrylint(&args);
+            assert_eq!(run.code, 0, "{}", run.stderr);
+            run.stdout
+        };
+        let first = run("42");
+        assert_eq!(first, run("42"), "{format}");
+        assert_ne!(first, run("43"), "{format}");
+    }
+}
+
+#[test]
+fn without_operation_every_retried_operation_is_simulated() {
+    let document = json(&[SHOP]);
+    let operations: Vec<&str> = document["scenario"]["operations"]
+        .as_array()
+        .map(|ops| ops.iter().filter_map(Value::as_str).collect())
+        .unwrap_or_default();
+    assert_eq!(operations.len(), 7, "{operations:?}");
+    assert!(!operations.iter().any(|o| o.contains("/health")));
+    assert!(operations.contains(&"POST /orders/{orderId}/payments (payOrder)"));
+    // A selector picks operations whether or not they are retried.
+    let health = json(&[SHOP, "--operation", "getHealth", "--fault", "503@0s..1m"]);
+    let policy = variant(&health, "policy");
+    assert_eq!(policy["requests"], policy["calls"]);
+    assert_eq!(policy["stopped"]["max-attempts"], 1_000);
+}
+
+#[test]
+fn the_json_document_has_the_documented_shape() {
+    let document = json(&[SHOP, "--operation", PAY, "--fault", "503@10s..40s"]);
+    let keys = |v: &Value| -> Vec<String> {
+        v.as_object()
+            .map(|o| o.keys().cloned().collect())
+            .unwrap_or_default()
+    };
+    let mut top = keys(&document);
+    top.sort();
+    assert_eq!(top, ["scenario", "variants", "version"]);
+    assert_eq!(document["version"], 1);
+    let mut fields = keys(variant(&document, "policy"));
+    fields.sort();
+    assert_eq!(
+        fields,
+        [
+            "amplification",
+            "calls",
+            "duplicates",
+            "earlierThanRetryAfter",
+            "loadCurve",
+            "name",
+            "operation",
+            "peakRequestsPerSecond",
+            "requests",
+            "stopped",
+            "succeeded"
+        ]
+    );
+    let policy = variant(&document, "policy");
+    assert_eq!(policy["operation"], PAY);
+    let curve = policy["loadCurve"].as_array().cloned().unwrap_or_default();
+    let total: u64 = curve.iter().filter_map(|p| p["requests"].as_u64()).sum();
+    assert_eq!(Some(total), policy["requests"].as_u64());
+    assert_eq!(curve[0]["t"], 0);
+}
+
+#[test]
+fn the_html_page_is_self_contained() {
+    let run = retrylint(&[
+        "simulate",
+        SHOP,
+        "--operation",
+        PAY,
+        "--fault",
+        "503@10s..40s",
+        "--compare",
+        "jitter=none",
+        "--compare",
+        "keyHeader=Idempotency-Key",
+        "--format",
+        "html",
+    ]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    let page = &run.stdout;
+    assert!(page.starts_with("<!DOCTYPE html>"));
+    assert!(page.contains("<svg") && page.contains("</svg>"));
+    assert_eq!(page.matches("<polyline").count(), 3, "one line per variant");
+    assert!(page.contains("capacity 200/s"));
+    assert!(page.contains("<title>503@10s..40s</title></rect>"));
+    for outside in ["http://", "https://", "<script", "src=", "url("] {
+        assert!(!page.contains(outside), "{outside}");
+    }
+    // The SVG is well-formed XML.
+    let start = page.find("<svg").unwrap_or(0);
+    let end = page.find("</svg>").map_or(page.len(), |i| i + 6);
+    roxmltree::Document::parse(&page[start..end]).expect("the SVG parses");
+}
+
+#[test]
+fn bad_flags_exit_2_with_a_clear_message() {
+    let cases: [(&[&str], &str); 9] = [
+        (&["--clients", "0"], "bad --clients 0"),
+        (
+            &["--arrival", "burst:5s"],
+            "unknown arrival process `burst`",
+        ),
+        (&["--arrival", "poisson:50"], "has no unit: write 50/s"),
+        (&["--capacity", "fast"], "bad --capacity `fast`"),
+        (&["--fault", "503@40s..10s"], "end after it starts"),
+        (&["--fault", "timeout@0s..1s"], "unknown signal `timeout`"),
+        (&["--latency", "50"], "has no unit"),
+        (&["--compare", "jiter=none"], "unknown policy field `jiter`"),
+        (&["--operation", "POST /order"], "matches no operation"),
+    ];
+    for (flags, message) in cases {
+        let mut args = vec!["simulate", SHOP];
+        args.extend_from_slice(flags);
+        let run = retrylint(&args);
+        assert_eq!(run.code, 2, "{flags:?}");
+        assert!(run.stderr.contains(message), "{flags:?}: {}", run.stderr);
+        assert!(run.stdout.is_empty());
+    }
+    let typo = retrylint(&["simulate", SHOP, "--compare", "jiter=none"]);
+    assert!(
+        typo.stderr.contains("did you mean `jitter`?"),
+        "{}",
+        typo.stderr
+    );
+    let output = retrylint(&["simulate", SHOP, "--format", "xml"]);
+    assert_eq!(output.code, 2);
+}
+
+#[test]
+fn snapshot_of_the_demo_scenario() {
+    let args = [
+        "simulate",
+        SHOP,
+        "--operation",
+        PAY,
+        "--fault",
+        "503@10s..40s",
+        "--compare",
+        "jitter=none",
+        "--compare",
+        "keyHeader=Idempotency-Key",
+    ];
+    let text = retrylint(&args);
+    assert_eq!(text.code, 0, "{}", text.stderr);
+    insta::assert_snapshot!("simulate-demo-text", text.stdout);
+    let mut json_args = args.to_vec();
+    json_args.extend_from_slice(&["--format", "json"]);
+    let json = retrylint(&json_args);
+    insta::assert_snapshot!("simulate-demo-json", json.stdout);
+}
+
+#[test]
+fn snapshot_of_the_readme_example() {
+    let run = retrylint(&[
+        "simulate",
+        SHOP,
+        "--operation",
+        PAY,
+        "--fault",
+        "timeout-after-processing@10s..40s",
+        "--compare",
+        "jitter=none",
+        "--compare",
+        "keyHeader=Idempotency-Key",
+    ]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    insta::assert_snapshot!("simulate-readme", run.stdout);
+}
+
+#[test]
+fn the_readme_shows_the_simulation_as_it_is() {
+    let readme = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/README.md"))
+        .expect("the README");
+    let section = readme
+        .find("## Simulate an outage")
+        .map(|i| &readme[i..])
+        .expect("a Simulate an outage section");
+    let start = section.find("```text\n").expect("a text block") + "```text\n".len();
+    let end = start + section[start..].find("```").expect("the block ends");
+    let run = retrylint(&[
+        "simulate",
+        SHOP,
+        "--operation",
+        PAY,
+        "--fault",
+        "timeout-after-processing@10s..40s",
+        "--compare",
+        "jitter=none",
+        "--compare",
+        "keyHeader=Idempotency-Key",
+    ]);
+    assert_eq!(&section[start..end], run.stdout);
+    // The storm's numbers, as the README quotes them.
+    let storm = json(&[
+        STORM,
+        "--operation",
+        "getFeed",
+        "--arrival",
+        "uniform:2s",
+        "--fault",
+        "503@0s..20s",
+        "--compare",
+        "jitter=none",
+    ]);
+    let none = peak_from(variant(&storm, "jitter=none"), 20);
+    let full = peak_from(variant(&storm, "policy"), 20);
+    assert!(
+        section.contains(&format!("{none} requests in one second")),
+        "{none}"
+    );
+    assert!(
+        section.contains(&format!("the busiest second after the outage has {full}")),
+        "{full}"
+    );
+}
