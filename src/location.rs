@@ -3,6 +3,8 @@
 //! Every fact of the model and every field of a policy carries one, so that findings can
 //! point at "retried here" and "declared here" in whichever file said it.
 
+use std::sync::Arc;
+
 use crate::load::FileId;
 use crate::source::{Node, Span, pointer};
 
@@ -10,14 +12,15 @@ use crate::source::{Node, Span, pointer};
 #[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub struct Loc {
     pub file: FileId,
-    /// The escaped JSON Pointer of the node.
-    pub pointer: String,
+    /// The escaped JSON Pointer of the node (shared: locations are cloned into every
+    /// effective policy that inherits a field).
+    pub pointer: Arc<str>,
     /// What to underline: a key with its scalar value, or just the key of a larger value.
     pub span: Span,
 }
 
 impl Loc {
-    pub fn new(file: FileId, pointer: impl Into<String>, span: Span) -> Loc {
+    pub fn new(file: FileId, pointer: impl Into<Arc<str>>, span: Span) -> Loc {
         Loc {
             file,
             pointer: pointer.into(),

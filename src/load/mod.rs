@@ -131,6 +131,21 @@ impl Loader {
                 io_reason(&e)
             )))
         })?;
+        self.load_canonical(canonical, display, referrer)
+    }
+
+    /// Reads and parses a file whose canonical path is known, once.
+    fn load_canonical(
+        &mut self,
+        canonical: PathBuf,
+        display: PathBuf,
+        referrer: Option<&ErrorSite>,
+    ) -> Result<FileId, InputError> {
+        let with_referrer = |e: InputError| match referrer {
+            Some(site) => e.with_related(site.clone()),
+            None => e,
+        };
+        let shown = path_text(&display);
         if let Some(&id) = self.by_canonical.get(&canonical) {
             return Ok(id);
         }
@@ -177,7 +192,7 @@ pub fn read_source(
     }
     let bytes = std::fs::read(path)
         .map_err(|e| InputError::new(format!("cannot read `{shown}`: {}", io_reason(&e))))?;
-    if let Some(nul) = bytes.iter().position(|&b| b == 0) {
+    if let Some(nul) = memchr::memchr(0, &bytes) {
         return Err(InputError::new(format!(
             "`{shown}` holds a NUL byte (byte {nul}): it looks like a binary file, not YAML or JSON"
         )));

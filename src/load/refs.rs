@@ -45,7 +45,7 @@ impl Target {
                 .map_or(node.span, |e| entry_span(e.key_span, node)),
             None => node.span,
         };
-        Loc::new(self.file_id, self.pointer.clone(), span)
+        Loc::new(self.file_id, self.pointer.as_str(), span)
     }
 }
 
@@ -159,12 +159,12 @@ impl Loader {
         } else {
             join_display(&self.files[from].display, &decoded)
         };
+        let canonical = std::fs::canonicalize(&actual).ok();
         if !self.options.allow_outside_refs {
-            let inside = match (&self.root_dir, std::fs::canonicalize(&actual)) {
-                (Some(root), Ok(target)) => target.starts_with(root),
+            let inside = match (&self.root_dir, &canonical) {
+                (Some(root), Some(target)) => target.starts_with(root),
                 // A missing file is reported by the load below.
-                (_, Err(_)) => true,
-                (None, Ok(_)) => true,
+                _ => true,
             };
             if !inside {
                 return Err(InputError::new(format!(
@@ -174,7 +174,10 @@ impl Loader {
                 .with_help("pass --allow-outside-refs to follow references outside that folder"));
             }
         }
-        let id = self.load_path(&actual, display, Some(referrer))?;
+        let id = match canonical {
+            Some(canonical) => self.load_canonical(canonical, display, Some(referrer))?,
+            None => self.load_path(&actual, display, Some(referrer))?,
+        };
         self.by_reference.insert((base, file_part.to_string()), id);
         Ok(id)
     }

@@ -105,7 +105,7 @@ impl Place {
         let end = file.position(loc.span.end.max(loc.span.start));
         Place {
             file: file.name(),
-            pointer: loc.pointer.clone(),
+            pointer: loc.pointer.to_string(),
             line: start.line,
             column: start.column,
             end_line: end.line,
@@ -128,7 +128,7 @@ pub fn fingerprint(finding: &Finding, sources: &Sources) -> String {
     let anchor = if loc.pointer.is_empty() {
         file.text.get(loc.span.range()).unwrap_or_default().trim()
     } else {
-        loc.pointer.as_str()
+        &loc.pointer
     };
     let mut hash: u64 = 0xcbf2_9ce4_8422_2325;
     for part in [finding.rule, &file.name(), &operation, anchor] {

@@ -4,7 +4,7 @@
 //! overflow), strict about the grammar, lenient where real descriptions bend it: a lone
 //! UTF-16 surrogate escape becomes U+FFFD instead of failing the file.
 
-use super::{Entry, Map, Node, ParseLimits, Span, SyntaxError, Value};
+use super::{Entry, Map, Node, ParseLimits, Span, SyntaxError, Text, Value};
 
 /// Parses one JSON document.
 pub fn parse(text: &str, limits: ParseLimits) -> Result<Node, SyntaxError> {
@@ -32,7 +32,7 @@ enum Frame {
     Map {
         start: usize,
         entries: Vec<Entry>,
-        key: Box<str>,
+        key: Text,
         key_span: Span,
     },
 }
@@ -81,7 +81,7 @@ impl<'a> Parser<'a> {
                     self.skip_ws();
                     if self.peek() == Some(b']') {
                         self.pos += 1;
-                        Node::new(Span::new(start, self.pos), Value::Seq(Vec::new()))
+                        Node::new(Span::new(start, self.pos), Value::Seq(Box::default()))
                     } else {
                         stack.push(Frame::Seq {
                             start,
@@ -118,7 +118,10 @@ impl<'a> Parser<'a> {
                                 let Some(Frame::Seq { start, items }) = stack.pop() else {
                                     unreachable!("the top frame was a list")
                                 };
-                                node = Node::new(Span::new(start, self.pos), Value::Seq(items));
+                                node = Node::new(
+                                    Span::new(start, self.pos),
+                                    Value::Seq(items.into_boxed_slice()),
+                                );
                             }
                             _ => return Err(self.error_here("expected `,` or `]` in this list")),
                         }
@@ -162,7 +165,7 @@ impl<'a> Parser<'a> {
     }
 
     /// Reads `"key"` and the `:` after it.
-    fn key(&mut self) -> Result<(Box<str>, Span), SyntaxError> {
+    fn key(&mut self) -> Result<(Text, Span), SyntaxError> {
         let start = self.pos;
         if self.peek() != Some(b'"') {
             return Err(self.error_here("expected a quoted object key"));
@@ -244,7 +247,7 @@ impl<'a> Parser<'a> {
     }
 
     /// Reads a string starting at its opening quote.
-    fn string(&mut self) -> Result<Box<str>, SyntaxError> {
+    fn string(&mut self) -> Result<Text, SyntaxError> {
         let open = self.pos;
         self.pos += 1;
         let from = self.pos;

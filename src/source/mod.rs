@@ -15,7 +15,7 @@ use std::path::PathBuf;
 use std::sync::{Arc, OnceLock};
 
 pub use lines::LineIndex;
-pub use tree::{Entry, Map, Node, Value};
+pub use tree::{Entry, Map, Node, Text, Value};
 
 /// A byte range of a file, end exclusive.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default, PartialOrd, Ord)]

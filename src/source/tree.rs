@@ -6,6 +6,10 @@
 
 use super::Span;
 
+/// Text in the tree: keys and scalars. Most are short (`description`, `$ref`, `200`) and
+/// live inline, without an allocation of their own.
+pub type Text = compact_str::CompactString;
+
 /// A node of a parsed document.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Node {
@@ -21,9 +25,9 @@ pub enum Value {
     Null,
     Bool(bool),
     /// A number, as written.
-    Number(Box<str>),
-    String(Box<str>),
-    Seq(Vec<Node>),
+    Number(Text),
+    String(Text),
+    Seq(Box<[Node]>),
     Map(Map),
 }
 
@@ -31,7 +35,7 @@ pub enum Value {
 #[derive(Debug, Clone, PartialEq)]
 pub struct Entry {
     /// The key as text (a YAML `200:` key is `"200"`).
-    pub key: Box<str>,
+    pub key: Text,
     /// Where the key is written.
     pub key_span: Span,
     pub value: Node,
@@ -40,7 +44,7 @@ pub struct Entry {
 /// A mapping that keeps file order and looks keys up quickly when it is large.
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct Map {
-    entries: Vec<Entry>,
+    entries: Box<[Entry]>,
     /// Entry indices sorted by key; present only for maps larger than [`Map::INDEXED_FROM`].
     sorted: Option<Box<[u32]>>,
 }
@@ -60,7 +64,7 @@ impl Map {
                 }
             }
             return Ok(Map {
-                entries,
+                entries: entries.into_boxed_slice(),
                 sorted: None,
             });
         }
@@ -78,7 +82,7 @@ impl Map {
             }
         }
         Ok(Map {
-            entries,
+            entries: entries.into_boxed_slice(),
             sorted: Some(sorted.into_boxed_slice()),
         })
     }

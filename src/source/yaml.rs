@@ -11,7 +11,7 @@ use std::collections::HashMap;
 use saphyr_parser::{Event, Parser, ScalarStyle, ScanError, Span as YamlSpan};
 
 use super::json::map_node;
-use super::{Entry, Node, ParseLimits, Span, SyntaxError, Value};
+use super::{Entry, Node, ParseLimits, Span, SyntaxError, Text, Value};
 
 /// Parses the single YAML document of `text`.
 pub fn parse(text: &str, limits: ParseLimits) -> Result<Node, SyntaxError> {
@@ -53,7 +53,7 @@ enum Frame {
         anchor: usize,
         entries: Vec<Entry>,
         merges: Vec<Node>,
-        key: Option<(Box<str>, Span, bool)>,
+        key: Option<(Text, Span, bool)>,
         size: usize,
     },
 }
@@ -148,7 +148,7 @@ impl Builder<'_> {
                     key: key @ None, ..
                 }) = self.stack.last_mut()
                 {
-                    let text: Box<str> = text.into_owned().into_boxed_str();
+                    let text: Text = Text::from(text);
                     if anchor > 0 {
                         let value =
                             scalar(std::borrow::Cow::Borrowed(&*text), plain && !force_string);
@@ -214,7 +214,7 @@ impl Builder<'_> {
                 size,
             } => {
                 let stop = collection_end(start, items.last().map(|n| n.span.end), end);
-                let node = Node::new(Span::new(start, stop), Value::Seq(items));
+                let node = Node::new(Span::new(start, stop), Value::Seq(items.into_boxed_slice()));
                 (Built { node, size }, anchor)
             }
             Frame::Map {
@@ -301,7 +301,7 @@ fn apply_merges(entries: &mut Vec<Entry>, merges: Vec<Node>, at: Span) -> Result
     for merge in merges {
         let sources: Vec<Node> = match merge.value {
             Value::Map(_) => vec![merge],
-            Value::Seq(items) => items,
+            Value::Seq(items) => items.into_vec(),
             _ => {
                 return Err(SyntaxError::new(
                     "a `<<` merge key needs a mapping or a list of mappings",
@@ -333,11 +333,11 @@ fn scalar(text: std::borrow::Cow<'_, str>, resolve: bool) -> Value {
             "" | "~" | "null" | "Null" | "NULL" => return Value::Null,
             "true" | "True" | "TRUE" => return Value::Bool(true),
             "false" | "False" | "FALSE" => return Value::Bool(false),
-            t if is_core_number(t) => return Value::Number(text.into_owned().into_boxed_str()),
+            t if is_core_number(t) => return Value::Number(Text::from(text)),
             _ => {}
         }
     }
-    Value::String(text.into_owned().into_boxed_str())
+    Value::String(Text::from(text))
 }
 
 fn is_core_number(text: &str) -> bool {
@@ -396,8 +396,19 @@ impl<'a> Offsets<'a> {
         }
         let bytes = self.text.as_bytes();
         while self.char_pos < index && self.byte_pos < bytes.len() {
-            self.byte_pos += utf8_len(bytes[self.byte_pos]);
-            self.char_pos += 1;
+            // Skip a run of ASCII (one byte, one character) at once, then one character.
+            let want = index - self.char_pos;
+            let end = (self.byte_pos + want).min(bytes.len());
+            let ascii = bytes[self.byte_pos..end]
+                .iter()
+                .position(|b| !b.is_ascii())
+                .unwrap_or(end - self.byte_pos);
+            self.byte_pos += ascii;
+            self.char_pos += ascii;
+            if ascii < want && self.byte_pos < bytes.len() {
+                self.byte_pos += utf8_len(bytes[self.byte_pos]);
+                self.char_pos += 1;
+            }
         }
         while self.char_pos > index && self.byte_pos > 0 {
             self.byte_pos -= 1;
@@ -467,6 +478,20 @@ mod tests {
         assert_eq!(node.at(["use", "x"]).unwrap().scalar_text(), Some("1"));
         assert_eq!(node.at(["merged", "x"]).unwrap().scalar_text(), Some("1"));
         assert_eq!(node.at(["merged", "y"]).unwrap().scalar_text(), Some("3"));
+    }
+
+    #[test]
+    fn character_indices_become_byte_offsets_in_any_order() {
+        let text = "ab é👍 cd\nxyz ☕ end";
+        let mut offsets = Offsets::new(text);
+        let expected: Vec<usize> = text
+            .char_indices()
+            .map(|(b, _)| b)
+            .chain([text.len()])
+            .collect();
+        for index in [0, 5, 3, 9, 1, 14, 2, 7, 7, 15, 0, 12] {
+            assert_eq!(offsets.byte(index), expected[index], "char {index}");
+        }
     }
 
     #[test]
