@@ -55,6 +55,8 @@ pub struct Loader {
     /// Canonical path of each loaded file, by id.
     canonical: Vec<PathBuf>,
     by_canonical: HashMap<PathBuf, FileId>,
+    /// References already resolved, by referring file and reference text.
+    resolved: HashMap<FileId, HashMap<String, Target>>,
     /// Files already reached, by the referring folder and the reference's file part.
     by_reference: HashMap<(PathBuf, String), FileId>,
     /// The folder refs may not leave (the root description's).
@@ -74,6 +76,7 @@ impl Loader {
             canonical: Vec::new(),
             by_canonical: HashMap::new(),
             by_reference: HashMap::new(),
+            resolved: HashMap::new(),
             root_dir: None,
         }
     }
@@ -106,9 +109,24 @@ impl Loader {
         self.files.len()
     }
 
-    /// The loaded files, for output.
+    /// The loaded files, for output, without their trees.
+    ///
+    /// The description's trees are dropped here: everything after the model reads only
+    /// the files' text, and a large description's tree is most of the memory.
     pub fn into_sources(self) -> Sources {
-        self.files
+        // The resolved references hold the files too: let them go first.
+        let Loader {
+            files, resolved, ..
+        } = self;
+        drop(resolved);
+        files
+            .into_iter()
+            .map(|file| match Arc::try_unwrap(file) {
+                Ok(file) => Arc::new(file.without_tree()),
+                // Shared (the policy, kept by its caller): leave it whole.
+                Err(shared) => shared,
+            })
+            .collect()
     }
 
     /// Reads and parses a file, once per canonical path.

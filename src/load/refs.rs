@@ -16,37 +16,50 @@ use crate::source::{Node, SourceFile, Span, pointer};
 const MAX_CHAIN: usize = 64;
 
 /// Where a `$ref` (after following any chain of refs) leads.
+///
+/// Cheap to clone: a shared definition reached from many operations is resolved once.
 #[derive(Debug, Clone)]
 pub struct Target {
     pub file_id: FileId,
     pub file: Arc<SourceFile>,
-    /// The escaped JSON Pointer of the target in its file (`""` for the whole file).
-    pub pointer: String,
-    tokens: Vec<String>,
+    tokens: Arc<[String]>,
+    loc: Loc,
 }
 
 impl Target {
     /// The node the reference leads to.
     pub fn node(&self) -> &Node {
         // Resolution checked that the pointer leads somewhere.
-        self.file.root.at(&self.tokens).unwrap_or(&self.file.root)
+        self.file
+            .root
+            .at(self.tokens.iter())
+            .unwrap_or(&self.file.root)
     }
 
     /// The target's location: its key in the parent mapping, or the node itself.
     pub fn loc(&self) -> Loc {
-        let node = self.node();
-        let span = match self.tokens.split_last() {
-            Some((last, parent)) => self
-                .file
-                .root
-                .at(parent)
-                .and_then(|p| p.as_map())
-                .and_then(|m| m.entry(last))
-                .map_or(node.span, |e| entry_span(e.key_span, node)),
-            None => node.span,
-        };
-        Loc::new(self.file_id, self.pointer.as_str(), span)
+        self.loc.clone()
     }
+
+    /// The escaped JSON Pointer of the target in its file (`""` for the whole file).
+    pub fn pointer(&self) -> &str {
+        &self.loc.pointer
+    }
+}
+
+/// Where a resolved node is written: its key in the parent mapping, or the node itself.
+fn target_loc(file_id: FileId, file: &SourceFile, tokens: &[String], pointer: String) -> Loc {
+    let node = file.root.at(tokens).unwrap_or(&file.root);
+    let span = match tokens.split_last() {
+        Some((last, parent)) => file
+            .root
+            .at(parent)
+            .and_then(|p| p.as_map())
+            .and_then(|m| m.entry(last))
+            .map_or(node.span, |e| entry_span(e.key_span, node)),
+        None => node.span,
+    };
+    Loc::new(file_id, pointer, span)
 }
 
 impl Loader {
@@ -68,6 +81,23 @@ impl Loader {
 
     /// Resolves the reference `text`, written at `span` of file `from`.
     pub fn resolve(&mut self, from: FileId, text: &str, span: Span) -> Result<Target, InputError> {
+        if let Some(target) = self.resolved.get(&from).and_then(|m| m.get(text)) {
+            return Ok(target.clone());
+        }
+        let target = self.resolve_uncached(from, text, span)?;
+        self.resolved
+            .entry(from)
+            .or_default()
+            .insert(text.to_string(), target.clone());
+        Ok(target)
+    }
+
+    fn resolve_uncached(
+        &mut self,
+        from: FileId,
+        text: &str,
+        span: Span,
+    ) -> Result<Target, InputError> {
         let mut from = from;
         let mut text = text.to_string();
         let mut span = span;
@@ -107,11 +137,12 @@ impl Loader {
                     from = file_id;
                 }
                 _ => {
+                    let loc = target_loc(file_id, &file, &tokens, pointer);
                     return Ok(Target {
                         file_id,
                         file,
-                        pointer,
-                        tokens,
+                        tokens: tokens.into(),
+                        loc,
                     });
                 }
             }

@@ -181,7 +181,7 @@ mod tests {
                 side_effect: SideEffect::None,
                 source: EffectSource::Method,
             },
-            description: PolicyObject::default(),
+            description: None,
         }
     }
 

@@ -37,8 +37,9 @@ pub struct Effect {
 pub struct Effective {
     pub policy: PolicyObject,
     pub effect: Effect,
-    /// What the description's own `x-retry-policy` layers say (document, then operation).
-    pub description: PolicyObject,
+    /// What the description's own `x-retry-policy` layers say (document, then operation),
+    /// when it has any: most operations do not, and a policy object is large.
+    pub description: Option<Box<PolicyObject>>,
 }
 
 impl Effective {
@@ -106,7 +107,8 @@ pub fn resolve(
                 &ext.loc,
             )?);
         }
-        let description = merged.clone();
+        let description =
+            (root_layer.is_some() || op.retry_policy.is_some()).then(|| Box::new(merged.clone()));
         let mut applied = Vec::new();
         if let (Some(policy), Some(index)) = (policy, &index) {
             if let Some(defaults) = &policy.defaults {

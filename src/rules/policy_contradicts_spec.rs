@@ -20,8 +20,13 @@ impl Rule for PolicyContradictsSpec {
         };
         let op = cx.op;
         let p = &policy.policy;
-        if let (Some(said), Some(done)) = (&policy.description.max_attempts, &p.max_attempts)
-            && said.value == 1
+        if let (Some(said), Some(done)) = (
+            policy
+                .description
+                .as_ref()
+                .and_then(|d| d.max_attempts.as_ref()),
+            &p.max_attempts,
+        ) && said.value == 1
             && done.value > 1
             && done.loc.file == file.file
         {

@@ -152,6 +152,18 @@ impl SourceFile {
         }
     }
 
+    /// The same file without its tree: what findings and outputs need once the model is
+    /// built (the text is shared, not copied).
+    pub fn without_tree(&self) -> SourceFile {
+        SourceFile {
+            display: self.display.clone(),
+            text: self.text.clone(),
+            root: Node::new(Span::default(), Value::Null),
+            syntax: self.syntax,
+            lines: OnceLock::new(),
+        }
+    }
+
     /// Parses `text` into a source file.
     pub fn parse(
         display: PathBuf,
