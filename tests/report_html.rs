@@ -263,3 +263,35 @@ fn html_report_is_byte_identical_across_runs() {
     assert_eq!(run.code, 0, "{}", run.stderr);
     assert!(std::fs::read_to_string(&out).unwrap() == first);
 }
+
+#[test]
+fn html_report_points_each_retried_operation_to_a_simulation_that_runs() {
+    let run = common::retrylint(&["report", "fixtures/shop/openapi.yaml", "--format", "html"]);
+    assert_eq!(run.code, 0);
+    let start = run
+        .stdout
+        .find("<code>retrylint simulate ")
+        .expect("a simulate command")
+        + "<code>retrylint ".len();
+    let end = start + run.stdout[start..].find("</code>").unwrap();
+    let command = run.stdout[start..end].replace("&quot;", "\"");
+    // `simulate SPEC --operation "METHOD /path" --fault … -o simulation.html`: run it.
+    let (before, rest) = command.split_once(" --operation \"").unwrap();
+    let (operation, after) = rest.split_once('"').unwrap();
+    let out = std::path::Path::new(env!("CARGO_TARGET_TMPDIR")).join("simulation.html");
+    let mut args: Vec<String> = before.split(' ').map(str::to_string).collect();
+    args.extend(["--operation".to_string(), operation.to_string()]);
+    args.extend(
+        after
+            .split_whitespace()
+            .map(str::to_string)
+            .filter(|a| a != "-o" && a != "simulation.html"),
+    );
+    args.extend(["-o".to_string(), out.to_string_lossy().into_owned()]);
+    let argv: Vec<&str> = args.iter().map(String::as_str).collect();
+    let sim = common::retrylint(&argv);
+    assert_eq!(sim.code, 0, "{command}: {}", sim.stderr);
+    assert!(std::fs::read_to_string(&out).unwrap().contains("<svg"));
+    let retried = run.stdout.matches("<p class=\"simulate\">").count();
+    assert_eq!(retried, 7, "one per retried operation of the demo");
+}

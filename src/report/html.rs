@@ -332,14 +332,14 @@ fn operations(out: &mut String, report: &Report) {
     }
     out.push_str("</tr></thead>\n");
     for (i, op) in report.operations.iter().enumerate() {
-        operation(out, i, op);
+        operation(out, i, op, &report.description);
     }
     out.push_str(
         "</table></div>\n<p class=\"empty\" id=\"empty\" hidden>No operation matches these filters.</p>\n</section>\n",
     );
 }
 
-fn operation(out: &mut String, i: usize, op: &OperationReport) {
+fn operation(out: &mut String, i: usize, op: &OperationReport, description: &str) {
     let id = i + 1;
     let mut rules: Vec<&str> = op.findings.iter().map(|f| f.rule).collect();
     rules.sort_unstable();
@@ -425,6 +425,14 @@ fn operation(out: &mut String, i: usize, op: &OperationReport) {
     out.push_str("</div>\n");
     if let Some(s) = &op.schedule {
         timeline::render(out, &name, s);
+        // The simulator shows what this schedule does to a server in an outage.
+        w!(
+            out,
+            "<p class=\"simulate\">What these retries do in an outage: <code>retrylint simulate {} --operation &quot;{} {}&quot; --fault 503@10s..40s --compare jitter=none --format html -o simulation.html</code></p>\n",
+            esc(description),
+            esc(&op.method),
+            esc(&op.path)
+        );
     }
     w!(
         out,
