@@ -319,7 +319,8 @@ fn run_check(args: CheckArgs) -> Result<ExitCode, Vec<InputError>> {
     Ok(ExitCode::from(u8::from(failed)))
 }
 
-fn write_output(path: Option<&std::path::Path>, text: &str) -> Result<(), InputError> {
+/// Writes a command's output to a file, or to standard output.
+pub(crate) fn write_output(path: Option<&std::path::Path>, text: &str) -> Result<(), InputError> {
     match path {
         Some(path) => std::fs::write(path, text)
             .map_err(|e| InputError::new(format!("cannot write `{}`: {e}", path.display()))),

@@ -13,6 +13,7 @@ use std::fmt;
 
 pub use duration::Duration;
 pub use effective::{Effect, EffectSource, Effective, Matches, resolve};
+pub(crate) use parse::parse_signal;
 pub use parse::{parse_policy_file, parse_policy_object};
 pub use selector::{Rank, Selector};
 

@@ -500,8 +500,8 @@ impl Reader<'_> {
     }
 }
 
-/// Parses one `retryOn` item.
-fn parse_signal(text: &str) -> Option<Signal> {
+/// Parses one `retryOn` item: `503`, `5xx`, or a transport signal.
+pub(crate) fn parse_signal(text: &str) -> Option<Signal> {
     match text {
         "connect-failure" => return Some(Signal::ConnectFailure),
         "refused-stream" => return Some(Signal::RefusedStream),

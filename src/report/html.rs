@@ -48,7 +48,7 @@ pub fn render(report: &Report) -> String {
 }
 
 /// HTML-escapes a string for text and double- or single-quoted attributes.
-struct Esc<'a>(&'a str);
+pub(crate) struct Esc<'a>(&'a str);
 
 impl fmt::Display for Esc<'_> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
@@ -71,7 +71,8 @@ impl fmt::Display for Esc<'_> {
     }
 }
 
-fn esc(s: &str) -> Esc<'_> {
+/// Text escaped for HTML content and attribute values.
+pub(crate) fn esc(s: &str) -> Esc<'_> {
     Esc(s)
 }
 

@@ -5,8 +5,7 @@
 //! (`maxAttempts > 1`) is simulated, the clients spread over them in turn; with it, every
 //! operation the selector matches, retried or not.
 
-use std::io::Write;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::process::ExitCode;
 
 use clap::ValueEnum;
@@ -117,7 +116,7 @@ pub fn run(args: SimulateArgs) -> Result<ExitCode, Vec<InputError>> {
         SimulateFormat::Json => output::json(&report),
         SimulateFormat::Html => html::render(&report),
     };
-    write(args.output.as_deref(), &text).map_err(|e| vec![e])?;
+    crate::cli::write_output(args.output.as_deref(), &text).map_err(|e| vec![e])?;
     Ok(ExitCode::SUCCESS)
 }
 
@@ -194,18 +193,4 @@ fn targets(
         });
     }
     Ok((targets, headings))
-}
-
-fn write(path: Option<&Path>, text: &str) -> Result<(), InputError> {
-    match path {
-        Some(path) => std::fs::write(path, text)
-            .map_err(|e| InputError::new(format!("cannot write `{}`: {e}", path.display()))),
-        None => {
-            let mut stdout = std::io::stdout().lock();
-            // A closed pipe (`| head`) is not an error worth a message.
-            let _ = stdout.write_all(text.as_bytes());
-            let _ = stdout.flush();
-            Ok(())
-        }
-    }
 }

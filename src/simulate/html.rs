@@ -11,6 +11,7 @@ use std::fmt::Write;
 use super::output::Report;
 use super::scenario::Capacity;
 use super::{Outcome, STOP_REASONS};
+use crate::report::html::esc;
 
 /// Writes to a `String`, which cannot fail.
 macro_rules! w {
@@ -57,12 +58,12 @@ pub fn render(report: &Report) -> String {
     w!(
         out,
         "<title>Retry storm: {}</title>\n<style>{CSS}</style>\n</head>\n<body>\n",
-        escape(&report.operations.join(", "))
+        esc(&report.operations.join(", "))
     );
     w!(
         out,
         "<h1>Retry storm: {}</h1>\n",
-        escape(&report.operations.join(", "))
+        esc(&report.operations.join(", "))
     );
     out.push_str("<p>");
     w!(
@@ -81,7 +82,7 @@ pub fn render(report: &Report) -> String {
         let faults: Vec<String> = s
             .faults
             .iter()
-            .map(|f| format!("<code>{}</code>", escape(&f.to_string())))
+            .map(|f| format!("<code>{}</code>", esc(&f.to_string())))
             .collect();
         out.push_str(&faults.join(", "));
         out.push('.');
@@ -137,14 +138,14 @@ fn chart(out: &mut String, report: &Report) {
             "<rect x=\"{:.1}\" y=\"{TOP}\" width=\"{:.1}\" height=\"{plot_h}\" fill=\"#f4cccc\" fill-opacity=\"0.6\"><title>{}</title></rect>\n",
             x(from),
             (x(to) - x(from)).max(0.0),
-            escape(&fault.to_string())
+            esc(&fault.to_string())
         );
         w!(
             out,
             "<text x=\"{:.1}\" y=\"{:.1}\">{}</text>\n",
             x(from) + 4.0,
             TOP + 14.0,
-            escape(&fault.signal())
+            esc(&fault.signal())
         );
     }
     // Axes and ticks.
@@ -218,7 +219,7 @@ fn chart(out: &mut String, report: &Report) {
             COLOURS[i % COLOURS.len()],
             DASHES[i % DASHES.len()],
             points.join(" "),
-            escape(&outcome.name)
+            esc(&outcome.name)
         );
     }
     out.push_str("</svg>\n");
@@ -231,7 +232,7 @@ fn legend(out: &mut String, report: &Report) {
             out,
             "<span><span class=\"key\" style=\"background:{}\"></span>{} (peak {}/s)</span>",
             COLOURS[i % COLOURS.len()],
-            escape(&outcome.name),
+            esc(&outcome.name),
             outcome.peak()
         );
     }
@@ -242,13 +243,13 @@ fn table(out: &mut String, report: &Report) {
     let outcomes = &report.outcomes;
     out.push_str("<table>\n<thead><tr><th></th>");
     for o in outcomes {
-        w!(out, "<th>{}</th>", escape(&o.name));
+        w!(out, "<th>{}</th>", esc(&o.name));
     }
     out.push_str("</tr></thead>\n<tbody>\n");
     let mut row = |label: &str, cell: &dyn Fn(&Outcome) -> String| {
-        w!(out, "<tr><td>{}</td>", escape(label));
+        w!(out, "<tr><td>{}</td>", esc(label));
         for o in outcomes {
-            w!(out, "<td>{}</td>", escape(&cell(o)));
+            w!(out, "<td>{}</td>", esc(&cell(o)));
         }
         out.push_str("</tr>\n");
     };
@@ -274,22 +275,6 @@ fn table(out: &mut String, report: &Report) {
     out.push_str("</tbody>\n</table>\n");
 }
 
-/// Escapes text for HTML content and attribute values.
-fn escape(text: &str) -> String {
-    let mut out = String::with_capacity(text.len());
-    for c in text.chars() {
-        match c {
-            '&' => out.push_str("&amp;"),
-            '<' => out.push_str("&lt;"),
-            '>' => out.push_str("&gt;"),
-            '"' => out.push_str("&quot;"),
-            '\'' => out.push_str("&#39;"),
-            _ => out.push(c),
-        }
-    }
-    out
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -300,6 +285,6 @@ mod tests {
         assert_eq!(step(1_000.0, 5.0), 200.0);
         assert_eq!(step(60.0, 10.0), 10.0);
         assert_eq!(step(3.0, 10.0), 1.0);
-        assert_eq!(escape("<a & 'b'>"), "&lt;a &amp; &#39;b&#39;&gt;");
+        assert_eq!(esc("<a & 'b'>").to_string(), "&lt;a &amp; &#39;b&#39;&gt;");
     }
 }

@@ -199,7 +199,7 @@ fn parse_change(pair: &str) -> Result<Change, InputError> {
                 .split(',')
                 .filter(|s| !s.trim().is_empty())
                 .map(|s| {
-                    parse_signal(s.trim()).ok_or_else(|| {
+                    crate::policy::parse_signal(s.trim()).ok_or_else(|| {
                         bad(&format!(
                             "`{s}` is not a condition: use statuses (503), classes (5xx), connect-failure, refused-stream, reset or timeout"
                         ))
@@ -233,26 +233,6 @@ fn parse_change(pair: &str) -> Result<Change, InputError> {
             }
         }),
     })
-}
-
-/// Parses one `retryOn` item: `503`, `5xx`, `connect-failure`, `refused-stream`, `reset`,
-/// `timeout`.
-fn parse_signal(text: &str) -> Option<Signal> {
-    match text {
-        "connect-failure" => return Some(Signal::ConnectFailure),
-        "refused-stream" => return Some(Signal::RefusedStream),
-        "reset" => return Some(Signal::Reset),
-        "timeout" => return Some(Signal::Timeout),
-        _ => {}
-    }
-    let bytes = text.as_bytes();
-    if bytes.len() != 3 || !(b'1'..=b'5').contains(&bytes[0]) {
-        return None;
-    }
-    if text[1..].eq_ignore_ascii_case("xx") {
-        return Some(Signal::Class(u16::from(bytes[0] - b'0')));
-    }
-    text.parse::<u16>().ok().map(Signal::Status)
 }
 
 /// What the simulated client does when a write's outcome is unknown.
