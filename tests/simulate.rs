@@ -497,3 +497,60 @@ fn the_readme_shows_the_simulation_as_it_is() {
         "{full}"
     );
 }
+
+#[test]
+fn a_scenario_file_says_what_the_flags_say() {
+    let spec = "fixtures/simulate/storm/openapi.yaml";
+    let flags = retrylint(&[
+        "simulate",
+        spec,
+        "--operation",
+        "getFeed",
+        "--arrival",
+        "uniform:2s",
+        "--fault",
+        "503@0s..20s",
+        "--compare",
+        "jitter=none",
+    ]);
+    let file = retrylint(&[
+        "simulate",
+        spec,
+        "--operation",
+        "getFeed",
+        "--scenario",
+        "fixtures/simulate/storm/scenario.yaml",
+    ]);
+    assert_eq!(flags.code, 0, "{}", flags.stderr);
+    assert_eq!(file.code, 0, "{}", file.stderr);
+    assert_eq!(flags.stdout, file.stdout);
+    // A flag wins over the file.
+    let seeded = retrylint(&[
+        "simulate",
+        spec,
+        "--operation",
+        "getFeed",
+        "--scenario",
+        "fixtures/simulate/storm/scenario.yaml",
+        "--seed",
+        "2",
+    ]);
+    assert_ne!(seeded.stdout, file.stdout);
+    assert!(seeded.stdout.contains("seed 2"), "{}", seeded.stdout);
+    // A misspelt key is an input error with a suggestion.
+    let dir = std::path::Path::new(env!("CARGO_TARGET_TMPDIR")).join("scenario-typo");
+    std::fs::create_dir_all(&dir).unwrap();
+    std::fs::write(dir.join("scenario.yaml"), "scenario:\n  client: 10\n").unwrap();
+    let typo = retrylint(&[
+        "simulate",
+        spec,
+        "--scenario",
+        dir.join("scenario.yaml").to_str().unwrap(),
+    ]);
+    assert_eq!(typo.code, 2);
+    assert!(
+        typo.stderr.contains("did you mean `clients`?"),
+        "{}",
+        typo.stderr
+    );
+}

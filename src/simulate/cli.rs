@@ -12,6 +12,7 @@ use clap::ValueEnum;
 
 use super::output::{self, Report};
 use super::scenario::{Scenario, ScenarioFlags};
+use super::scenario_file::ScenarioFile;
 use super::variant::Variant;
 use super::{MAX_ATTEMPTS, Target, html, simulate};
 use crate::check::{analyze, discover_policy, load_policy};
@@ -34,25 +35,29 @@ pub struct SimulateArgs {
     /// Simulate the operations this selector matches (default: every retried operation).
     #[arg(long, value_name = "SELECTOR")]
     operation: Option<String>,
-    /// How many calls the clients make, one each.
-    #[arg(long, value_name = "N", default_value_t = 1_000)]
-    clients: u32,
-    /// How the calls arrive: uniform:WINDOW (spread over a window) or poisson:RATE/s.
-    #[arg(long, value_name = "PROCESS", default_value = "uniform:60s")]
-    arrival: String,
-    /// Requests per second the server answers; beyond that it answers 503.
-    #[arg(long, value_name = "RATE", default_value = "200/s")]
-    capacity: String,
+    /// The scenario written in a file (`scenario:` with the flags' names); flags win.
+    #[arg(long, value_name = "FILE")]
+    scenario: Option<PathBuf>,
+    /// How many calls the clients make, one each [default: 1000].
+    #[arg(long, value_name = "N")]
+    clients: Option<u32>,
+    /// How the calls arrive: uniform:WINDOW (spread over a window) or poisson:RATE/s
+    /// [default: uniform:60s].
+    #[arg(long, value_name = "PROCESS")]
+    arrival: Option<String>,
+    /// Requests per second the server answers; beyond that it answers 503 [default: 200/s].
+    #[arg(long, value_name = "RATE")]
+    capacity: Option<String>,
     /// A fault window, SIGNAL@FROM..TO: 503@10s..40s, '429 retry-after=5s@0s..30s',
     /// connect-failure@…, timeout-before-processing@…, timeout-after-processing@…
     #[arg(long = "fault", value_name = "SIGNAL@FROM..TO")]
     faults: Vec<String>,
-    /// The round trip of an answered request.
-    #[arg(long, value_name = "DURATION", default_value = "50ms")]
-    latency: String,
-    /// The random seed: the same seed gives the same output.
-    #[arg(long, value_name = "N", default_value_t = 1)]
-    seed: u64,
+    /// The round trip of an answered request [default: 50ms].
+    #[arg(long, value_name = "DURATION")]
+    latency: Option<String>,
+    /// The random seed: the same seed gives the same output [default: 1].
+    #[arg(long, value_name = "N")]
+    seed: Option<u64>,
     /// Also run the policy with fields changed, side by side: jitter=none, maxAttempts=1,
     /// keyHeader=Idempotency-Key, deadline=10s, honorRetryAfter=false, …
     #[arg(long = "compare", value_name = "KEY=VALUE")]
@@ -79,18 +84,31 @@ pub enum SimulateFormat {
 /// Runs `retrylint simulate`; exit code 0, or the input errors (exit code 2).
 pub fn run(args: SimulateArgs) -> Result<ExitCode, Vec<InputError>> {
     let mut errors = Vec::new();
+    let file = match &args.scenario {
+        Some(path) => ScenarioFile::load(path).map_err(|e| vec![e])?,
+        None => ScenarioFile::default(),
+    };
+    let faults: Vec<String> = file.faults.iter().chain(&args.faults).cloned().collect();
+    let compare: Vec<String> = file.compare.iter().chain(&args.compare).cloned().collect();
+    let pick = |flag: &Option<String>, from_file: &Option<String>, default: &'static str| {
+        flag.clone()
+            .or_else(|| from_file.clone())
+            .unwrap_or_else(|| default.to_string())
+    };
+    let arrival = pick(&args.arrival, &file.arrival, "uniform:60s");
+    let capacity = pick(&args.capacity, &file.capacity, "200/s");
+    let latency = pick(&args.latency, &file.latency, "50ms");
     let scenario = Scenario::from_flags(&ScenarioFlags {
-        clients: args.clients,
-        arrival: &args.arrival,
-        capacity: &args.capacity,
-        faults: &args.faults,
-        latency: &args.latency,
-        seed: args.seed,
+        clients: args.clients.or(file.clients).unwrap_or(1_000),
+        arrival: &arrival,
+        capacity: &capacity,
+        faults: &faults,
+        latency: &latency,
+        seed: args.seed.or(file.seed).unwrap_or(1),
     })
     .map_err(|mut e| errors.append(&mut e))
     .ok();
-    let variants: Vec<Variant> = args
-        .compare
+    let variants: Vec<Variant> = compare
         .iter()
         .filter_map(|text| Variant::parse(text).map_err(|e| errors.push(e)).ok())
         .collect();

@@ -47,6 +47,7 @@ pub mod html;
 pub mod output;
 pub mod rng;
 pub mod scenario;
+mod scenario_file;
 pub mod variant;
 
 use crate::plan::StopReason;
