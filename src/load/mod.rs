@@ -138,10 +138,7 @@ impl Loader {
         display: PathBuf,
         referrer: Option<&ErrorSite>,
     ) -> Result<FileId, InputError> {
-        let with_referrer = |e: InputError| match referrer {
-            Some(site) => e.with_related(site.clone()),
-            None => e,
-        };
+        let with_referrer = |e: InputError| mention(e, referrer);
         let shown = path_text(&display);
         let canonical = std::fs::canonicalize(path).map_err(|e| {
             with_referrer(InputError::new(format!(
@@ -159,10 +156,7 @@ impl Loader {
         display: PathBuf,
         referrer: Option<&ErrorSite>,
     ) -> Result<FileId, InputError> {
-        let with_referrer = |e: InputError| match referrer {
-            Some(site) => e.with_related(site.clone()),
-            None => e,
-        };
+        let with_referrer = |e: InputError| mention(e, referrer);
         let shown = path_text(&display);
         if let Some(&id) = self.by_canonical.get(&canonical) {
             return Ok(id);
@@ -183,6 +177,14 @@ impl Loader {
         self.canonical[id] = canonical.clone();
         self.by_canonical.insert(canonical, id);
         Ok(id)
+    }
+}
+
+/// An error about a file, with the `$ref` that named it when there is one.
+fn mention(error: InputError, referrer: Option<&ErrorSite>) -> InputError {
+    match referrer {
+        Some(site) => error.with_related(site.clone()),
+        None => error,
     }
 }
 
