@@ -147,6 +147,7 @@ pub fn check_description(
         findings: checked.findings,
         suppressed: checked.suppressed,
         baselined: 0,
+        webhooks: analysis.api.webhook_count,
         sources: analysis.sources,
     })
 }

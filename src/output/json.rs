@@ -54,6 +54,8 @@ struct JsonSummary<'a> {
     infos: usize,
     suppressed: usize,
     baselined: usize,
+    /// Webhooks declared: server-to-client calls, not checked.
+    webhooks: usize,
 }
 
 /// Renders every result as one JSON document.
@@ -73,6 +75,7 @@ pub fn render(results: &[CheckResult]) -> String {
             infos: summary.infos,
             suppressed: summary.suppressed,
             baselined: summary.baselined,
+            webhooks: summary.webhooks,
         },
     };
     // Serialising plain structs of strings and numbers cannot fail.

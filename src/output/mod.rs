@@ -24,6 +24,8 @@ pub struct CheckResult {
     pub suppressed: usize,
     /// Findings left out because the baseline holds them.
     pub baselined: usize,
+    /// Webhooks the description declares: server-to-client calls, not checked.
+    pub webhooks: usize,
 }
 
 /// Counts by severity over several results.
@@ -35,6 +37,7 @@ pub struct Summary {
     pub operations: usize,
     pub suppressed: usize,
     pub baselined: usize,
+    pub webhooks: usize,
 }
 
 impl Summary {
@@ -44,6 +47,7 @@ impl Summary {
             summary.operations += result.operations.len();
             summary.suppressed += result.suppressed;
             summary.baselined += result.baselined;
+            summary.webhooks += result.webhooks;
             for finding in &result.findings {
                 match finding.severity {
                     Severity::Error => summary.errors += 1,
@@ -76,6 +80,9 @@ impl Summary {
         }
         if self.baselined > 0 {
             left_out.push(format!("{} in the baseline", self.baselined));
+        }
+        if self.webhooks > 0 {
+            left_out.push(format!("{} not checked", plural(self.webhooks, "webhook")));
         }
         if !left_out.is_empty() {
             line.push_str(&format!(" ({})", left_out.join(", ")));
