@@ -101,6 +101,11 @@ fn swagger_2_descriptions_lint() {
 #[test]
 fn openapi_3_1_descriptions_lint_without_their_webhooks() {
     let run = check("openapi31", "openapi.yaml");
-    assert!(run.stdout.ends_with("in 2 operations (1 webhook not checked)\n"), "{}", run.stdout);
+    assert!(
+        run.stdout
+            .ends_with("in 2 operations (1 webhook not checked)\n"),
+        "{}",
+        run.stdout
+    );
     insta::assert_snapshot!("tricky-openapi31", run.transcript());
 }
