@@ -71,7 +71,8 @@ fn every_corpus_description_checks_against_a_retrying_policy() {
     let summary = run.stdout.lines().last().unwrap_or_default();
     let total: usize = CORPUS.iter().map(|(_, n, _)| n).sum();
     assert!(
-        summary.ends_with(&format!("in {total} operations")),
+        // GitHub declares 270 x-webhooks: reported as not checked.
+        summary.contains(&format!("in {total} operations (270 webhooks not checked)")),
         "{summary}"
     );
     // Stripe's POSTs carry no idempotency key in the policy: every one is reported.
