@@ -25,7 +25,7 @@ macro_rules! w {
     };
 }
 
-mod timeline;
+pub(crate) mod timeline;
 
 /// Renders the report as one HTML page.
 pub fn render(report: &Report) -> String {

@@ -12,6 +12,7 @@ use super::output::Report;
 use super::scenario::Capacity;
 use super::{Outcome, STOP_REASONS};
 use crate::report::html::esc;
+use crate::report::html::timeline::round_step;
 
 /// Writes to a `String`, which cannot fail.
 macro_rules! w {
@@ -97,25 +98,15 @@ pub fn render(report: &Report) -> String {
 
 /// A round step for about `target` ticks over `0..max`.
 fn step(max: f64, target: f64) -> f64 {
-    let raw = (max / target).max(1.0);
-    let magnitude = 10f64.powf(raw.log10().floor());
-    [1.0, 2.0, 5.0, 10.0]
-        .iter()
-        .map(|m| m * magnitude)
-        .find(|&s| s >= raw)
-        .unwrap_or(10.0 * magnitude)
+    // Whole requests and seconds: steps of at least one, never 2.5.
+    round_step((max / target).max(1.0), &[1.0, 2.0, 5.0, 10.0])
 }
 
 fn chart(out: &mut String, report: &Report) {
     let s = &report.scenario;
     let seconds = report
-        .outcomes
-        .iter()
-        .map(|o| o.load.len())
-        .max()
-        .unwrap_or(0)
-        .max((s.recovery().as_micros() / 1_000_000) as usize)
-        .max(1) as f64;
+        .seconds()
+        .max((s.recovery().as_micros() / 1_000_000) as usize) as f64;
     let capacity = match s.capacity {
         Capacity::PerSecond(n) => Some(n as f64),
         Capacity::Unlimited => None,

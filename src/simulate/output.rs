@@ -24,6 +24,16 @@ pub struct Report {
 }
 
 impl Report {
+    /// How many one-second buckets the longest load curve has (at least one).
+    pub fn seconds(&self) -> usize {
+        self.outcomes
+            .iter()
+            .map(|o| o.load.len())
+            .max()
+            .unwrap_or(0)
+            .max(1)
+    }
+
     /// Calls per second while calls arrive: the load without any retry.
     pub fn steady(&self) -> f64 {
         self.scenario
@@ -140,13 +150,7 @@ fn pad(n: usize) -> String {
 
 /// One sparkline per variant on a shared scale, with the fault windows marked below.
 fn sparklines(out: &mut String, report: &Report) {
-    let seconds = report
-        .outcomes
-        .iter()
-        .map(|o| o.load.len())
-        .max()
-        .unwrap_or(0)
-        .max(1);
+    let seconds = report.seconds();
     let group = seconds.div_ceil(SPARK_WIDTH);
     let columns = seconds.div_ceil(group);
     let peak = report

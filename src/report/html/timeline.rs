@@ -46,9 +46,13 @@ fn wait_range(min: f64, max: f64) -> String {
 
 /// A tick step of 1, 2, 2.5 or 5 times a power of ten, for about six ticks.
 fn tick_step(scale: f64) -> f64 {
-    let raw = scale / 6.0;
+    round_step(scale / 6.0, &[1.0, 2.0, 2.5, 5.0, 10.0])
+}
+
+/// The smallest `multiple × 10^n` at or above `raw`: round steps for a chart's axis.
+pub(crate) fn round_step(raw: f64, multiples: &[f64]) -> f64 {
     let magnitude = 10f64.powf(raw.log10().floor());
-    [1.0, 2.0, 2.5, 5.0, 10.0]
+    multiples
         .iter()
         .map(|m| m * magnitude)
         .find(|step| *step >= raw)
