@@ -4,7 +4,7 @@
 
 mod common;
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 use retrylint::load::{LoadOptions, Loader};
 
@@ -23,6 +23,33 @@ const CORPUS: &[(&str, usize, usize)] = &[
         999,
     ),
 ];
+
+/// The policy of the catalogue issue: retries everything, no plan for unknown outcomes.
+const ISSUE_POLICY: &str = "version: 1\ndefaults: {maxAttempts: 3, deadline: 10s, retryOn: [503, timeout], backoff: {base: 100ms, cap: 2s, jitter: full}, retryAfter: {honor: true, max: 5s}}\n";
+
+/// Retries everything, with a plan for unknown outcomes.
+const RETRYING_POLICY: &str = "version: 1\ndefaults: {maxAttempts: 3, deadline: 10s, retryOn: [503, timeout], backoff: {base: 100ms, cap: 2s, jitter: full}, retryAfter: {honor: true, max: 5s}, onUnknownOutcome: fail}\n";
+
+/// Writes a policy into the scratch folder and returns its path.
+fn policy_file(name: &str, text: &str) -> PathBuf {
+    let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("corpus-policy");
+    std::fs::create_dir_all(&dir).unwrap();
+    let path = dir.join(name);
+    std::fs::write(&path, text).unwrap();
+    path
+}
+
+/// `retrylint check SPEC -p POLICY --format FORMAT`.
+fn check(spec: &Path, policy: &Path, format: &str) -> common::Run {
+    common::retrylint(&[
+        "check",
+        spec.to_str().unwrap(),
+        "-p",
+        policy.to_str().unwrap(),
+        "--format",
+        format,
+    ])
+}
 
 fn corpus() -> Option<PathBuf> {
     match std::env::var_os("RETRYLINT_CORPUS") {
@@ -52,14 +79,7 @@ fn every_corpus_description_loads_with_its_operation_count() {
 #[test]
 fn every_corpus_description_checks_against_a_retrying_policy() {
     let Some(dir) = corpus() else { return };
-    let work = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("corpus-policy");
-    std::fs::create_dir_all(&work).unwrap();
-    let policy = work.join("retry-policy.yaml");
-    std::fs::write(
-        &policy,
-        "version: 1\ndefaults:\n  maxAttempts: 3\n  deadline: 10s\n  retryOn: [503, timeout]\n  backoff: {base: 100ms, cap: 2s, jitter: full}\n  retryAfter: {honor: true, max: 5s}\n",
-    )
-    .unwrap();
+    let policy = policy_file("retry-policy.yaml", ISSUE_POLICY);
     let specs: Vec<String> = CORPUS
         .iter()
         .map(|(p, _, _)| dir.join(p).to_string_lossy().into_owned())
@@ -99,21 +119,10 @@ fn counts(stdout: &str) -> std::collections::BTreeMap<String, usize> {
 #[test]
 fn github_and_stripe_findings_match_what_their_descriptions_say() {
     let Some(dir) = corpus() else { return };
-    let policy = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("corpus-policy/counts.yaml");
-    std::fs::create_dir_all(policy.parent().unwrap()).unwrap();
-    std::fs::write(
-        &policy,
-        "version: 1\ndefaults: {maxAttempts: 3, deadline: 10s, retryOn: [503, timeout], backoff: {base: 100ms, cap: 2s, jitter: full}, retryAfter: {honor: true, max: 5s}}\n",
-    )
-    .unwrap();
+    let policy = policy_file("counts.yaml", ISSUE_POLICY);
     let run = |spec: &str| {
         let path = dir.join(spec);
-        let run = common::retrylint(&[
-            "check",
-            path.to_str().unwrap(),
-            "-p",
-            policy.to_str().unwrap(),
-        ]);
+        let run = check(&path, &policy, "human");
         assert_eq!(run.code, 1, "{}", run.stderr);
         counts(&run.stdout)
     };
@@ -136,19 +145,10 @@ fn github_and_stripe_findings_match_what_their_descriptions_say() {
 #[test]
 fn sarif_of_every_corpus_description_validates() {
     let Some(dir) = corpus() else { return };
-    let policy = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("corpus-policy/sarif.yaml");
-    std::fs::create_dir_all(policy.parent().unwrap()).unwrap();
-    std::fs::write(&policy, RETRYING_POLICY).unwrap();
+    let policy = policy_file("sarif.yaml", RETRYING_POLICY);
     for (spec, _, _) in CORPUS {
         let path = dir.join(spec);
-        let run = common::retrylint(&[
-            "check",
-            path.to_str().unwrap(),
-            "-p",
-            policy.to_str().unwrap(),
-            "--format",
-            "sarif",
-        ]);
+        let run = check(&path, &policy, "sarif");
         assert_eq!(run.code, 1, "{spec}: {}", run.stderr);
         let errors = common::sarif_errors(&run.stdout);
         assert!(
@@ -158,9 +158,6 @@ fn sarif_of_every_corpus_description_validates() {
         );
     }
 }
-
-/// Retries everything, with a plan for unknown outcomes.
-const RETRYING_POLICY: &str = "version: 1\ndefaults: {maxAttempts: 3, deadline: 10s, retryOn: [503, timeout], backoff: {base: 100ms, cap: 2s, jitter: full}, retryAfter: {honor: true, max: 5s}, onUnknownOutcome: fail}\n";
 
 #[test]
 fn a_baseline_of_github_leaves_only_a_new_unprotected_post() {
@@ -238,14 +235,7 @@ fn init_then_check_finds_no_error_on_any_corpus_description() {
             "--force",
         ]);
         assert_eq!(init.code, 0, "{spec}: {}", init.stderr);
-        let check = common::retrylint(&[
-            "check",
-            path.to_str().unwrap(),
-            "-p",
-            policy.to_str().unwrap(),
-            "--format",
-            "json",
-        ]);
+        let check = check(&path, &policy, "json");
         assert_eq!(check.code, 0, "{spec}: {}", check.stderr);
         let doc: serde_json::Value = serde_json::from_str(&check.stdout).unwrap();
         assert_eq!(doc["summary"]["errors"], 0, "{spec}");
@@ -255,9 +245,7 @@ fn init_then_check_finds_no_error_on_any_corpus_description() {
 #[test]
 fn the_markdown_report_of_github_fits_a_pull_request_comment() {
     let Some(dir) = corpus() else { return };
-    let policy = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("corpus-policy/report.yaml");
-    std::fs::create_dir_all(policy.parent().unwrap()).unwrap();
-    std::fs::write(&policy, RETRYING_POLICY).unwrap();
+    let policy = policy_file("report.yaml", RETRYING_POLICY);
     let path = dir.join("github/api.github.com.json");
     let run = common::retrylint(&[
         "report",

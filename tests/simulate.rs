@@ -433,20 +433,23 @@ fn snapshot_of_the_demo_scenario() {
     insta::assert_snapshot!("simulate-demo-json", json.stdout);
 }
 
+/// The README's example: the demo's payment through 30 s of lost responses.
+const README_EXAMPLE: &[&str] = &[
+    "simulate",
+    SHOP,
+    "--operation",
+    PAY,
+    "--fault",
+    "timeout-after-processing@10s..40s",
+    "--compare",
+    "jitter=none",
+    "--compare",
+    "keyHeader=Idempotency-Key",
+];
+
 #[test]
 fn snapshot_of_the_readme_example() {
-    let run = retrylint(&[
-        "simulate",
-        SHOP,
-        "--operation",
-        PAY,
-        "--fault",
-        "timeout-after-processing@10s..40s",
-        "--compare",
-        "jitter=none",
-        "--compare",
-        "keyHeader=Idempotency-Key",
-    ]);
+    let run = retrylint(README_EXAMPLE);
     assert_eq!(run.code, 0, "{}", run.stderr);
     insta::assert_snapshot!("simulate-readme", run.stdout);
 }
@@ -461,18 +464,7 @@ fn the_readme_shows_the_simulation_as_it_is() {
         .expect("a Simulate an outage section");
     let start = section.find("```text\n").expect("a text block") + "```text\n".len();
     let end = start + section[start..].find("```").expect("the block ends");
-    let run = retrylint(&[
-        "simulate",
-        SHOP,
-        "--operation",
-        PAY,
-        "--fault",
-        "timeout-after-processing@10s..40s",
-        "--compare",
-        "jitter=none",
-        "--compare",
-        "keyHeader=Idempotency-Key",
-    ]);
+    let run = retrylint(README_EXAMPLE);
     assert_eq!(&section[start..end], run.stdout);
     // The storm's numbers, as the README quotes them.
     let storm = json(&[
