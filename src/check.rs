@@ -110,6 +110,7 @@ pub fn check_analysis(
         policy: policy_file,
         effective: &analysis.effective,
         matches: &analysis.matches,
+        reads: Default::default(),
     };
     let levels = RuleLevels::new(policy_file, &options.select, &options.ignore);
     let suppressions = Suppressions::collect(&analysis.api, &analysis.sources, policy_file)?;

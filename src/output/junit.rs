@@ -17,14 +17,18 @@ pub fn render(results: &[CheckResult]) -> String {
             .iter()
             .map(|o| (format!("{} {}", o.method, o.path), Vec::new()))
             .collect();
+        let index: std::collections::HashMap<(&str, &str), usize> = result
+            .operations
+            .iter()
+            .enumerate()
+            .map(|(i, o)| ((o.method.as_str(), o.path.as_str()), i))
+            .collect();
         let mut policy_findings = Vec::new();
         for finding in &result.findings {
-            let case = finding.operation.as_ref().and_then(|o| {
-                result
-                    .operations
-                    .iter()
-                    .position(|r| r.method == o.method && r.path == o.path)
-            });
+            let case = finding
+                .operation
+                .as_ref()
+                .and_then(|o| index.get(&(o.method.as_str(), o.path.as_str())).copied());
             match case {
                 Some(i) => cases[i].1.push(finding),
                 None => policy_findings.push(finding),

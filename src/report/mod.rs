@@ -10,6 +10,8 @@ mod answers;
 pub mod html;
 pub mod markdown;
 
+use std::collections::HashMap;
+
 use serde::Serialize;
 
 use crate::check::Checked;
@@ -169,21 +171,25 @@ pub fn build(checked: &Checked, policy: Option<String>) -> Report {
         help: f.help.clone(),
         location: Place::of(&f.primary.loc, sources),
     };
+    // Findings by operation, in one pass: a large API has thousands of both.
+    let mut by_operation: HashMap<(&str, &str), Vec<&Finding>> = HashMap::new();
+    for f in &checked.findings {
+        if let Some(o) = &f.operation {
+            by_operation
+                .entry((o.method.as_str(), o.path.as_str()))
+                .or_default()
+                .push(f);
+        }
+    }
     let mut operations: Vec<OperationReport> = analysis
         .api
         .operations
         .iter()
         .enumerate()
         .map(|(index, op)| {
-            let findings: Vec<&Finding> = checked
-                .findings
-                .iter()
-                .filter(|f| {
-                    f.operation
-                        .as_ref()
-                        .is_some_and(|o| o.method == op.method.as_str() && o.path == op.path)
-                })
-                .collect();
+            let findings = by_operation
+                .remove(&(op.method.as_str(), op.path.as_str()))
+                .unwrap_or_default();
             operation(
                 op,
                 analysis.effective.get(index),

@@ -138,6 +138,28 @@ pub struct RunContext<'a> {
     /// Effective policy per operation (empty without a policy).
     pub effective: &'a [Effective],
     pub matches: &'a Matches,
+    /// `GET /path`, `HEAD /path` and the operationIds of the reads, built on first use.
+    pub reads: std::sync::OnceLock<std::collections::HashSet<String>>,
+}
+
+impl RunContext<'_> {
+    /// Whether an exact selector (`GET /path` or an operationId) names a GET or HEAD
+    /// operation, without a scan per question.
+    pub fn is_read(&self, selector: &str) -> bool {
+        self.reads
+            .get_or_init(|| {
+                let reads = self.api.operations.iter().filter(|o| {
+                    matches!(
+                        o.method,
+                        crate::model::Method::Get | crate::model::Method::Head
+                    )
+                });
+                reads
+                    .flat_map(|o| std::iter::once(o.key()).chain(o.operation_id.clone()))
+                    .collect()
+            })
+            .contains(selector)
+    }
 }
 
 /// One operation and its effective policy (when there is a policy).

@@ -20,13 +20,15 @@ impl Rule for StatusEndpointMissing {
             return;
         };
         let operations = &cx.run.api.operations;
-        let found = Selector::parse(&endpoint.value)
-            .ok()
-            .is_some_and(|selector| {
-                operations
-                    .iter()
-                    .any(|o| matches!(o.method, Method::Get | Method::Head) && selector.matches(o))
-            });
+        // Exact selectors (the usual case) are looked up; globs and tags are matched.
+        let found = match Selector::parse(&endpoint.value) {
+            Ok(Selector::Exact { method, path }) => cx.run.is_read(&format!("{method} {path}")),
+            Ok(Selector::OperationId(id)) => cx.run.is_read(&id),
+            Ok(selector) => operations
+                .iter()
+                .any(|o| matches!(o.method, Method::Get | Method::Head) && selector.matches(o)),
+            Err(_) => false,
+        };
         if found {
             return;
         }
