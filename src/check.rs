@@ -9,7 +9,9 @@ use crate::finding::{Finding, OperationRef};
 use crate::load::{LoadOptions, Loader, Sources, read_source, root_for};
 use crate::model;
 use crate::output::CheckResult;
-use crate::policy::{Effective, Matches, PolicyFile, parse_policy_file, resolve};
+use crate::policy::{
+    Effective, Matches, PolicyFile, parse_policy_file, parse_policy_object, resolve,
+};
 use crate::rules::{self, RuleLevels, RunContext};
 use crate::source::{SourceFile, path_text};
 use crate::suppress::Suppressions;
@@ -135,7 +137,10 @@ pub fn analyze(
     let sources = loader.into_sources();
     let (effective, matches) = match policy {
         Some(p) => resolve(&api, Some(&p.policy), &sources)?,
-        None => (Vec::new(), Matches::default()),
+        None => {
+            check_description_policies(&api, &sources)?;
+            (Vec::new(), Matches::default())
+        }
     };
     Ok(Analysis {
         api,
@@ -143,6 +148,19 @@ pub fn analyze(
         effective,
         matches,
     })
+}
+
+/// Reads the description's own `x-retry-policy` objects as a policy file's are read, so
+/// that a bad one is an input error with or without a policy file.
+fn check_description_policies(api: &model::Api, sources: &Sources) -> Result<(), InputError> {
+    let operations = api
+        .operations
+        .iter()
+        .filter_map(|op| op.retry_policy.as_ref());
+    for ext in api.retry_policy.iter().chain(operations) {
+        parse_policy_object(&sources[ext.loc.file], &ext.node, &ext.loc)?;
+    }
+    Ok(())
 }
 
 /// A description checked: its analysis and the findings left after suppressions.
