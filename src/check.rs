@@ -6,7 +6,7 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 
 use crate::error::InputError;
 use crate::finding::{Finding, OperationRef};
-use crate::load::{LoadOptions, Loader, Sources, read_source, root_for};
+use crate::load::{LoadOptions, Loader, Sources, io_reason, read_source, root_for};
 use crate::model;
 use crate::output::CheckResult;
 use crate::policy::{
@@ -91,7 +91,8 @@ pub fn discover_policy(
     let shown = path_text(&path);
     let canonical = std::fs::canonicalize(&path).map_err(|e| {
         InputError::new(format!(
-            "cannot read `{shown}`, found beside the description: {e}"
+            "cannot read `{shown}`, found beside the description: {}",
+            io_reason(&e)
         ))
     })?;
     let Ok(description) = std::fs::canonicalize(description) else {

@@ -159,6 +159,30 @@ fn a_baseline_is_held_to_the_size_limit() {
     refused(&run, "over the limit of 1000 bytes");
 }
 
+/// A file whose reported size is wrong (0 for files under /proc) is held to the limit on
+/// the bytes actually read.
+#[cfg(target_os = "linux")]
+#[test]
+fn the_size_limit_holds_for_the_bytes_read_not_the_size_reported() {
+    let dir = folder("proc", &[("api.yaml", API)]);
+    for args in [
+        &["check", "/proc/self/status", "--max-file-size", "100"][..],
+        &[
+            "check",
+            "api.yaml",
+            "-p",
+            "/proc/self/status",
+            "--max-file-size",
+            "100",
+        ],
+    ] {
+        let run = run_within_10s(&dir, args);
+        refused(&run, "is over the limit of 100 bytes");
+        // Nothing of what was read is shown.
+        assert!(!run.stderr.contains("VmRSS"), "{}", run.stderr);
+    }
+}
+
 const SECRET: &str = "aws_secret_access_key = AKIAEXAMPLESECRET1234567";
 
 #[cfg(unix)]

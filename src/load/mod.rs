@@ -15,11 +15,9 @@ use std::sync::Arc;
 use crate::error::{ErrorSite, InputError};
 use crate::source::{ParseLimits, SourceFile, path_text};
 
-pub use open::read_text;
+pub use open::{io_reason, read_text};
 pub use refs::Target;
 pub use root::{Root, root_for};
-
-use open::io_reason;
 
 /// The index of a file in a [`Loader`] (and in the [`Sources`] it becomes).
 pub type FileId = usize;

@@ -7,7 +7,7 @@
 
 use std::path::{Path, PathBuf};
 
-use super::open::io_reason;
+use super::io_reason;
 use crate::error::InputError;
 use crate::source::path_text;
 
