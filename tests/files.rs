@@ -275,6 +275,7 @@ fn refs_may_reach_anywhere_in_the_git_work_tree() {
         let run = run_within_10s(elsewhere, args);
         assert_ne!(run.code, 2, "{}", run.transcript());
     }
+    let _ = std::fs::remove_dir_all(&dir);
 }
 
 #[test]
@@ -305,6 +306,7 @@ fn without_a_work_tree_refs_stay_inside_the_root_unless_told() {
     // A root that is not a folder is an input error.
     let run = run_within_10s(elsewhere, &["check", spec, "--root", "no-such-folder"]);
     refused(&run, "no-such-folder");
+    let _ = std::fs::remove_dir_all(&dir);
 }
 
 #[test]

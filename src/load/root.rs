@@ -86,3 +86,28 @@ fn relative_to_current(dir: &Path) -> String {
         None => path_text(dir),
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_nearest_git_entry_above_the_description_makes_the_root() {
+        let base = std::env::temp_dir().join(format!("retrylint-root-{}", std::process::id()));
+        let deep = base.join("repo/specification/x/stable");
+        std::fs::create_dir_all(&deep).unwrap();
+        std::fs::write(base.join("repo/.git"), "gitdir: elsewhere\n").unwrap();
+        let base = std::fs::canonicalize(&base).unwrap();
+        let root = root_for(&base.join("repo/specification/x/stable/api.json"), None).unwrap();
+        assert_eq!(root.dir, base.join("repo"));
+        assert!(root.holds(&base.join("repo/common-types/types.json")));
+        assert!(!root.holds(&base.join("other/types.json")));
+        let given = root_for(
+            &base.join("repo/x/api.json"),
+            Some(&base.join("repo/specification")),
+        );
+        assert_eq!(given.unwrap().dir, base.join("repo/specification"));
+        assert!(root_for(&base.join("repo/x/api.json"), Some(&base.join("missing"))).is_err());
+        let _ = std::fs::remove_dir_all(&base);
+    }
+}
