@@ -38,11 +38,10 @@ pub struct Baseline {
 }
 
 impl Baseline {
-    /// Reads a baseline file.
-    pub fn load(path: &Path) -> Result<Baseline, InputError> {
+    /// Reads a baseline file of at most `max_size` bytes.
+    pub fn load(path: &Path, max_size: u64) -> Result<Baseline, InputError> {
         let shown = crate::source::path_text(path);
-        let text = std::fs::read_to_string(path)
-            .map_err(|e| InputError::new(format!("cannot read the baseline `{shown}`: {e}")))?;
+        let text = crate::load::read_text(path, &shown, max_size)?;
         let file: File = serde_json::from_str(&text).map_err(|e| {
             InputError::new(format!(
                 "`{shown}` is not a retrylint baseline: {e} (line {}, column {})",

@@ -6,12 +6,14 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 
 use crate::error::InputError;
 use crate::finding::{Finding, OperationRef};
-use crate::load::{LoadOptions, Loader, Sources, read_source};
+use crate::load::{LoadOptions, Loader, Sources, io_reason, read_source, root_for};
 use crate::model;
 use crate::output::CheckResult;
-use crate::policy::{Effective, Matches, PolicyFile, parse_policy_file, resolve};
+use crate::policy::{
+    Effective, Matches, PolicyFile, parse_policy_file, parse_policy_object, resolve,
+};
 use crate::rules::{self, RuleLevels, RunContext};
-use crate::source::SourceFile;
+use crate::source::{SourceFile, path_text};
 use crate::suppress::Suppressions;
 
 /// The name of the policy file looked for beside a description.
@@ -39,7 +41,15 @@ const POLICY_FILE_ID: usize = 0;
 
 /// Reads and parses a policy file.
 pub fn load_policy(path: &Path, options: &LoadOptions) -> Result<LoadedPolicy, InputError> {
-    let file = read_source(path, path.to_path_buf(), options)?;
+    load_policy_from(path, path.to_path_buf(), options)
+}
+
+fn load_policy_from(
+    path: &Path,
+    display: PathBuf,
+    options: &LoadOptions,
+) -> Result<LoadedPolicy, InputError> {
+    let file = read_source(path, display, options)?;
     let policy = parse_policy_file(&file, POLICY_FILE_ID, &rules::names())?;
     Ok(LoadedPolicy {
         file: Arc::new(file),
@@ -47,10 +57,60 @@ pub fn load_policy(path: &Path, options: &LoadOptions) -> Result<LoadedPolicy, I
     })
 }
 
+/// A policy file found beside a description, inside its root folder.
+#[derive(Debug, Clone)]
+pub struct FoundPolicy {
+    /// How it is named: beside the description.
+    pub path: PathBuf,
+    /// Where it is read from, after following symbolic links.
+    canonical: PathBuf,
+}
+
+impl FoundPolicy {
+    /// Reads and parses the policy found.
+    pub fn load(&self, options: &LoadOptions) -> Result<LoadedPolicy, InputError> {
+        load_policy_from(&self.canonical, self.path.clone(), options)
+    }
+}
+
 /// The policy beside a description, if there is one.
-pub fn discover_policy(description: &Path) -> Option<PathBuf> {
-    let candidate = description.parent()?.join(POLICY_FILE_NAME);
-    candidate.is_file().then_some(candidate)
+///
+/// It was not named by the user, so it is held to the root folder like a `$ref`: one that
+/// leads outside the root (a symbolic link to a file elsewhere) is refused without being read.
+pub fn discover_policy(
+    description: &Path,
+    options: &LoadOptions,
+) -> Result<Option<FoundPolicy>, InputError> {
+    let Some(folder) = description.parent() else {
+        return Ok(None);
+    };
+    let path = folder.join(POLICY_FILE_NAME);
+    if std::fs::symlink_metadata(&path).is_err() {
+        return Ok(None);
+    }
+    let shown = path_text(&path);
+    let canonical = std::fs::canonicalize(&path).map_err(|e| {
+        InputError::new(format!(
+            "cannot read `{shown}`, found beside the description: {}",
+            io_reason(&e)
+        ))
+    })?;
+    let Ok(description) = std::fs::canonicalize(description) else {
+        // The description itself is reported missing when it is loaded.
+        return Ok(None);
+    };
+    let root = root_for(&description, options.root.as_deref())?;
+    if !root.holds(&canonical) {
+        return Err(InputError::new(format!(
+            "`{shown}`, found beside the description, leads outside the root folder `{}`: it was not read",
+            root.shown
+        ))
+        .with_help(
+            "a policy found beside a description must lie inside the root folder; \
+             name it with -p POLICY to read it anyway, or set the root with --root DIR",
+        ));
+    }
+    Ok(Some(FoundPolicy { path, canonical }))
 }
 
 /// A description loaded and modelled, with each operation's effective policy.
@@ -69,7 +129,7 @@ pub fn analyze(
     policy: Option<&LoadedPolicy>,
     options: &LoadOptions,
 ) -> Result<Analysis, InputError> {
-    let mut loader = Loader::new(*options);
+    let mut loader = Loader::new(options.clone());
     if let Some(policy) = policy {
         loader.add(policy.file.clone());
     }
@@ -78,7 +138,10 @@ pub fn analyze(
     let sources = loader.into_sources();
     let (effective, matches) = match policy {
         Some(p) => resolve(&api, Some(&p.policy), &sources)?,
-        None => (Vec::new(), Matches::default()),
+        None => {
+            check_description_policies(&api, &sources)?;
+            (Vec::new(), Matches::default())
+        }
     };
     Ok(Analysis {
         api,
@@ -86,6 +149,19 @@ pub fn analyze(
         effective,
         matches,
     })
+}
+
+/// Reads the description's own `x-retry-policy` objects as a policy file's are read, so
+/// that a bad one is an input error with or without a policy file.
+fn check_description_policies(api: &model::Api, sources: &Sources) -> Result<(), InputError> {
+    let operations = api
+        .operations
+        .iter()
+        .filter_map(|op| op.retry_policy.as_ref());
+    for ext in api.retry_policy.iter().chain(operations) {
+        parse_policy_object(&sources[ext.loc.file], &ext.node, &ext.loc)?;
+    }
+    Ok(())
 }
 
 /// A description checked: its analysis and the findings left after suppressions.
@@ -174,8 +250,8 @@ pub fn check_all(
         let result = match choice {
             PolicyChoice::Given(policy) => check_description(path, Some(policy), options),
             PolicyChoice::Discover => {
-                let policy = match discover_policy(path) {
-                    Some(found) => Some(load_policy(&found, &options.load)?),
+                let policy = match discover_policy(path, &options.load)? {
+                    Some(found) => Some(found.load(&options.load)?),
                     None => None,
                 };
                 check_description(path, policy.as_ref(), options)

@@ -56,9 +56,13 @@ struct InputArgs {
     /// The retry policy; defaults to retry-policy.yaml beside each description.
     #[arg(short = 'p', long = "policy", value_name = "POLICY")]
     policy: Option<PathBuf>,
-    /// Follow `$ref`s to files outside the root description's folder.
+    /// Follow `$ref`s to files outside the root folder.
     #[arg(long)]
     allow_outside_refs: bool,
+    /// The folder `$ref`s and discovered files may not leave [default: the enclosing git
+    /// work tree, else the current folder].
+    #[arg(long, value_name = "DIR")]
+    root: Option<PathBuf>,
     /// Largest file read, in bytes.
     #[arg(long, value_name = "BYTES", default_value_t = LoadOptions::default().max_file_size)]
     max_file_size: u64,
@@ -82,17 +86,20 @@ impl InputArgs {
         &self,
         spec: &std::path::Path,
     ) -> Result<(Option<PathBuf>, Option<LoadedPolicy>), InputError> {
-        let path = self.policy.clone().or_else(|| discover_policy(spec));
-        let policy = match &path {
-            Some(path) => Some(load_policy(path, &self.load_options())?),
-            None => None,
-        };
-        Ok((path, policy))
+        let options = self.load_options();
+        Ok(match &self.policy {
+            Some(path) => (Some(path.clone()), Some(load_policy(path, &options)?)),
+            None => match discover_policy(spec, &options)? {
+                Some(found) => (Some(found.path.clone()), Some(found.load(&options)?)),
+                None => (None, None),
+            },
+        })
     }
 
     fn load_options(&self) -> LoadOptions {
         LoadOptions {
             allow_outside_refs: self.allow_outside_refs,
+            root: self.root.clone(),
             max_file_size: self.max_file_size,
             max_files: self.max_files,
             max_operations: self.max_operations,
@@ -115,9 +122,13 @@ struct InitArgs {
     /// Overwrite the output file if it exists.
     #[arg(long)]
     force: bool,
-    /// Follow `$ref`s to files outside the root description's folder.
+    /// Follow `$ref`s to files outside the root folder.
     #[arg(long)]
     allow_outside_refs: bool,
+    /// The folder `$ref`s may not leave [default: the enclosing git work tree, else the
+    /// current folder].
+    #[arg(long, value_name = "DIR")]
+    root: Option<PathBuf>,
 }
 
 #[derive(Debug, Args)]
@@ -295,7 +306,7 @@ fn run_check(args: CheckArgs) -> Result<ExitCode, Vec<InputError>> {
         return Ok(ExitCode::SUCCESS);
     }
     if let Some(path) = &args.baseline {
-        Baseline::load(path)
+        Baseline::load(path, options.load.max_file_size)
             .map_err(|e| vec![e])?
             .apply(&mut results);
     }
@@ -368,6 +379,7 @@ fn run_init(args: InitArgs) -> Result<ExitCode, Vec<InputError>> {
     }
     let options = LoadOptions {
         allow_outside_refs: args.allow_outside_refs,
+        root: args.root.clone(),
         ..LoadOptions::default()
     };
     let analysis = analyze(&args.spec, None, &options).map_err(|e| vec![e])?;

@@ -115,9 +115,20 @@ fn references_that_cycle_or_escape_are_refused() {
     let api = dir.join("api");
     refused(&api, &["self.yaml"], "self.yaml", "cycle");
     refused(&api, &["ab.yaml"], "yaml", "cycle");
-    refused(&api, &["abs.yaml"], "abs.yaml", "leads outside the folder");
+    // The folder is the root, as if it were a repository of its own.
+    refused(
+        &api,
+        &["abs.yaml", "--root", "."],
+        "abs.yaml",
+        "leads outside the root folder",
+    );
     refused(&api, &["file.yaml"], "file.yaml", "never fetches");
-    refused(&api, &["up.yaml"], "up.yaml", "--allow-outside-refs");
+    refused(
+        &api,
+        &["up.yaml", "--root", "."],
+        "up.yaml",
+        "--allow-outside-refs",
+    );
     refused(&api, &["binary.yaml"], "blob.yaml", "binary file");
     refused(&api, &["latin.yaml"], "latin1.yaml", "not UTF-8");
     // A symbolic link inside the folder that leads out of it is refused too.
@@ -133,9 +144,9 @@ fn references_that_cycle_or_escape_are_refused() {
         .unwrap();
         refused(
             &api,
-            &["via-link.yaml"],
+            &["via-link.yaml", "--root", "."],
             "link.yaml",
-            "leads outside the folder",
+            "leads outside the root folder",
         );
     }
 }

@@ -4,7 +4,9 @@
 //! first reference, parsed once, and shared as `Arc<SourceFile>` so that nodes can be
 //! borrowed while more files load. Each file gets a [`FileId`] that findings use.
 
+mod open;
 mod refs;
+mod root;
 
 use std::collections::HashMap;
 use std::path::{Component, Path, PathBuf};
@@ -13,16 +15,20 @@ use std::sync::Arc;
 use crate::error::{ErrorSite, InputError};
 use crate::source::{ParseLimits, SourceFile, path_text};
 
+pub use open::{io_reason, read_text};
 pub use refs::Target;
+pub use root::{Root, root_for};
 
 /// The index of a file in a [`Loader`] (and in the [`Sources`] it becomes).
 pub type FileId = usize;
 
 /// What loading may do.
-#[derive(Debug, Clone, Copy)]
+#[derive(Debug, Clone)]
 pub struct LoadOptions {
-    /// Follow `$ref`s to files outside the root description's folder.
+    /// Follow `$ref`s to files outside the root folder.
     pub allow_outside_refs: bool,
+    /// The root folder (`--root`); found from each description when `None` (see [`root_for`]).
+    pub root: Option<PathBuf>,
     /// Largest file read, in bytes.
     pub max_file_size: u64,
     /// Most files one description may reach through `$ref`s.
@@ -36,6 +42,7 @@ impl Default for LoadOptions {
     fn default() -> Self {
         LoadOptions {
             allow_outside_refs: false,
+            root: None,
             max_file_size: 256 * 1024 * 1024,
             max_files: 10_000,
             max_operations: 1_000_000,
@@ -59,8 +66,8 @@ pub struct Loader {
     resolved: HashMap<FileId, HashMap<String, Target>>,
     /// Files already reached, by the referring folder and the reference's file part.
     by_reference: HashMap<(PathBuf, String), FileId>,
-    /// The folder refs may not leave (the root description's).
-    root_dir: Option<PathBuf>,
+    /// The folder refs may not leave (see [`root_for`]).
+    root_dir: Option<Root>,
 }
 
 impl Loader {
@@ -81,10 +88,10 @@ impl Loader {
         }
     }
 
-    /// Loads the root description; its folder bounds where refs may lead.
+    /// Loads the root description; its root folder bounds where refs may lead.
     pub fn load_root(&mut self, path: &Path) -> Result<FileId, InputError> {
         let id = self.load_path(path, path.to_path_buf(), None)?;
-        self.root_dir = self.canonical[id].parent().map(Path::to_path_buf);
+        self.root_dir = Some(root_for(&self.canonical[id], self.options.root.as_deref())?);
         Ok(id)
     }
 
@@ -195,29 +202,7 @@ pub fn read_source(
     options: &LoadOptions,
 ) -> Result<SourceFile, InputError> {
     let shown = path_text(&display);
-    let metadata = std::fs::metadata(path)
-        .map_err(|e| InputError::new(format!("cannot read `{shown}`: {}", io_reason(&e))))?;
-    if metadata.is_dir() {
-        return Err(InputError::new(format!(
-            "`{shown}` is a folder, not a file"
-        )));
-    }
-    if metadata.len() > options.max_file_size {
-        return Err(InputError::new(format!(
-            "`{shown}` is {} bytes, over the limit of {} bytes",
-            metadata.len(),
-            options.max_file_size
-        ))
-        .with_help("raise the limit with --max-file-size BYTES"));
-    }
-    let bytes = std::fs::read(path)
-        .map_err(|e| InputError::new(format!("cannot read `{shown}`: {}", io_reason(&e))))?;
-    if let Some(nul) = memchr::memchr(0, &bytes) {
-        return Err(InputError::new(format!(
-            "`{shown}` holds a NUL byte (byte {nul}): it looks like a binary file, not YAML or JSON"
-        )));
-    }
-    let text = String::from_utf8(bytes).map_err(|e| not_utf8(&shown, e))?;
+    let text = read_text(path, &shown, options.max_file_size)?;
     if text.trim_start_matches('\u{feff}').trim().is_empty() {
         return Err(InputError::new(format!(
             "`{shown}` is empty: expected a YAML or JSON document"
@@ -232,34 +217,6 @@ pub fn read_source(
         };
         InputError::new(format!("`{shown}` cannot be parsed: {}", e.message)).with_site(site)
     })
-}
-
-fn not_utf8(shown: &str, e: std::string::FromUtf8Error) -> InputError {
-    let at = e.utf8_error().valid_up_to();
-    let valid = String::from_utf8_lossy(&e.as_bytes()[..at]);
-    let (line, column) = line_column(&valid, at.min(valid.len()));
-    InputError::new(format!(
-        "`{shown}` is not UTF-8 text: invalid byte at line {line}, column {column} (byte {at})"
-    ))
-    .with_help("descriptions and policies must be UTF-8 encoded YAML or JSON")
-}
-
-fn line_column(text: &str, offset: usize) -> (usize, usize) {
-    let before = &text[..offset];
-    let line = before.matches('\n').count() + 1;
-    let column = before[before.rfind('\n').map_or(0, |i| i + 1)..]
-        .chars()
-        .count()
-        + 1;
-    (line, column)
-}
-
-fn io_reason(e: &std::io::Error) -> String {
-    match e.kind() {
-        std::io::ErrorKind::NotFound => "no such file".into(),
-        std::io::ErrorKind::PermissionDenied => "permission denied".into(),
-        _ => e.to_string(),
-    }
 }
 
 /// Joins a relative path onto a folder and folds `.` and `..` lexically (for display).

@@ -1,8 +1,8 @@
 //! `$ref` resolution: relative files, JSON Pointer fragments, chains and cycles.
 //!
 //! Only local files are read: a remote (`http:`, `https:`) or `file:` reference is an
-//! input error, never a fetch, and a file outside the root description's folder is refused
-//! unless the user allows it.
+//! input error, never a fetch, and a file outside the root folder (see `root_for`) is
+//! refused unless the user allows it.
 
 use std::path::Path;
 use std::sync::Arc;
@@ -191,19 +191,17 @@ impl Loader {
             join_display(&self.files[from].display, &decoded)
         };
         let canonical = std::fs::canonicalize(&actual).ok();
-        if !self.options.allow_outside_refs {
-            let inside = match (&self.root_dir, &canonical) {
-                (Some(root), Some(target)) => target.starts_with(root),
-                // A missing file is reported by the load below.
-                _ => true,
-            };
-            if !inside {
-                return Err(InputError::new(format!(
-                    "`{file_part}` leads outside the folder of the root description"
-                ))
-                .with_site(referrer.clone())
-                .with_help("pass --allow-outside-refs to follow references outside that folder"));
-            }
+        if !self.options.allow_outside_refs
+            && let (Some(root), Some(target)) = (&self.root_dir, &canonical)
+            && !root.holds(target)
+        {
+            // A missing file is reported by the load below.
+            return Err(InputError::new(format!(
+                "`{file_part}` leads outside the root folder `{}`",
+                root.shown
+            ))
+            .with_site(referrer.clone())
+            .with_help(root.help()));
         }
         let id = match canonical {
             Some(canonical) => self.load_canonical(canonical, display, Some(referrer))?,

@@ -29,9 +29,13 @@ pub struct SimulateArgs {
     /// The retry policy; defaults to retry-policy.yaml beside the description.
     #[arg(short = 'p', long = "policy", value_name = "POLICY")]
     policy: Option<PathBuf>,
-    /// Follow `$ref`s to files outside the root description's folder.
+    /// Follow `$ref`s to files outside the root folder.
     #[arg(long)]
     allow_outside_refs: bool,
+    /// The folder `$ref`s and discovered files may not leave [default: the enclosing git
+    /// work tree, else the current folder].
+    #[arg(long, value_name = "DIR")]
+    root: Option<PathBuf>,
     /// Simulate the operations this selector matches (default: every retried operation).
     #[arg(long, value_name = "SELECTOR")]
     operation: Option<String>,
@@ -146,12 +150,15 @@ fn targets(
 ) -> Result<(Vec<Target>, Vec<String>), InputError> {
     let options = LoadOptions {
         allow_outside_refs: args.allow_outside_refs,
+        root: args.root.clone(),
         ..LoadOptions::default()
     };
-    let policy_path = args.policy.clone().or_else(|| discover_policy(&args.spec));
-    let policy = match &policy_path {
+    let policy = match &args.policy {
         Some(path) => Some(load_policy(path, &options)?),
-        None => None,
+        None => match discover_policy(&args.spec, &options)? {
+            Some(found) => Some(found.load(&options)?),
+            None => None,
+        },
     };
     let analysis = analyze(&args.spec, policy.as_ref(), &options)?;
     // Without a policy file, the description's own `x-retry-policy` still applies.
