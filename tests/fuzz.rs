@@ -146,7 +146,7 @@ fn mutate(rng: &mut Rng, seeds: &[Vec<u8>], input: &[u8]) -> Vec<u8> {
 fn exercise(bytes: &[u8], scratch: &Path) {
     let limits = ParseLimits {
         max_depth: 200,
-        max_alias_nodes: 100_000,
+        max_expansion_bytes: 8 * 1024 * 1024,
     };
     if let Ok(text) = std::str::from_utf8(bytes) {
         let _ = retrylint::source::parse(text, limits);

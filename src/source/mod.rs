@@ -16,6 +16,7 @@ use std::sync::{Arc, OnceLock};
 
 pub use lines::LineIndex;
 pub use tree::{Entry, Map, Node, Text, Value};
+pub use yaml::NODE_BYTES;
 
 /// A byte range of a file, end exclusive.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default, PartialOrd, Ord)]
@@ -69,15 +70,16 @@ pub enum Syntax {
 pub struct ParseLimits {
     /// Deepest nesting of lists and mappings.
     pub max_depth: usize,
-    /// Most nodes YAML aliases may add by expansion.
-    pub max_alias_nodes: usize,
+    /// Most bytes that expansions may add to one description: YAML aliases and `<<` merges
+    /// in any of its files, and operations reused through `$ref` from several paths.
+    pub max_expansion_bytes: usize,
 }
 
 impl Default for ParseLimits {
     fn default() -> Self {
         ParseLimits {
             max_depth: 1_000,
-            max_alias_nodes: 250_000,
+            max_expansion_bytes: 64 * 1024 * 1024,
         }
     }
 }
@@ -112,21 +114,30 @@ pub fn parse_as(
     limits: ParseLimits,
     declared: Option<Syntax>,
 ) -> Result<(Node, Syntax), SyntaxError> {
+    parse_counted(text, limits, declared).map(|(node, syntax, _)| (node, syntax))
+}
+
+/// Parses a document like [`parse_as`]; also gives the bytes its expansions added.
+fn parse_counted(
+    text: &str,
+    limits: ParseLimits,
+    declared: Option<Syntax>,
+) -> Result<(Node, Syntax, usize), SyntaxError> {
     let first = text
         .trim_start_matches(['\u{feff}', ' ', '\t', '\r', '\n'])
         .bytes()
         .next();
     if matches!(first, Some(b'{' | b'[')) {
         match json::parse(text, limits) {
-            Ok(node) => Ok((node, Syntax::Json)),
+            Ok(node) => Ok((node, Syntax::Json, 0)),
             Err(json_error) if declared == Some(Syntax::Json) => Err(json_error),
-            Err(json_error) => match yaml::parse(text, limits) {
-                Ok(node) => Ok((node, Syntax::Yaml)),
+            Err(json_error) => match yaml::parse_counted(text, limits) {
+                Ok((node, expanded)) => Ok((node, Syntax::Yaml, expanded)),
                 Err(_) => Err(json_error),
             },
         }
     } else {
-        yaml::parse(text, limits).map(|node| (node, Syntax::Yaml))
+        yaml::parse_counted(text, limits).map(|(node, expanded)| (node, Syntax::Yaml, expanded))
     }
 }
 
@@ -138,6 +149,9 @@ pub struct SourceFile {
     pub text: Arc<str>,
     pub root: Node,
     pub syntax: Syntax,
+    /// Bytes that YAML aliases and merges added when the file was parsed (counted in the
+    /// description's expansion budget).
+    pub expanded_bytes: usize,
     lines: OnceLock<LineIndex>,
 }
 
@@ -148,6 +162,7 @@ impl SourceFile {
             text: text.into(),
             root,
             syntax,
+            expanded_bytes: 0,
             lines: OnceLock::new(),
         }
     }
@@ -160,6 +175,7 @@ impl SourceFile {
             text: self.text.clone(),
             root: Node::new(Span::default(), Value::Null),
             syntax: self.syntax,
+            expanded_bytes: self.expanded_bytes,
             lines: OnceLock::new(),
         }
     }
@@ -174,8 +190,12 @@ impl SourceFile {
             .extension()
             .is_some_and(|e| e.eq_ignore_ascii_case("json"))
             .then_some(Syntax::Json);
-        match parse_as(&text, limits, declared) {
-            Ok((root, syntax)) => Ok(SourceFile::new(display, text, root, syntax)),
+        match parse_counted(&text, limits, declared) {
+            Ok((root, syntax, expanded)) => {
+                let mut file = SourceFile::new(display, text, root, syntax);
+                file.expanded_bytes = expanded;
+                Ok(file)
+            }
             Err(e) => Err((text, e)),
         }
     }

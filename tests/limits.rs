@@ -1,0 +1,212 @@
+//! Bounded time and memory under the default limits, through the real binary: one
+//! expansion budget in bytes for YAML aliases, merges and `$ref` reuse; anchors shared
+//! rather than copied; merges and parameter merging that stay linear; and nesting of any
+//! depth that `--max-depth` allows without overflowing a stack.
+//!
+//! Memory is bounded by running the binary under `ulimit -v`: before these fixes each of
+//! these inputs needed gigabytes and aborted there.
+
+mod common;
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::time::{Duration, Instant};
+
+use common::Run;
+
+/// Address space given to the binary: enough for any of these inputs handled well.
+const MEMORY_KIB: u64 = 1_500_000;
+
+fn write(name: &str, text: &str) -> PathBuf {
+    let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("limits");
+    std::fs::create_dir_all(&dir).unwrap();
+    let path = dir.join(name);
+    std::fs::write(&path, text).unwrap();
+    path
+}
+
+/// Runs `retrylint ARGS…` with at most [`MEMORY_KIB`] of address space and a time limit;
+/// a run killed by a signal (an abort on a failed allocation, a stack overflow) has code -1.
+fn bounded(args: &[&str], limit: Duration) -> Run {
+    let mut command = String::from("ulimit -v ");
+    command.push_str(&MEMORY_KIB.to_string());
+    command.push_str("; exec \"$0\" \"$@\"");
+    let mut child = Command::new("sh")
+        .arg("-c")
+        .arg(command)
+        .arg(env!("CARGO_BIN_EXE_retrylint"))
+        .args(args)
+        .env("NO_COLOR", "1")
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let start = Instant::now();
+    loop {
+        if child.try_wait().unwrap().is_some() {
+            break;
+        }
+        if start.elapsed() > limit {
+            let _ = child.kill();
+            panic!("retrylint {args:?} still runs after {limit:?}");
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    let output = child.wait_with_output().unwrap();
+    Run {
+        code: output.status.code().unwrap_or(-1),
+        stdout: String::from_utf8_lossy(&output.stdout).into_owned(),
+        stderr: String::from_utf8_lossy(&output.stderr).into_owned(),
+    }
+}
+
+const HEAD: &str = "openapi: 3.0.3\ninfo: {title: t, version: '1'}\n";
+
+fn path_str(p: &Path) -> &str {
+    p.to_str().unwrap()
+}
+
+#[test]
+fn a_long_string_aliased_thousands_of_times_is_refused_by_bytes() {
+    let mut text = format!(
+        "{HEAD}paths: {{}}\nx-big: &s \"{}\"\nx-list:\n",
+        "x".repeat(1 << 20)
+    );
+    for _ in 0..3000 {
+        text.push_str("  - *s\n");
+    }
+    let spec = write("long-alias.yaml", &text);
+    let run = bounded(&["check", path_str(&spec)], Duration::from_secs(60));
+    assert_eq!(run.code, 2, "{}", run.transcript());
+    assert!(
+        run.stderr.contains("--max-expansion-bytes"),
+        "{}",
+        run.stderr
+    );
+    assert!(run.stderr.contains("bytes"), "{}", run.stderr);
+    // The same file is accepted when the user raises the budget on purpose (aliases of a
+    // scalar are copies: 3 GB would not fit, so raise to what a few hundred take).
+    let few = write(
+        "few-aliases.yaml",
+        &text.lines().take(8).collect::<Vec<_>>().join("\n"),
+    );
+    let run = bounded(&["check", path_str(&few)], Duration::from_secs(60));
+    assert_eq!(run.code, 0, "{}", run.transcript());
+}
+
+#[test]
+fn nested_anchors_are_shared_not_copied() {
+    // 400 anchored mappings, each inside the previous one, each with 20 kB of text and no
+    // alias at all: copying each anchored subtree costs 400 × 400 × 20 kB / 2 = 1.6 GB.
+    let mut text = format!("{HEAD}paths: {{}}\nx-nested:\n");
+    let depth = 400;
+    for i in 0..depth {
+        let indent = "  ".repeat(i + 1);
+        text.push_str(&format!("{indent}k{i}: &a{i}\n"));
+        text.push_str(&format!("{indent}  pad: \"{}\"\n", "p".repeat(20_000)));
+    }
+    text.push_str(&format!("{}end: 1\n", "  ".repeat(depth + 1)));
+    let spec = write("nested-anchors.yaml", &text);
+    let run = bounded(&["check", path_str(&spec)], Duration::from_secs(60));
+    assert_eq!(run.code, 0, "{}", run.transcript());
+}
+
+#[test]
+fn an_operation_reused_from_many_paths_counts_against_the_budget() {
+    // One path item of ~200 kB reached through `$ref` from 2,000 paths: 400 MB of copies.
+    let mut text = format!("{HEAD}paths:\n");
+    for i in 0..2000 {
+        text.push_str(&format!("  /p{i}: {{$ref: '#/x-shared'}}\n"));
+    }
+    text.push_str("x-shared:\n  post:\n    description: \"");
+    text.push_str(&"d".repeat(200_000));
+    text.push_str("\"\n    responses: {'200': {description: ok}}\n");
+    let spec = write("reused.yaml", &text);
+    let run = bounded(&["check", path_str(&spec)], Duration::from_secs(60));
+    assert_eq!(run.code, 2, "{}", run.transcript());
+    assert!(
+        run.stderr.contains("reused through `$ref`"),
+        "{}",
+        run.stderr
+    );
+    assert!(
+        run.stderr.contains("--max-expansion-bytes"),
+        "{}",
+        run.stderr
+    );
+    // A few reuses are fine.
+    let few: String = text
+        .lines()
+        .filter(|l| !l.starts_with("  /p") || l.starts_with("  /p1:") || l.starts_with("  /p2:"))
+        .map(|l| format!("{l}\n"))
+        .collect();
+    let spec = write("reused-few.yaml", &few);
+    let run = bounded(&["check", path_str(&spec)], Duration::from_secs(60));
+    assert_eq!(run.code, 0, "{}", run.transcript());
+}
+
+#[test]
+fn a_large_merge_stays_linear() {
+    // `<<` of a 60,000-key mapping into a mapping of 60,000 other keys: a key-by-key scan
+    // of the entries is 3.6 × 10⁹ comparisons.
+    let mut text = format!("{HEAD}paths: {{}}\nx-base: &b\n");
+    for i in 0..60_000 {
+        text.push_str(&format!("  b{i}: {i}\n"));
+    }
+    text.push_str("x-merged:\n  <<: *b\n");
+    for i in 0..60_000 {
+        text.push_str(&format!("  m{i}: {i}\n"));
+    }
+    let spec = write("merge.yaml", &text);
+    let run = bounded(&["check", path_str(&spec)], Duration::from_secs(30));
+    assert_eq!(run.code, 0, "{}", run.transcript());
+}
+
+#[test]
+fn many_header_parameters_on_both_levels_merge_linearly() {
+    // 20,000 path-level and 20,000 operation-level header parameters.
+    let mut text = format!("{HEAD}paths:\n  /a:\n    parameters:\n");
+    for i in 0..20_000 {
+        text.push_str(&format!("      - {{name: X-P{i}, in: header}}\n"));
+    }
+    text.push_str("    get:\n      responses: {'200': {description: ok}}\n      parameters:\n");
+    for i in 0..20_000 {
+        text.push_str(&format!("        - {{name: X-O{i}, in: header}}\n"));
+    }
+    let spec = write("params.yaml", &text);
+    let run = bounded(&["check", path_str(&spec)], Duration::from_secs(30));
+    assert_eq!(run.code, 0, "{}", run.transcript());
+}
+
+#[test]
+fn nesting_of_any_allowed_depth_does_not_overflow_the_stack() {
+    let depth = 400_000;
+    let json = write(
+        "deep.json",
+        &format!(
+            "{{\"openapi\": \"3.0.3\", \"info\": {{\"title\": \"t\", \"version\": \"1\"}}, \"paths\": {{}}, \"x\": {}{}}}",
+            "[".repeat(depth),
+            "]".repeat(depth)
+        ),
+    );
+    let yaml = write(
+        "deep.yaml",
+        &format!(
+            "{HEAD}paths: {{}}\nx: {}{}\n",
+            "[".repeat(depth),
+            "]".repeat(depth)
+        ),
+    );
+    for spec in [json, yaml] {
+        let run = bounded(
+            &["check", "--max-depth", "10000000", path_str(&spec)],
+            Duration::from_secs(120),
+        );
+        assert!(
+            run.code == 0 || run.code == 2,
+            "exits normally, not by a signal: {}",
+            run.transcript()
+        );
+        assert!(!run.stderr.contains("overflow"), "{}", run.stderr);
+    }
+}
