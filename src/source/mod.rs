@@ -114,30 +114,35 @@ pub fn parse_as(
     limits: ParseLimits,
     declared: Option<Syntax>,
 ) -> Result<(Node, Syntax), SyntaxError> {
-    parse_counted(text, limits, declared).map(|(node, syntax, _)| (node, syntax))
+    parse_counted(text, limits, declared).map(|(parsed, syntax)| (parsed.root, syntax))
 }
 
-/// Parses a document like [`parse_as`]; also gives the bytes its expansions added.
+/// Parses a document like [`parse_as`], with what the parse learnt besides the tree.
 fn parse_counted(
     text: &str,
     limits: ParseLimits,
     declared: Option<Syntax>,
-) -> Result<(Node, Syntax, usize), SyntaxError> {
+) -> Result<(yaml::Parsed, Syntax), SyntaxError> {
+    let json = |root| yaml::Parsed {
+        root,
+        expanded: 0,
+        hash_scalars: Vec::new(),
+    };
     let first = text
         .trim_start_matches(['\u{feff}', ' ', '\t', '\r', '\n'])
         .bytes()
         .next();
     if matches!(first, Some(b'{' | b'[')) {
         match json::parse(text, limits) {
-            Ok(node) => Ok((node, Syntax::Json, 0)),
+            Ok(node) => Ok((json(node), Syntax::Json)),
             Err(json_error) if declared == Some(Syntax::Json) => Err(json_error),
             Err(json_error) => match yaml::parse_counted(text, limits) {
-                Ok((node, expanded)) => Ok((node, Syntax::Yaml, expanded)),
+                Ok(parsed) => Ok((parsed, Syntax::Yaml)),
                 Err(_) => Err(json_error),
             },
         }
     } else {
-        yaml::parse_counted(text, limits).map(|(node, expanded)| (node, Syntax::Yaml, expanded))
+        yaml::parse_counted(text, limits).map(|parsed| (parsed, Syntax::Yaml))
     }
 }
 
@@ -152,6 +157,9 @@ pub struct SourceFile {
     /// Bytes that YAML aliases and merges added when the file was parsed (counted in the
     /// description's expansion budget).
     pub expanded_bytes: usize,
+    /// Where the scalars of a YAML file whose text holds a `#` are written, in order; a
+    /// `#` inside one of them does not start a comment.
+    pub hash_scalars: Box<[Span]>,
     lines: OnceLock<LineIndex>,
 }
 
@@ -163,6 +171,7 @@ impl SourceFile {
             root,
             syntax,
             expanded_bytes: 0,
+            hash_scalars: Box::default(),
             lines: OnceLock::new(),
         }
     }
@@ -176,6 +185,7 @@ impl SourceFile {
             root: Node::new(Span::default(), Value::Null),
             syntax: self.syntax,
             expanded_bytes: self.expanded_bytes,
+            hash_scalars: self.hash_scalars.clone(),
             lines: OnceLock::new(),
         }
     }
@@ -191,9 +201,10 @@ impl SourceFile {
             .is_some_and(|e| e.eq_ignore_ascii_case("json"))
             .then_some(Syntax::Json);
         match parse_counted(&text, limits, declared) {
-            Ok((root, syntax, expanded)) => {
-                let mut file = SourceFile::new(display, text, root, syntax);
-                file.expanded_bytes = expanded;
+            Ok((parsed, syntax)) => {
+                let mut file = SourceFile::new(display, text, parsed.root, syntax);
+                file.expanded_bytes = parsed.expanded;
+                file.hash_scalars = parsed.hash_scalars.into_boxed_slice();
                 Ok(file)
             }
             Err(e) => Err((text, e)),
@@ -208,6 +219,13 @@ impl SourceFile {
     /// The file's line index, built on first use.
     pub fn lines(&self) -> &LineIndex {
         self.lines.get_or_init(|| LineIndex::new(&self.text))
+    }
+
+    /// Whether a byte offset lies inside a scalar whose text holds a `#` (so a `#` there
+    /// is text, not the start of a comment).
+    pub fn in_hash_scalar(&self, offset: u32) -> bool {
+        let after = self.hash_scalars.partition_point(|s| s.start <= offset);
+        after > 0 && offset < self.hash_scalars[after - 1].end
     }
 
     /// The 1-based line and character column of a byte offset.

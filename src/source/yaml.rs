@@ -21,17 +21,28 @@ pub const NODE_BYTES: usize = std::mem::size_of::<Node>();
 /// Parses the single YAML document of `text`.
 #[cfg(test)]
 pub fn parse(text: &str, limits: ParseLimits) -> Result<Node, SyntaxError> {
-    parse_counted(text, limits).map(|(node, _)| node)
+    parse_counted(text, limits).map(|parsed| parsed.root)
 }
 
-/// Parses the single YAML document of `text`; also gives the bytes its aliases and merges
-/// added by expansion.
-pub fn parse_counted(text: &str, limits: ParseLimits) -> Result<(Node, usize), SyntaxError> {
+/// A parsed YAML document with what the parse learnt besides the tree.
+pub struct Parsed {
+    pub root: Node,
+    /// Bytes its aliases and merges added by expansion.
+    pub expanded: usize,
+    /// Where the scalars (keys and values) whose text holds a `#` are written, in order:
+    /// a `#` inside one of them is text, not a comment.
+    pub hash_scalars: Vec<Span>,
+}
+
+/// Parses the single YAML document of `text`, with its expansion count and the places of
+/// scalars that hold a `#`.
+pub fn parse_counted(text: &str, limits: ParseLimits) -> Result<Parsed, SyntaxError> {
     let mut builder = Builder {
         offsets: Offsets::new(text),
         stack: Vec::new(),
         anchors: HashMap::new(),
         expanded: 0,
+        hash_scalars: Vec::new(),
         limits,
         root: None,
     };
@@ -42,10 +53,14 @@ pub fn parse_counted(text: &str, limits: ParseLimits) -> Result<(Node, usize), S
             break;
         }
     }
-    let expanded = builder.expanded;
+    let (expanded, hash_scalars) = (builder.expanded, builder.hash_scalars);
     builder
         .root
-        .map(|root| (root, expanded))
+        .map(|root| Parsed {
+            root,
+            expanded,
+            hash_scalars,
+        })
         .ok_or_else(|| SyntaxError::new("the file is empty: expected a document", Span::at(0)))
 }
 
@@ -79,6 +94,8 @@ struct Builder<'a> {
     anchors: HashMap<usize, Built>,
     /// Bytes added by aliases and merges so far.
     expanded: usize,
+    /// Spans of scalars whose text holds a `#`.
+    hash_scalars: Vec<Span>,
     limits: ParseLimits,
     root: Option<Node>,
 }
@@ -157,6 +174,9 @@ impl Builder<'_> {
                 self.close(frame, span)?
             }
             Event::Scalar(text, style, anchor, tag) => {
+                if text.contains('#') {
+                    self.hash_scalars.push(span);
+                }
                 let plain = style == ScalarStyle::Plain;
                 let force_string = tag.as_ref().is_some_and(|t| t.suffix == "str");
                 // A key scalar is taken as text: `200:` is the key "200".
