@@ -7,6 +7,8 @@
 //! these inputs needed gigabytes and aborted there.
 
 mod common;
+#[path = "../benches/support/hostile.rs"]
+mod hostile;
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -60,22 +62,16 @@ fn bounded(args: &[&str], limit: Duration) -> Run {
     }
 }
 
-const HEAD: &str = "openapi: 3.0.3\ninfo: {title: t, version: '1'}\n";
-
 fn path_str(p: &Path) -> &str {
     p.to_str().unwrap()
 }
 
 #[test]
 fn a_long_string_aliased_thousands_of_times_is_refused_by_bytes() {
-    let mut text = format!(
-        "{HEAD}paths: {{}}\nx-big: &s \"{}\"\nx-list:\n",
-        "x".repeat(1 << 20)
+    let spec = write(
+        "long-alias.yaml",
+        &hostile::long_string_aliased(1 << 20, 3000),
     );
-    for _ in 0..3000 {
-        text.push_str("  - *s\n");
-    }
-    let spec = write("long-alias.yaml", &text);
     let run = bounded(&["check", path_str(&spec)], Duration::from_secs(60));
     assert_eq!(run.code, 2, "{}", run.transcript());
     assert!(
@@ -84,11 +80,10 @@ fn a_long_string_aliased_thousands_of_times_is_refused_by_bytes() {
         run.stderr
     );
     assert!(run.stderr.contains("bytes"), "{}", run.stderr);
-    // The same file is accepted when the user raises the budget on purpose (aliases of a
-    // scalar are copies: 3 GB would not fit, so raise to what a few hundred take).
+    // A few aliases fit the budget.
     let few = write(
         "few-aliases.yaml",
-        &text.lines().take(8).collect::<Vec<_>>().join("\n"),
+        &hostile::long_string_aliased(1 << 20, 3),
     );
     let run = bounded(&["check", path_str(&few)], Duration::from_secs(60));
     assert_eq!(run.code, 0, "{}", run.transcript());
@@ -98,15 +93,7 @@ fn a_long_string_aliased_thousands_of_times_is_refused_by_bytes() {
 fn nested_anchors_are_shared_not_copied() {
     // 400 anchored mappings, each inside the previous one, each with 20 kB of text and no
     // alias at all: copying each anchored subtree costs 400 × 400 × 20 kB / 2 = 1.6 GB.
-    let mut text = format!("{HEAD}paths: {{}}\nx-nested:\n");
-    let depth = 400;
-    for i in 0..depth {
-        let indent = "  ".repeat(i + 1);
-        text.push_str(&format!("{indent}k{i}: &a{i}\n"));
-        text.push_str(&format!("{indent}  pad: \"{}\"\n", "p".repeat(20_000)));
-    }
-    text.push_str(&format!("{}end: 1\n", "  ".repeat(depth + 1)));
-    let spec = write("nested-anchors.yaml", &text);
+    let spec = write("nested-anchors.yaml", &hostile::nested_anchors(400, 20_000));
     let run = bounded(&["check", path_str(&spec)], Duration::from_secs(60));
     assert_eq!(run.code, 0, "{}", run.transcript());
 }
@@ -114,14 +101,7 @@ fn nested_anchors_are_shared_not_copied() {
 #[test]
 fn an_operation_reused_from_many_paths_counts_against_the_budget() {
     // One path item of ~200 kB reached through `$ref` from 2,000 paths: 400 MB of copies.
-    let mut text = format!("{HEAD}paths:\n");
-    for i in 0..2000 {
-        text.push_str(&format!("  /p{i}: {{$ref: '#/x-shared'}}\n"));
-    }
-    text.push_str("x-shared:\n  post:\n    description: \"");
-    text.push_str(&"d".repeat(200_000));
-    text.push_str("\"\n    responses: {'200': {description: ok}}\n");
-    let spec = write("reused.yaml", &text);
+    let spec = write("reused.yaml", &hostile::reused_path_item(2000, 200_000));
     let run = bounded(&["check", path_str(&spec)], Duration::from_secs(60));
     assert_eq!(run.code, 2, "{}", run.transcript());
     assert!(
@@ -135,12 +115,7 @@ fn an_operation_reused_from_many_paths_counts_against_the_budget() {
         run.stderr
     );
     // A few reuses are fine.
-    let few: String = text
-        .lines()
-        .filter(|l| !l.starts_with("  /p") || l.starts_with("  /p1:") || l.starts_with("  /p2:"))
-        .map(|l| format!("{l}\n"))
-        .collect();
-    let spec = write("reused-few.yaml", &few);
+    let spec = write("reused-few.yaml", &hostile::reused_path_item(3, 200_000));
     let run = bounded(&["check", path_str(&spec)], Duration::from_secs(60));
     assert_eq!(run.code, 0, "{}", run.transcript());
 }
@@ -149,15 +124,7 @@ fn an_operation_reused_from_many_paths_counts_against_the_budget() {
 fn a_large_merge_stays_linear() {
     // `<<` of a 60,000-key mapping into a mapping of 60,000 other keys: a key-by-key scan
     // of the entries is 3.6 × 10⁹ comparisons.
-    let mut text = format!("{HEAD}paths: {{}}\nx-base: &b\n");
-    for i in 0..60_000 {
-        text.push_str(&format!("  b{i}: {i}\n"));
-    }
-    text.push_str("x-merged:\n  <<: *b\n");
-    for i in 0..60_000 {
-        text.push_str(&format!("  m{i}: {i}\n"));
-    }
-    let spec = write("merge.yaml", &text);
+    let spec = write("merge.yaml", &hostile::large_merge(60_000));
     let run = bounded(&["check", path_str(&spec)], Duration::from_secs(30));
     assert_eq!(run.code, 0, "{}", run.transcript());
 }
@@ -165,15 +132,7 @@ fn a_large_merge_stays_linear() {
 #[test]
 fn many_header_parameters_on_both_levels_merge_linearly() {
     // 20,000 path-level and 20,000 operation-level header parameters.
-    let mut text = format!("{HEAD}paths:\n  /a:\n    parameters:\n");
-    for i in 0..20_000 {
-        text.push_str(&format!("      - {{name: X-P{i}, in: header}}\n"));
-    }
-    text.push_str("    get:\n      responses: {'200': {description: ok}}\n      parameters:\n");
-    for i in 0..20_000 {
-        text.push_str(&format!("        - {{name: X-O{i}, in: header}}\n"));
-    }
-    let spec = write("params.yaml", &text);
+    let spec = write("params.yaml", &hostile::many_header_parameters(20_000));
     let run = bounded(&["check", path_str(&spec)], Duration::from_secs(30));
     assert_eq!(run.code, 0, "{}", run.transcript());
 }
@@ -181,22 +140,8 @@ fn many_header_parameters_on_both_levels_merge_linearly() {
 #[test]
 fn nesting_of_any_allowed_depth_does_not_overflow_the_stack() {
     let depth = 400_000;
-    let json = write(
-        "deep.json",
-        &format!(
-            "{{\"openapi\": \"3.0.3\", \"info\": {{\"title\": \"t\", \"version\": \"1\"}}, \"paths\": {{}}, \"x\": {}{}}}",
-            "[".repeat(depth),
-            "]".repeat(depth)
-        ),
-    );
-    let yaml = write(
-        "deep.yaml",
-        &format!(
-            "{HEAD}paths: {{}}\nx: {}{}\n",
-            "[".repeat(depth),
-            "]".repeat(depth)
-        ),
-    );
+    let json = write("deep.json", &hostile::deep_list(depth, true));
+    let yaml = write("deep.yaml", &hostile::deep_list(depth, false));
     for spec in [json, yaml] {
         let run = bounded(
             &["check", "--max-depth", "10000000", path_str(&spec)],
@@ -211,30 +156,13 @@ fn nesting_of_any_allowed_depth_does_not_overflow_the_stack() {
     }
 }
 
-/// A description with `n` operations `GET /rI/x` (operationId `opI`) and a POST each.
-fn many_operations(n: usize, comment: bool) -> String {
-    let mut text = format!("{HEAD}paths:\n");
-    for i in 0..n {
-        text.push_str(&format!("  /r{i}/x:\n    get:\n      operationId: op{i}\n      responses: {{'200': {{description: ok}}}}\n"));
-        if comment {
-            text.push_str("    # retrylint: ignore[unprotected-write-retry] deduplicated by the order number\n");
-        }
-        text.push_str("    post:\n      responses: {'200': {description: ok}}\n");
-    }
-    text
-}
-
 #[test]
 fn many_glob_selectors_against_many_operations_stay_near_linear() {
     // 10,000 globs against 20,000 operations: trying each glob on each operation is
     // 2 × 10⁸ matches.
     let n = 10_000;
-    let spec = write("globs.yaml", &many_operations(n, false));
-    let mut policy = String::from("version: 1\ndefaults: {maxAttempts: 1}\noperations:\n");
-    for i in 0..n {
-        policy.push_str(&format!("  \"* /r{i}/*\": {{maxAttempts: 1}}\n"));
-    }
-    let policy = write("globs-policy.yaml", &policy);
+    let spec = write("globs.yaml", &hostile::many_operations(n, false));
+    let policy = write("globs-policy.yaml", &hostile::glob_policy(n));
     let run = bounded(
         &[
             "check",
@@ -260,11 +188,8 @@ fn many_suppressions_are_looked_up_not_scanned() {
     // 20,000 comments, each silencing the finding of its own operation: scanning the list
     // for each finding is 4 × 10⁸ checks.
     let n = 20_000;
-    let spec = write("suppressions.yaml", &many_operations(n, true));
-    let policy = write(
-        "suppressions-policy.yaml",
-        "version: 1\ndefaults:\n  maxAttempts: 2\n  deadline: 5s\n  backoff: {base: 100ms, cap: 1s, jitter: full}\n  retryOn: [503]\n  onUnknownOutcome: fail\n",
-    );
+    let spec = write("suppressions.yaml", &hostile::many_operations(n, true));
+    let policy = write("suppressions-policy.yaml", hostile::RETRY_POLICY);
     let run = bounded(
         &[
             "check",
