@@ -13,6 +13,10 @@
 
 #[path = "support/generate.rs"]
 mod generate;
+#[path = "support/measure.rs"]
+mod measure;
+
+use measure::{median, process};
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -36,19 +40,6 @@ fn main() {
     many_files(&work);
 }
 
-/// The median duration of `runs` calls of `f`.
-fn median(runs: usize, mut f: impl FnMut()) -> Duration {
-    let mut times: Vec<Duration> = (0..runs)
-        .map(|_| {
-            let start = Instant::now();
-            f();
-            start.elapsed()
-        })
-        .collect();
-    times.sort();
-    times[times.len() / 2]
-}
-
 fn ms(d: Duration) -> f64 {
     d.as_secs_f64() * 1e3
 }
@@ -59,31 +50,6 @@ fn check_in_process(spec: &Path, policy: &Path) -> usize {
     let policy = load_policy(policy, &options.load).expect("the policy loads");
     let result = check_description(spec, Some(&policy), &options).expect("the description checks");
     human::render(std::slice::from_ref(&result), false).len()
-}
-
-/// The median wall time of the binary over `runs`, and its peak memory in KiB (from
-/// `/usr/bin/time` when it is installed).
-fn process(runs: usize, args: &[&str]) -> (Duration, Option<u64>) {
-    let wall = median(runs, || {
-        let status = Command::new(env!("CARGO_BIN_EXE_retrylint"))
-            .args(args)
-            .stdout(std::process::Stdio::null())
-            .status();
-        std::hint::black_box(status.is_ok());
-    });
-    let peak = Command::new("/usr/bin/time")
-        .args(["-f", "%M", env!("CARGO_BIN_EXE_retrylint")])
-        .args(args)
-        .stdout(std::process::Stdio::null())
-        .output()
-        .ok()
-        .and_then(|o| {
-            String::from_utf8_lossy(&o.stderr)
-                .lines()
-                .last()
-                .and_then(|l| l.trim().parse().ok())
-        });
-    (wall, peak)
 }
 
 /// A policy with an entry for every operation of a JSON description.

@@ -75,9 +75,14 @@ struct InputArgs {
     /// Deepest nesting of lists and mappings in a file.
     #[arg(long, value_name = "N", default_value_t = ParseLimits::default().max_depth)]
     max_depth: usize,
-    /// Most nodes YAML aliases may add by expansion.
-    #[arg(long, value_name = "N", default_value_t = ParseLimits::default().max_alias_nodes)]
-    max_alias_nodes: usize,
+    /// Most bytes that YAML aliases, merges and definitions reused through `$ref` may add
+    /// to one description.
+    #[arg(long, value_name = "BYTES", default_value_t = ParseLimits::default().max_expansion_bytes)]
+    max_expansion_bytes: usize,
+    /// Deprecated: the expansion budget is now counted in bytes (--max-expansion-bytes);
+    /// N nodes are taken as N × 64 bytes.
+    #[arg(long, value_name = "N", hide = true)]
+    max_alias_nodes: Option<usize>,
 }
 
 impl InputArgs {
@@ -105,7 +110,9 @@ impl InputArgs {
             max_operations: self.max_operations,
             parse: ParseLimits {
                 max_depth: self.max_depth,
-                max_alias_nodes: self.max_alias_nodes,
+                max_expansion_bytes: self
+                    .max_alias_nodes
+                    .map_or(self.max_expansion_bytes, |nodes| nodes.saturating_mul(64)),
             },
         }
     }

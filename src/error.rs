@@ -94,19 +94,33 @@ impl fmt::Display for InputError {
 
 impl std::error::Error for InputError {}
 
+/// Longest word or candidate compared, in characters: a typo is a short word's.
+const SUGGEST_MAX_CHARS: usize = 64;
+/// Most character pairs compared in one call (the sum of `word × candidate` lengths), so
+/// that a long list of candidates costs a bounded time: about a millisecond.
+const SUGGEST_BUDGET: usize = 1 << 20;
+
 /// Suggests the candidate closest to `word`, when one is close enough to be a typo.
+///
+/// Bounded whatever the input: words and candidates over [`SUGGEST_MAX_CHARS`] are not
+/// compared, and the candidates are compared in order until [`SUGGEST_BUDGET`] is spent.
 pub fn did_you_mean<'a>(
     word: &str,
     candidates: impl IntoIterator<Item = &'a str>,
 ) -> Option<&'a str> {
+    if word.len() > SUGGEST_MAX_CHARS * 4 || word.chars().count() > SUGGEST_MAX_CHARS {
+        return None;
+    }
+    let word = word.to_ascii_lowercase();
+    let mut spent = 0usize;
     candidates
         .into_iter()
-        .map(|c| {
-            (
-                strsim::jaro_winkler(&word.to_ascii_lowercase(), &c.to_ascii_lowercase()),
-                c,
-            )
+        .filter(|c| c.len() <= SUGGEST_MAX_CHARS * 4 && c.chars().count() <= SUGGEST_MAX_CHARS)
+        .take_while(|c| {
+            spent = spent.saturating_add(word.len().max(1) * c.len().max(1));
+            spent <= SUGGEST_BUDGET
         })
+        .map(|c| (strsim::jaro_winkler(&word, &c.to_ascii_lowercase()), c))
         .filter(|(score, _)| *score > 0.8)
         .max_by(|a, b| a.0.total_cmp(&b.0))
         .map(|(_, c)| c)
@@ -122,5 +136,16 @@ mod tests {
         assert_eq!(did_you_mean("maxAtempts", keys), Some("maxAttempts"));
         assert_eq!(did_you_mean("deadlne", keys), Some("deadline"));
         assert_eq!(did_you_mean("colour", keys), None);
+    }
+
+    #[test]
+    fn suggestions_are_bounded_for_long_words_and_many_candidates() {
+        let long = "a".repeat(100_000);
+        assert_eq!(did_you_mean(&long, [long.as_str()]), None);
+        let many: Vec<String> = (0..1_000_000).map(|i| format!("operation{i}")).collect();
+        assert_eq!(
+            did_you_mean("operaton1", many.iter().map(String::as_str)),
+            Some("operation1")
+        );
     }
 }

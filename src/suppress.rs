@@ -11,7 +11,7 @@ use crate::error::{InputError, did_you_mean};
 use crate::finding::{Finding, Label, Severity};
 use crate::load::Sources;
 use crate::location::Loc;
-use crate::model::{Api, Operation};
+use crate::model::Api;
 use crate::policy::{PolicyFile, Selector};
 use crate::rules::{self, RuleLevels, RuleMeta};
 use crate::source::{Span, Syntax};
@@ -123,11 +123,13 @@ impl Suppressions {
         sources: &Sources,
         levels: &RuleLevels,
     ) -> Outcome {
-        let by_key: HashMap<(&str, &str), &Operation> = api
+        let by_key: HashMap<(&str, &str), usize> = api
             .operations
             .iter()
-            .map(|o| ((o.method.as_str(), o.path.as_str()), o))
+            .enumerate()
+            .map(|(i, o)| ((o.method.as_str(), o.path.as_str()), i))
             .collect();
+        let index = Index::new(&self.list);
         let mut used = vec![false; self.list.len()];
         let mut kept = Vec::with_capacity(findings.len());
         let mut suppressed = 0;
@@ -136,10 +138,7 @@ impl Suppressions {
                 .operation
                 .as_ref()
                 .and_then(|r| by_key.get(&(r.method.as_str(), r.path.as_str())).copied());
-            let hit = self.list.iter().position(|s| {
-                s.rules.iter().any(|r| r == finding.rule) && s.covers(&finding, op, api, sources)
-            });
-            match hit {
+            match index.first_hit(&self.list, &finding, op, api, sources) {
                 Some(i) => {
                     used[i] = true;
                     suppressed += 1;
@@ -187,26 +186,76 @@ impl Suppressions {
     }
 }
 
-impl Suppression {
-    fn covers(
+/// The suppressions looked up by what a finding carries, so that many of them cost a
+/// lookup per finding rather than a scan: comments by rule, file and line, operation
+/// suppressions by rule and operation; `lint.ignore` entries (a few) by rule.
+struct Index<'s> {
+    lines: HashMap<(&'s str, usize, u32), usize>,
+    operations: HashMap<(&'s str, usize), usize>,
+    selectors: HashMap<&'s str, Vec<usize>>,
+}
+
+impl<'s> Index<'s> {
+    fn new(list: &'s [Suppression]) -> Index<'s> {
+        let mut index = Index {
+            lines: HashMap::new(),
+            operations: HashMap::new(),
+            selectors: HashMap::new(),
+        };
+        for (i, s) in list.iter().enumerate() {
+            for rule in &s.rules {
+                let rule = rule.as_str();
+                match &s.scope {
+                    Scope::Lines { file, lines } => {
+                        for line in lines {
+                            index.lines.entry((rule, *file, *line)).or_insert(i);
+                        }
+                    }
+                    Scope::Operation(op) => {
+                        index.operations.entry((rule, *op)).or_insert(i);
+                    }
+                    Scope::Selectors(_) => index.selectors.entry(rule).or_default().push(i),
+                }
+            }
+        }
+        index
+    }
+
+    /// The first suppression, in the order they were collected, that covers `finding`.
+    fn first_hit(
         &self,
+        list: &[Suppression],
         finding: &Finding,
-        op: Option<&Operation>,
+        op: Option<usize>,
         api: &Api,
         sources: &Sources,
-    ) -> bool {
-        match &self.scope {
-            Scope::Operation(index) => op.is_some_and(|o| std::ptr::eq(o, &api.operations[*index])),
-            Scope::Selectors(selectors) => {
-                selectors.is_empty() || op.is_some_and(|o| selectors.iter().any(|s| s.matches(o)))
-            }
-            Scope::Lines { file, lines } => std::iter::once(&finding.primary)
-                .chain(&finding.related)
-                .any(|label| {
-                    label.loc.file == *file
-                        && lines.contains(&sources[*file].lines().line_of(label.loc.span.start))
-                }),
-        }
+    ) -> Option<usize> {
+        let rule = finding.rule;
+        let by_line = std::iter::once(&finding.primary)
+            .chain(&finding.related)
+            .filter_map(|label| {
+                let line = sources[label.loc.file]
+                    .lines()
+                    .line_of(label.loc.span.start);
+                self.lines.get(&(rule, label.loc.file, line)).copied()
+            })
+            .min();
+        let by_operation = op.and_then(|o| self.operations.get(&(rule, o)).copied());
+        let by_selector = self.selectors.get(rule).and_then(|candidates| {
+            candidates.iter().copied().find(|&i| match &list[i].scope {
+                Scope::Selectors(selectors) => {
+                    selectors.is_empty()
+                        || op.is_some_and(|o| {
+                            selectors.iter().any(|s| s.matches(&api.operations[o]))
+                        })
+                }
+                _ => false,
+            })
+        });
+        [by_line, by_operation, by_selector]
+            .into_iter()
+            .flatten()
+            .min()
     }
 }
 
@@ -226,17 +275,24 @@ fn known_rule(name: &str, file: &crate::source::SourceFile, span: Span) -> Resul
 }
 
 /// The `# retrylint: ignore[rule, …] reason` comments of a YAML file.
+///
+/// A comment is a `#` at the start of a line or after white space that lies in no scalar:
+/// the parser recorded where the scalars holding a `#` are written (block and quoted
+/// scalars that span lines included), so text inside a `description: |` is never taken
+/// for a comment. Lines end at `\n`, `\r\n` or a lone `\r`, as YAML counts them.
 fn comments(id: usize, file: &crate::source::SourceFile) -> Result<Vec<Suppression>, InputError> {
     const MARK: &str = "retrylint: ignore[";
     let mut out = Vec::new();
     if !file.text.contains(MARK) {
         return Ok(out);
     }
-    let mut offset = 0usize;
-    for (index, line) in file.text.split_inclusive('\n').enumerate() {
-        let start = offset;
-        offset += line.len();
-        let Some(hash) = comment_start(line) else {
+    let text: &str = &file.text;
+    let lines = file.lines();
+    for line_no in 1..=lines.line_count() {
+        let line_span = lines.line_span(text, line_no);
+        let start = line_span.start as usize;
+        let line = &text[line_span.range()];
+        let Some(hash) = comment_start(line, |i| file.in_hash_scalar((start + i) as u32)) else {
             continue;
         };
         let comment = line[hash + 1..].trim_start();
@@ -254,12 +310,11 @@ fn comments(id: usize, file: &crate::source::SourceFile) -> Result<Vec<Suppressi
             .map(str::trim)
             .filter(|n| !n.is_empty())
         {
-            let name_at = start + line.find(name).unwrap_or(hash);
+            let name_at = start + line[hash..].find(name).map_or(hash, |i| hash + i);
             known_rule(name, file, Span::new(name_at, name_at + name.len()))?;
             rules.push(name.to_string());
         }
         let reason = rest[close + 1..].trim();
-        let line_no = index as u32 + 1;
         // A comment alone on its line covers the next line too.
         let alone = line[..hash].trim().is_empty();
         out.push(Suppression {
@@ -275,25 +330,10 @@ fn comments(id: usize, file: &crate::source::SourceFile) -> Result<Vec<Suppressi
     Ok(out)
 }
 
-/// Where a YAML comment starts on a line: a `#` at the start or after white space, outside
-/// quotes.
-fn comment_start(line: &str) -> Option<usize> {
-    let mut quote: Option<char> = None;
-    let mut previous = ' ';
-    for (i, c) in line.char_indices() {
-        match quote {
-            Some(q) if c == q => quote = None,
-            Some(_) => {}
-            // A quote opens a scalar only where a scalar can start (`don't` opens nothing).
-            None if (c == '"' || c == '\'')
-                && (previous.is_whitespace() || ":[{,-".contains(previous)) =>
-            {
-                quote = Some(c)
-            }
-            None if c == '#' && previous.is_whitespace() => return Some(i),
-            None => {}
-        }
-        previous = c;
-    }
-    None
+/// Where a YAML comment starts on a line: the first `#` at the start or after white space
+/// that is not inside a scalar (`in_scalar` tells, by the `#`'s offset in the line).
+fn comment_start(line: &str, in_scalar: impl Fn(usize) -> bool) -> Option<usize> {
+    let bytes = line.as_bytes();
+    memchr::memchr_iter(b'#', bytes)
+        .find(|&i| (i == 0 || bytes[i - 1] == b' ' || bytes[i - 1] == b'\t') && !in_scalar(i))
 }

@@ -1,20 +1,51 @@
 //! A mutational fuzzer for the parts that read untrusted text: the description loader
-//! (YAML and JSON, through the operation model), the policy parser, and the duration and
-//! selector parsers. It needs no nightly toolchain.
+//! (YAML and JSON, through the operation model), the policy parser, the duration and
+//! selector parsers, and a whole check of a description against a policy. It needs no
+//! nightly toolchain.
+//!
+//! Beside mutants of the fixtures it generates hostile shapes — a long string aliased many
+//! times, anchors nested in anchors, large `<<` merges, deep nesting, an operation reused
+//! through `$ref` from many paths, many globs and many suppression comments — and holds
+//! every input to a bound: memory (the test's allocator refuses to grow past
+//! [`memory_bound`], which aborts the run with the input left in
+//! `target/fuzz-current.bin`) and time ([`time_bound`], a failure).
 //!
 //! Every run of `cargo test` mutates the seeds a few thousand times with a fixed seed.
 //! For a longer run: `RETRYLINT_FUZZ_SECONDS=600 cargo test --release --test fuzz -- --nocapture`
-//! (`RETRYLINT_FUZZ_SEED` picks another sequence). An input that panics is written to
+//! (`RETRYLINT_FUZZ_SEED` picks another sequence, `RETRYLINT_FUZZ_HOSTILE=PERCENT` how
+//! many inputs are hostile shapes rather than mutants). An input that panics is written to
 //! `target/fuzz-crashes/` and fails the test; inputs that once did are kept in
 //! `tests/fuzz-regressions/` and replayed on every run.
 
+use std::alloc::System;
 use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::path::{Path, PathBuf};
 use std::time::{Duration as Wall, Instant};
 
+use cap::Cap;
+use retrylint::check::{CheckOptions, check_analysis, load_policy};
 use retrylint::load::{LoadOptions, Loader};
 use retrylint::policy::{Duration, Selector, parse_policy_file};
 use retrylint::source::{ParseLimits, SourceFile};
+
+#[global_allocator]
+static ALLOCATOR: Cap<System> = Cap::new(System, usize::MAX);
+
+/// The expansion budget the fuzzer runs with (the default is larger; the shapes scale).
+const EXPANSION_BYTES: usize = 8 * 1024 * 1024;
+
+/// Most memory one input of `len` bytes may add to what was allocated before it: the tree
+/// and its copies in building are a few dozen bytes per input byte, expansions are
+/// bounded by their budget, and a constant covers the rest.
+fn memory_bound(len: usize) -> usize {
+    128 * len + 8 * EXPANSION_BYTES + (48 << 20)
+}
+
+/// Most time one input of `len` bytes may take, generous for a debug build on a loaded
+/// machine: a quadratic step on a large input takes far longer.
+fn time_bound(len: usize) -> Wall {
+    Wall::from_secs(10) + Wall::from_micros(20 * len as u64)
+}
 
 /// SplitMix64: small, fast, and the same sequence everywhere.
 struct Rng(u64);
@@ -142,12 +173,123 @@ fn mutate(rng: &mut Rng, seeds: &[Vec<u8>], input: &[u8]) -> Vec<u8> {
     out
 }
 
+const HEAD: &str = "openapi: 3.0.3\ninfo: {title: t, version: '1'}\n";
+
+/// One input of a hostile shape, sized at random: a description, and a policy for the
+/// shapes that need one.
+fn hostile(rng: &mut Rng) -> (Vec<u8>, Option<Vec<u8>>) {
+    let mut text = String::from(HEAD);
+    let mut policy = None;
+    match rng.below(7) {
+        // A long string aliased many times.
+        0 => {
+            let len = 1 << (10 + rng.below(9));
+            text.push_str(&format!(
+                "paths: {{}}\nx-s: &s \"{}\"\nx-l:\n",
+                "s".repeat(len)
+            ));
+            for _ in 0..1 + rng.below(5_000) {
+                text.push_str("  - *s\n");
+            }
+        }
+        // Anchored mappings nested in each other, one space more each level, no alias.
+        1 => {
+            let depth = 50 + rng.below(900);
+            let pad = "p".repeat(rng.below(1_000));
+            text.push_str("paths: {}\nx-n:\n");
+            for i in 0..depth {
+                let indent = " ".repeat(i + 1);
+                text.push_str(&format!("{indent}k: &a{i}\n{indent} p: \"{pad}\"\n"));
+            }
+            text.push_str(&format!("{} end: 1\n", " ".repeat(depth)));
+        }
+        // A large merge.
+        2 => {
+            let keys = 1 + rng.below(30_000);
+            text.push_str("paths: {}\nx-b: &b\n");
+            for i in 0..keys {
+                text.push_str(&format!("  b{i}: {i}\n"));
+            }
+            text.push_str("x-m:\n  <<: [*b, *b]\n");
+            for i in 0..keys {
+                text.push_str(&format!("  m{i}: {i}\n"));
+            }
+        }
+        // Deep nesting, past the depth limit or just under it.
+        3 => {
+            let depth = 1 + rng.below(5_000);
+            let (open, close) = if rng.below(2) == 0 {
+                ("[", "]")
+            } else {
+                ("{a: ", "}")
+            };
+            text.push_str(&format!(
+                "paths: {{}}\nx: {}1{}\n",
+                open.repeat(depth),
+                close.repeat(depth)
+            ));
+        }
+        // One path item reused through `$ref` from many paths.
+        4 => {
+            text.push_str("paths:\n");
+            for i in 0..1 + rng.below(5_000) {
+                text.push_str(&format!("  /p{i}: {{$ref: '#/x-shared'}}\n"));
+            }
+            text.push_str(&format!(
+                "x-shared:\n  post:\n    description: \"{}\"\n    responses: {{'200': {{description: ok}}}}\n",
+                "d".repeat(rng.below(100_000))
+            ));
+        }
+        // Many globs against many operations, or many suppression comments.
+        _ => {
+            let n = 1 + rng.below(5_000);
+            let comments = rng.below(2) == 0;
+            text.push_str("paths:\n");
+            for i in 0..n {
+                text.push_str(&format!("  /r{i}/x:\n"));
+                if comments {
+                    text.push_str(
+                        "    # retrylint: ignore[unprotected-write-retry] deduplicated\n",
+                    );
+                }
+                text.push_str("    post:\n      responses: {'200': {description: ok}}\n");
+            }
+            let mut p = String::from(
+                "version: 1\ndefaults: {maxAttempts: 2, deadline: 5s, retryOn: [503], onUnknownOutcome: fail, backoff: {base: 100ms, cap: 1s, jitter: full}}\noperations:\n",
+            );
+            for i in 0..if comments { 1 } else { n } {
+                p.push_str(&format!("  \"* /r{i}/**\": {{maxAttempts: 2}}\n"));
+            }
+            policy = Some(p.into_bytes());
+        }
+    }
+    (text.into_bytes(), policy)
+}
+
+/// Checks a description against a policy, as `check` does.
+fn exercise_check(description: &[u8], policy: &[u8], scratch: &Path, limits: ParseLimits) {
+    let spec = scratch.join("pair.yaml");
+    let policy_path = scratch.join("pair-policy.yaml");
+    if std::fs::write(&spec, description).is_err() || std::fs::write(&policy_path, policy).is_err()
+    {
+        return;
+    }
+    let options = CheckOptions {
+        load: LoadOptions {
+            parse: limits,
+            max_files: 20,
+            ..LoadOptions::default()
+        },
+        ..CheckOptions::default()
+    };
+    if let Ok(policy) = load_policy(&policy_path, &options.load) {
+        let _ = check_analysis(&spec, Some(&policy), &options);
+    }
+}
+
 /// Feeds one input to every reader. Errors are fine; panics and hangs are bugs.
 fn exercise(bytes: &[u8], scratch: &Path) {
-    let limits = ParseLimits {
-        max_depth: 200,
-        max_alias_nodes: 100_000,
-    };
+    let limits = fuzz_limits();
     if let Ok(text) = std::str::from_utf8(bytes) {
         let _ = retrylint::source::parse(text, limits);
         if let Ok(file) = SourceFile::parse("policy.yaml".into(), text.to_string(), limits) {
@@ -169,6 +311,13 @@ fn exercise(bytes: &[u8], scratch: &Path) {
         if let Ok(root) = loader.load_root(&path) {
             let _ = retrylint::model::build(&mut loader, root);
         }
+    }
+}
+
+fn fuzz_limits() -> ParseLimits {
+    ParseLimits {
+        max_expansion_bytes: EXPANSION_BYTES,
+        ..ParseLimits::default()
     }
 }
 
@@ -217,11 +366,18 @@ fn the_readers_survive_mutated_input() {
     let mut failures = Vec::new();
     let mut runs = 0u64;
     let mut slowest = (Wall::ZERO, Vec::new());
-    // Every seed as it is, then mutants until the budget (or 3,000 mutants) is spent.
+    let current = crashes.with_file_name("fuzz-current.bin");
+    // Every seed as it is, then mutants and hostile shapes until the budget (or 3,000
+    // inputs) is spent. Hostile shapes are large and slow in a debug build: 3 in 100 by
+    // default, `RETRYLINT_FUZZ_HOSTILE=PERCENT` for more.
+    let hostile_percent = std::env::var("RETRYLINT_FUZZ_HOSTILE")
+        .ok()
+        .and_then(|s| s.parse::<usize>().ok())
+        .unwrap_or(3);
     let mut queue: Vec<Vec<u8>> = seeds.clone();
     loop {
-        let input = match queue.pop() {
-            Some(input) => input,
+        let (input, policy) = match queue.pop() {
+            Some(input) => (input, None),
             None => {
                 let done = match budget {
                     Some(budget) => start.elapsed() >= budget,
@@ -230,23 +386,44 @@ fn the_readers_survive_mutated_input() {
                 if done {
                     break;
                 }
-                let base = &seeds[rng.below(seeds.len())];
-                mutate(&mut rng, &seeds, base)
+                if rng.below(100) < hostile_percent {
+                    hostile(&mut rng)
+                } else {
+                    let base = &seeds[rng.below(seeds.len())];
+                    (mutate(&mut rng, &seeds, base), None)
+                }
             }
         };
         runs += 1;
+        // Left behind if the memory bound aborts the run.
+        let _ = std::fs::write(&current, &input);
+        let size = input.len() + policy.as_ref().map_or(0, Vec::len);
+        let before = ALLOCATOR.allocated();
+        let _ = ALLOCATOR.set_limit(before.saturating_add(memory_bound(size)));
         let began = Instant::now();
-        if catch_unwind(AssertUnwindSafe(|| exercise(&input, &scratch))).is_err() {
+        let outcome = catch_unwind(AssertUnwindSafe(|| {
+            exercise(&input, &scratch);
+            if let Some(policy) = &policy {
+                exercise_check(&input, policy, &scratch, fuzz_limits());
+            }
+        }));
+        let took = began.elapsed();
+        let _ = ALLOCATOR.set_limit(usize::MAX);
+        if outcome.is_err() || took > time_bound(size) {
             std::fs::create_dir_all(&crashes).unwrap();
-            let path = crashes.join(format!("crash-{seed}-{runs}.bin"));
+            let kind = if outcome.is_err() { "crash" } else { "slow" };
+            let path = crashes.join(format!("{kind}-{seed}-{runs}.bin"));
             std::fs::write(&path, &input).unwrap();
+            if let Some(policy) = &policy {
+                std::fs::write(path.with_extension("policy.yaml"), policy).unwrap();
+            }
             failures.push(path);
         }
-        let took = began.elapsed();
         if took > slowest.0 {
             slowest = (took, input);
         }
     }
+    let _ = std::fs::remove_file(&current);
     let _ = std::panic::take_hook();
     // Kept for a look: the input that took longest.
     let _ = std::fs::write(crashes.with_file_name("fuzz-slowest.bin"), &slowest.1);
@@ -256,5 +433,8 @@ fn the_readers_survive_mutated_input() {
         slowest.0,
         slowest.1.len()
     );
-    assert!(failures.is_empty(), "inputs that panicked: {failures:?}");
+    assert!(
+        failures.is_empty(),
+        "inputs that panicked or passed the time bound: {failures:?}"
+    );
 }

@@ -199,7 +199,7 @@ fn every_limit_names_the_flag_that_raises_it() {
         &dir,
         &[bomb.to_str().unwrap()],
         "alias-bomb",
-        "--max-alias-nodes",
+        "--max-expansion-bytes",
     );
 }
 

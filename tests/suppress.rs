@@ -256,3 +256,73 @@ fn a_baseline_reports_only_new_findings() {
         broken.stderr
     );
 }
+
+/// Writes a description and the standard policy into a fresh folder and checks it.
+fn check_text(name: &str, spec: &str) -> Run {
+    let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR"))
+        .join("suppress")
+        .join(name);
+    std::fs::create_dir_all(&dir).unwrap();
+    std::fs::write(dir.join("openapi.yaml"), spec).unwrap();
+    std::fs::write(dir.join("retry-policy.yaml"), POLICY.replace("LINT", "")).unwrap();
+    retrylint_in(&dir, &["check", "openapi.yaml"])
+}
+
+#[test]
+fn text_inside_a_block_or_quoted_scalar_is_not_a_comment() {
+    // The suppression is text of a description, on the line above `post:` and beside
+    // the 503: a line scanner takes it for a comment.
+    for (name, spec) in [
+        (
+            "block-scalar",
+            SPEC.replace(
+                "  /orders:\n",
+                "  /orders:\n    description: |\n      Orders.\n      # retrylint: ignore[unprotected-write-retry] quoted from the docs\n",
+            )
+            .replace("EXTENSION", ""),
+        ),
+        (
+            "quoted-scalar",
+            SPEC.replace(
+                "  /orders:\n",
+                "  /orders:\n    description: \"Orders.\n      # retrylint: ignore[unprotected-write-retry] quoted from the docs\"\n",
+            )
+            .replace("EXTENSION", ""),
+        ),
+    ] {
+        let run = check_text(name, &spec);
+        assert_eq!(
+            fired_rules(&run.stdout),
+            ["retry-after-header-undeclared", "unprotected-write-retry"],
+            "{name}: {}",
+            run.stdout
+        );
+        assert!(!run.stdout.contains("suppressed"), "{name}: {}", run.stdout);
+    }
+}
+
+#[test]
+fn a_file_with_cr_line_endings_has_lines_like_any_other() {
+    // One comment on the `post:` line of a file whose lines end with a lone CR covers that
+    // line and the next only, not the 503 further down.
+    let spec = SPEC
+        .replace(
+            "    post:\n",
+            "    # retrylint: ignore[unprotected-write-retry,retry-after-header-undeclared] deduplicated\n    post:\n",
+        )
+        .replace("EXTENSION", "")
+        .replace('\n', "\r");
+    let run = check_text("cr-only", &spec);
+    assert_eq!(run.code, 0, "a warning only: {}", run.transcript());
+    assert!(run.stdout.contains("(1 suppressed)"), "{}", run.stdout);
+    assert!(
+        fired_rules(&run.stdout).contains(&"retry-after-header-undeclared".to_string()),
+        "{}",
+        run.stdout
+    );
+    // The same with CRLF and LF endings gives the same findings.
+    let lf = check_text("cr-only-lf", &spec.replace('\r', "\n"));
+    let crlf = check_text("cr-only-crlf", &spec.replace('\r', "\r\n"));
+    assert_eq!(fired_rules(&run.stdout), fired_rules(&lf.stdout));
+    assert_eq!(fired_rules(&lf.stdout), fired_rules(&crlf.stdout));
+}

@@ -8,7 +8,7 @@ mod open;
 mod refs;
 mod root;
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::path::{Component, Path, PathBuf};
 use std::sync::Arc;
 
@@ -68,6 +68,11 @@ pub struct Loader {
     by_reference: HashMap<(PathBuf, String), FileId>,
     /// The folder refs may not leave (see [`root_for`]).
     root_dir: Option<Root>,
+    /// Bytes added by expansion so far: YAML aliases and merges of every file, and
+    /// definitions reused through `$ref` (see [`Loader::charge_reuse`]).
+    expanded: usize,
+    /// Definitions (file and pointer) already reached once through a `$ref`.
+    reused: HashSet<(FileId, std::sync::Arc<str>)>,
 }
 
 impl Loader {
@@ -85,7 +90,39 @@ impl Loader {
             by_reference: HashMap::new(),
             resolved: HashMap::new(),
             root_dir: None,
+            expanded: 0,
+            reused: HashSet::new(),
         }
+    }
+
+    /// Counts a `$ref`'d definition that the model copies once more (an operation or path
+    /// item reached from several paths), written at `span` of file `from`, against the
+    /// description's expansion budget: its second and later uses cost the bytes of its text.
+    pub fn charge_reuse(
+        &mut self,
+        target: &Target,
+        from: FileId,
+        span: crate::source::Span,
+    ) -> Result<(), InputError> {
+        let key = (target.file_id, target.loc().pointer);
+        if self.reused.insert(key) {
+            return Ok(());
+        }
+        let bytes = target.node().span.len() + crate::source::NODE_BYTES;
+        self.expanded = self.expanded.saturating_add(bytes);
+        if self.expanded > self.options.parse.max_expansion_bytes {
+            let file = self.file(from);
+            return Err(InputError::at(
+                &file,
+                span,
+                format!(
+                    "definitions reused through `$ref` and YAML aliases expand this description to more than {} bytes; refusing to go further",
+                    self.options.parse.max_expansion_bytes
+                ),
+            )
+            .with_help("raise the limit with --max-expansion-bytes BYTES"));
+        }
+        Ok(())
     }
 
     /// Loads the root description; its root folder bounds where refs may lead.
@@ -180,6 +217,16 @@ impl Loader {
             ));
         }
         let file = read_source(&canonical, display, &self.options).map_err(with_referrer)?;
+        self.expanded = self.expanded.saturating_add(file.expanded_bytes);
+        if self.expanded > self.options.parse.max_expansion_bytes {
+            return Err(with_referrer(
+                InputError::new(format!(
+                    "YAML aliases and merges in `{shown}` and the files before it expand this description to more than {} bytes; refusing to go further",
+                    self.options.parse.max_expansion_bytes
+                ))
+                .with_help("raise the limit with --max-expansion-bytes BYTES"),
+            ));
+        }
         let id = self.add(Arc::new(file));
         self.canonical[id] = canonical.clone();
         self.by_canonical.insert(canonical, id);

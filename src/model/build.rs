@@ -168,6 +168,9 @@ fn path_item(
     out: &mut Vec<Operation>,
 ) -> Result<(), InputError> {
     let target = loader.follow(item.id, item.node)?;
+    if let Some(t) = &target {
+        loader.charge_reuse(t, item.id, ref_span(item.node))?;
+    }
     let item = through(&target, item);
     let Some(map) = item.node.as_map() else {
         return Err(item.error(
@@ -204,6 +207,9 @@ fn operation(
 ) -> Result<Operation, InputError> {
     let site = op.loc.clone();
     let target = loader.follow(op.id, op.node)?;
+    if let Some(t) = &target {
+        loader.charge_reuse(t, op.id, ref_span(op.node))?;
+    }
     let op = through(&target, op);
     if op.node.as_map().is_none() {
         return Err(op.error(
@@ -246,13 +252,15 @@ fn operation(
             op.loc.entry("x-idempotent", e.key_span, &e.value),
         )),
     };
-    // Operation-level parameters win over path-level ones of the same name.
+    // Operation-level parameters win over path-level ones of the same name (a set of
+    // names, so many parameters on both levels stay linear).
     let mut headers = header_params(loader, &op)?;
+    let own: std::collections::HashSet<String> = headers
+        .iter()
+        .map(|h| h.name.to_ascii_lowercase())
+        .collect();
     for inherited in path_headers {
-        if headers
-            .iter()
-            .all(|h| !h.name.eq_ignore_ascii_case(&inherited.name))
-        {
+        if !own.contains(&inherited.name.to_ascii_lowercase()) {
             headers.push(HeaderParam {
                 name: inherited.name.clone(),
                 required: inherited.required,
@@ -275,6 +283,11 @@ fn operation(
         retry_policy: extension(&op, "x-retry-policy"),
         ignore: extension(&op, "x-retrylint-ignore"),
     })
+}
+
+/// Where a `{$ref: …}` node writes its reference (the node itself if it has none).
+fn ref_span(node: &Node) -> Span {
+    node.get("$ref").map_or(node.span, |r| r.span)
 }
 
 /// The `in: header` parameters listed by a path item or operation.

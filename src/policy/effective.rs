@@ -6,9 +6,8 @@
 //! then operationIds and exact `METHOD /path`. Entries of equal rank apply in file order,
 //! so the later one wins; `ambiguous-policy-match` reports them.
 
-use std::collections::HashMap;
-
-use super::{PolicyFile, PolicyObject, Selector, SideEffect, Signal, Spanned, parse_policy_object};
+use super::selector_index::SelectorIndex;
+use super::{PolicyFile, PolicyObject, SideEffect, Signal, Spanned, parse_policy_object};
 use crate::error::InputError;
 use crate::load::Sources;
 use crate::location::Loc;
@@ -156,61 +155,5 @@ fn effect_of(op: &Operation, policy: &PolicyObject) -> Effect {
     Effect {
         side_effect,
         source: EffectSource::Method,
-    }
-}
-
-/// Finds the entries matching an operation without scanning every exact selector.
-struct SelectorIndex<'p> {
-    by_key: HashMap<(Method, &'p str), Vec<usize>>,
-    by_operation_id: HashMap<&'p str, Vec<usize>>,
-    /// Globs and tags, checked one by one.
-    others: Vec<usize>,
-}
-
-impl<'p> SelectorIndex<'p> {
-    fn new(policy: &'p PolicyFile) -> SelectorIndex<'p> {
-        let mut index = SelectorIndex {
-            by_key: HashMap::new(),
-            by_operation_id: HashMap::new(),
-            others: Vec::new(),
-        };
-        for (i, entry) in policy.operations.iter().enumerate() {
-            match &entry.selector {
-                Selector::Exact { method, path } => index
-                    .by_key
-                    .entry((*method, path.as_str()))
-                    .or_default()
-                    .push(i),
-                Selector::OperationId(id) => index
-                    .by_operation_id
-                    .entry(id.as_str())
-                    .or_default()
-                    .push(i),
-                _ => index.others.push(i),
-            }
-        }
-        index
-    }
-
-    /// The matching entries, sorted by (rank, file order): the order to apply them.
-    fn matching(&self, policy: &PolicyFile, op: &Operation) -> Vec<usize> {
-        let mut found: Vec<usize> = Vec::new();
-        if let Some(list) = self.by_key.get(&(op.method, op.path.as_str())) {
-            found.extend(list);
-        }
-        if let Some(list) = op
-            .operation_id
-            .as_deref()
-            .and_then(|id| self.by_operation_id.get(id))
-        {
-            found.extend(list);
-        }
-        found.extend(
-            self.others
-                .iter()
-                .filter(|&&i| policy.operations[i].selector.matches(op)),
-        );
-        found.sort_by_key(|&i| (policy.operations[i].selector.rank(), i));
-        found
     }
 }

@@ -8,6 +8,7 @@ mod duration;
 pub mod effective;
 mod parse;
 mod selector;
+mod selector_index;
 
 use std::fmt;
 

@@ -122,7 +122,7 @@ impl fmt::Display for Selector {
 ///
 /// Dynamic programming over (pattern, path) prefixes: linear in their product whatever
 /// the pattern, so no selector can make matching explode.
-fn glob_match(pattern: &[String], path: &[&str]) -> bool {
+pub(super) fn glob_match(pattern: &[String], path: &[&str]) -> bool {
     // reachable[j]: the pattern prefix seen so far matches path[..j].
     let mut reachable = vec![false; path.len() + 1];
     reachable[0] = true;

@@ -81,7 +81,10 @@ impl<'a> Parser<'a> {
                     self.skip_ws();
                     if self.peek() == Some(b']') {
                         self.pos += 1;
-                        Node::new(Span::new(start, self.pos), Value::Seq(Box::default()))
+                        Node::new(
+                            Span::new(start, self.pos),
+                            Value::Seq(std::sync::Arc::new([])),
+                        )
                     } else {
                         stack.push(Frame::Seq {
                             start,
@@ -118,10 +121,8 @@ impl<'a> Parser<'a> {
                                 let Some(Frame::Seq { start, items }) = stack.pop() else {
                                     unreachable!("the top frame was a list")
                                 };
-                                node = Node::new(
-                                    Span::new(start, self.pos),
-                                    Value::Seq(items.into_boxed_slice()),
-                                );
+                                node =
+                                    Node::new(Span::new(start, self.pos), Value::Seq(items.into()));
                             }
                             _ => return Err(self.error_here("expected `,` or `]` in this list")),
                         }

@@ -2,7 +2,8 @@
 
 use super::{Position, Span};
 
-/// Where each line of a text starts. A line ends at `\n`; a `\r` before it is in no column.
+/// Where each line of a text starts. A line ends at `\n`, `\r\n` or a lone `\r` (as YAML
+/// counts lines); the break is in no column.
 #[derive(Debug, Clone)]
 pub struct LineIndex {
     starts: Vec<u32>,
@@ -10,8 +11,14 @@ pub struct LineIndex {
 
 impl LineIndex {
     pub fn new(text: &str) -> LineIndex {
+        let bytes = text.as_bytes();
         let mut starts = vec![0u32];
-        starts.extend(memchr::memchr_iter(b'\n', text.as_bytes()).map(|i| i as u32 + 1));
+        starts.extend(
+            memchr::memchr2_iter(b'\n', b'\r', bytes)
+                // The `\r` of a `\r\n` ends nothing: its `\n` does.
+                .filter(|&i| !(bytes[i] == b'\r' && bytes.get(i + 1) == Some(&b'\n')))
+                .map(|i| i as u32 + 1),
+        );
         LineIndex { starts }
     }
 

@@ -16,6 +16,7 @@ use std::sync::{Arc, OnceLock};
 
 pub use lines::LineIndex;
 pub use tree::{Entry, Map, Node, Text, Value};
+pub use yaml::NODE_BYTES;
 
 /// A byte range of a file, end exclusive.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default, PartialOrd, Ord)]
@@ -69,15 +70,16 @@ pub enum Syntax {
 pub struct ParseLimits {
     /// Deepest nesting of lists and mappings.
     pub max_depth: usize,
-    /// Most nodes YAML aliases may add by expansion.
-    pub max_alias_nodes: usize,
+    /// Most bytes that expansions may add to one description: YAML aliases and `<<` merges
+    /// in any of its files, and operations reused through `$ref` from several paths.
+    pub max_expansion_bytes: usize,
 }
 
 impl Default for ParseLimits {
     fn default() -> Self {
         ParseLimits {
             max_depth: 1_000,
-            max_alias_nodes: 250_000,
+            max_expansion_bytes: 64 * 1024 * 1024,
         }
     }
 }
@@ -112,21 +114,35 @@ pub fn parse_as(
     limits: ParseLimits,
     declared: Option<Syntax>,
 ) -> Result<(Node, Syntax), SyntaxError> {
+    parse_counted(text, limits, declared).map(|(parsed, syntax)| (parsed.root, syntax))
+}
+
+/// Parses a document like [`parse_as`], with what the parse learnt besides the tree.
+fn parse_counted(
+    text: &str,
+    limits: ParseLimits,
+    declared: Option<Syntax>,
+) -> Result<(yaml::Parsed, Syntax), SyntaxError> {
+    let json = |root| yaml::Parsed {
+        root,
+        expanded: 0,
+        hash_scalars: Vec::new(),
+    };
     let first = text
         .trim_start_matches(['\u{feff}', ' ', '\t', '\r', '\n'])
         .bytes()
         .next();
     if matches!(first, Some(b'{' | b'[')) {
         match json::parse(text, limits) {
-            Ok(node) => Ok((node, Syntax::Json)),
+            Ok(node) => Ok((json(node), Syntax::Json)),
             Err(json_error) if declared == Some(Syntax::Json) => Err(json_error),
-            Err(json_error) => match yaml::parse(text, limits) {
-                Ok(node) => Ok((node, Syntax::Yaml)),
+            Err(json_error) => match yaml::parse_counted(text, limits) {
+                Ok(parsed) => Ok((parsed, Syntax::Yaml)),
                 Err(_) => Err(json_error),
             },
         }
     } else {
-        yaml::parse(text, limits).map(|node| (node, Syntax::Yaml))
+        yaml::parse_counted(text, limits).map(|parsed| (parsed, Syntax::Yaml))
     }
 }
 
@@ -138,6 +154,12 @@ pub struct SourceFile {
     pub text: Arc<str>,
     pub root: Node,
     pub syntax: Syntax,
+    /// Bytes that YAML aliases and merges added when the file was parsed (counted in the
+    /// description's expansion budget).
+    pub expanded_bytes: usize,
+    /// Where the scalars of a YAML file whose text holds a `#` are written, in order; a
+    /// `#` inside one of them does not start a comment.
+    pub hash_scalars: Box<[Span]>,
     lines: OnceLock<LineIndex>,
 }
 
@@ -148,6 +170,8 @@ impl SourceFile {
             text: text.into(),
             root,
             syntax,
+            expanded_bytes: 0,
+            hash_scalars: Box::default(),
             lines: OnceLock::new(),
         }
     }
@@ -160,6 +184,8 @@ impl SourceFile {
             text: self.text.clone(),
             root: Node::new(Span::default(), Value::Null),
             syntax: self.syntax,
+            expanded_bytes: self.expanded_bytes,
+            hash_scalars: self.hash_scalars.clone(),
             lines: OnceLock::new(),
         }
     }
@@ -174,8 +200,13 @@ impl SourceFile {
             .extension()
             .is_some_and(|e| e.eq_ignore_ascii_case("json"))
             .then_some(Syntax::Json);
-        match parse_as(&text, limits, declared) {
-            Ok((root, syntax)) => Ok(SourceFile::new(display, text, root, syntax)),
+        match parse_counted(&text, limits, declared) {
+            Ok((parsed, syntax)) => {
+                let mut file = SourceFile::new(display, text, parsed.root, syntax);
+                file.expanded_bytes = parsed.expanded;
+                file.hash_scalars = parsed.hash_scalars.into_boxed_slice();
+                Ok(file)
+            }
             Err(e) => Err((text, e)),
         }
     }
@@ -188,6 +219,13 @@ impl SourceFile {
     /// The file's line index, built on first use.
     pub fn lines(&self) -> &LineIndex {
         self.lines.get_or_init(|| LineIndex::new(&self.text))
+    }
+
+    /// Whether a byte offset lies inside a scalar whose text holds a `#` (so a `#` there
+    /// is text, not the start of a comment).
+    pub fn in_hash_scalar(&self, offset: u32) -> bool {
+        let after = self.hash_scalars.partition_point(|s| s.start <= offset);
+        after > 0 && offset < self.hash_scalars[after - 1].end
     }
 
     /// The 1-based line and character column of a byte offset.

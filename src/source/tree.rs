@@ -4,6 +4,8 @@
 //! operation model, the policy reader) is written once. Scalars keep their text;
 //! numbers are parsed on demand so that `openapi: 3.0` keeps its spelling.
 
+use std::sync::Arc;
+
 use super::Span;
 
 /// Text in the tree: keys and scalars. Most are short (`description`, `$ref`, `200`) and
@@ -27,7 +29,8 @@ pub enum Value {
     /// A number, as written.
     Number(Text),
     String(Text),
-    Seq(Box<[Node]>),
+    /// Shared: a YAML alias or anchor is a reference count, never a deep copy.
+    Seq(Arc<[Node]>),
     Map(Map),
 }
 
@@ -42,11 +45,22 @@ pub struct Entry {
 }
 
 /// A mapping that keeps file order and looks keys up quickly when it is large.
-#[derive(Debug, Clone, PartialEq, Default)]
+///
+/// Entries are shared like lists: cloning a map (an alias, a merge source) is cheap.
+#[derive(Debug, Clone, PartialEq)]
 pub struct Map {
-    entries: Box<[Entry]>,
+    entries: Arc<[Entry]>,
     /// Entry indices sorted by key; present only for maps larger than [`Map::INDEXED_FROM`].
-    sorted: Option<Box<[u32]>>,
+    sorted: Option<Arc<[u32]>>,
+}
+
+impl Default for Map {
+    fn default() -> Self {
+        Map {
+            entries: Arc::new([]),
+            sorted: None,
+        }
+    }
 }
 
 impl Map {
@@ -64,7 +78,7 @@ impl Map {
                 }
             }
             return Ok(Map {
-                entries: entries.into_boxed_slice(),
+                entries: entries.into(),
                 sorted: None,
             });
         }
@@ -82,8 +96,8 @@ impl Map {
             }
         }
         Ok(Map {
-            entries: entries.into_boxed_slice(),
-            sorted: Some(sorted.into_boxed_slice()),
+            entries: entries.into(),
+            sorted: Some(sorted.into()),
         })
     }
 
@@ -123,7 +137,53 @@ impl Map {
     }
 }
 
+/// Dropping a tree walks it with an explicit stack: a document nested millions of levels
+/// deep (allowed by a raised `--max-depth`) must not overflow the thread's stack.
+impl Drop for Node {
+    fn drop(&mut self) {
+        let mut pending = Vec::new();
+        take_nested(&mut self.value, &mut pending);
+        while let Some(mut node) = pending.pop() {
+            take_nested(&mut node.value, &mut pending);
+            // `node` now holds no nested container: dropping it recurses no further.
+        }
+    }
+}
+
+/// Moves the non-empty containers among a value's children (when this value is their
+/// only owner) onto `pending`, leaving nulls behind.
+fn take_nested(value: &mut Value, pending: &mut Vec<Node>) {
+    let mut take = |child: &mut Node| {
+        if child.has_children() {
+            let value = std::mem::replace(&mut child.value, Value::Null);
+            pending.push(Node::new(child.span, value));
+        }
+    };
+    match value {
+        Value::Seq(items) => {
+            if let Some(items) = Arc::get_mut(items) {
+                items.iter_mut().for_each(&mut take);
+            }
+        }
+        Value::Map(map) => {
+            if let Some(entries) = Arc::get_mut(&mut map.entries) {
+                entries.iter_mut().for_each(|e| take(&mut e.value));
+            }
+        }
+        _ => {}
+    }
+}
+
 impl Node {
+    /// Whether this is a list or mapping with at least one child.
+    fn has_children(&self) -> bool {
+        match &self.value {
+            Value::Seq(items) => !items.is_empty(),
+            Value::Map(map) => !map.is_empty(),
+            _ => false,
+        }
+    }
+
     pub fn new(span: Span, value: Value) -> Node {
         Node { span, value }
     }

@@ -1,25 +1,48 @@
 //! YAML into the spanned [`Node`] tree, from `saphyr-parser` events.
 //!
 //! The tree is built with an explicit stack (deep nesting is an error, never a stack
-//! overflow). Aliases are expanded by copying the anchored node, within a budget of
-//! nodes, so an alias bomb is refused quickly. Plain scalars resolve by the YAML 1.2 core
-//! schema; `<<` merge keys are honoured. Markers count characters; spans are turned into
-//! byte offsets as the events arrive.
+//! overflow). An alias shares the anchored node (lists and mappings are reference
+//! counted; only a scalar is copied), and every alias and `<<` merge charges the bytes it
+//! stands for to one budget ([`ParseLimits::max_expansion_bytes`]), so an alias bomb, or a
+//! long string aliased many times, is refused quickly. Plain scalars resolve by the YAML
+//! 1.2 core schema; `<<` merge keys are honoured. Markers count characters; spans are
+//! turned into byte offsets as the events arrive.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 
 use saphyr_parser::{Event, Parser, ScalarStyle, ScanError, Span as YamlSpan};
 
 use super::json::map_node;
 use super::{Entry, Node, ParseLimits, Span, SyntaxError, Text, Value};
 
+/// What one node costs in the expansion budget besides its text: about its size in memory.
+pub const NODE_BYTES: usize = std::mem::size_of::<Node>();
+
 /// Parses the single YAML document of `text`.
+#[cfg(test)]
 pub fn parse(text: &str, limits: ParseLimits) -> Result<Node, SyntaxError> {
+    parse_counted(text, limits).map(|parsed| parsed.root)
+}
+
+/// A parsed YAML document with what the parse learnt besides the tree.
+pub struct Parsed {
+    pub root: Node,
+    /// Bytes its aliases and merges added by expansion.
+    pub expanded: usize,
+    /// Where the scalars (keys and values) whose text holds a `#` are written, in order:
+    /// a `#` inside one of them is text, not a comment.
+    pub hash_scalars: Vec<Span>,
+}
+
+/// Parses the single YAML document of `text`, with its expansion count and the places of
+/// scalars that hold a `#`.
+pub fn parse_counted(text: &str, limits: ParseLimits) -> Result<Parsed, SyntaxError> {
     let mut builder = Builder {
         offsets: Offsets::new(text),
         stack: Vec::new(),
         anchors: HashMap::new(),
-        alias_nodes: 0,
+        expanded: 0,
+        hash_scalars: Vec::new(),
         limits,
         root: None,
     };
@@ -30,12 +53,19 @@ pub fn parse(text: &str, limits: ParseLimits) -> Result<Node, SyntaxError> {
             break;
         }
     }
+    let (expanded, hash_scalars) = (builder.expanded, builder.hash_scalars);
     builder
         .root
+        .map(|root| Parsed {
+            root,
+            expanded,
+            hash_scalars,
+        })
         .ok_or_else(|| SyntaxError::new("the file is empty: expected a document", Span::at(0)))
 }
 
-/// A finished node with the number of nodes it holds (for the alias budget).
+/// A finished node with the bytes it stands for: its text and nodes, as an alias of it
+/// would add them (for the expansion budget).
 struct Built {
     node: Node,
     size: usize,
@@ -62,7 +92,10 @@ struct Builder<'a> {
     offsets: Offsets<'a>,
     stack: Vec<Frame>,
     anchors: HashMap<usize, Built>,
-    alias_nodes: usize,
+    /// Bytes added by aliases and merges so far.
+    expanded: usize,
+    /// Spans of scalars whose text holds a `#`.
+    hash_scalars: Vec<Span>,
     limits: ParseLimits,
     root: Option<Node>,
 }
@@ -120,7 +153,7 @@ impl Builder<'_> {
                             start,
                             anchor,
                             items: Vec::new(),
-                            size: 1,
+                            size: NODE_BYTES,
                         }
                     } else {
                         Frame::Map {
@@ -129,7 +162,7 @@ impl Builder<'_> {
                             entries: Vec::new(),
                             merges: Vec::new(),
                             key: None,
-                            size: 1,
+                            size: NODE_BYTES,
                         }
                     });
                 return Ok(false);
@@ -141,6 +174,9 @@ impl Builder<'_> {
                 self.close(frame, span)?
             }
             Event::Scalar(text, style, anchor, tag) => {
+                if text.contains('#') {
+                    self.hash_scalars.push(span);
+                }
                 let plain = style == ScalarStyle::Plain;
                 let force_string = tag.as_ref().is_some_and(|t| t.suffix == "str");
                 // A key scalar is taken as text: `200:` is the key "200".
@@ -156,24 +192,25 @@ impl Builder<'_> {
                             anchor,
                             Built {
                                 node: Node::new(span, value),
-                                size: 1,
+                                size: NODE_BYTES + text.len(),
                             },
                         );
                     }
                     *key = Some((text, span, plain));
                     return Ok(false);
                 }
+                let size = NODE_BYTES + text.len();
                 let value = scalar(text, plain && !force_string);
                 let built = Built {
                     node: Node::new(span, value),
-                    size: 1,
+                    size,
                 };
                 if anchor > 0 {
                     self.anchors.insert(
                         anchor,
                         Built {
                             node: built.node.clone(),
-                            size: 1,
+                            size,
                         },
                     );
                 }
@@ -183,25 +220,23 @@ impl Builder<'_> {
                 let Some(target) = self.anchors.get(&id) else {
                     return Err(SyntaxError::new("alias to an unknown anchor", span));
                 };
-                self.alias_nodes = self.alias_nodes.saturating_add(target.size);
-                if self.alias_nodes > self.limits.max_alias_nodes {
-                    return Err(SyntaxError::new(
-                        format!(
-                            "YAML aliases expand to more than {} nodes (an alias bomb?); refusing to expand them (raise the limit with --max-alias-nodes)",
-                            self.limits.max_alias_nodes
-                        ),
-                        span,
-                    ));
-                }
+                let size = target.size;
                 let mut node = target.node.clone();
+                self.charge(size, span)?;
                 node.span = span;
-                Built {
-                    node,
-                    size: target.size,
-                }
+                Built { node, size }
             }
         };
         self.attach(built)
+    }
+
+    /// Adds `bytes` of expansion to the budget, or refuses past it.
+    fn charge(&mut self, bytes: usize, span: Span) -> Result<(), SyntaxError> {
+        self.expanded = self.expanded.saturating_add(bytes);
+        if self.expanded > self.limits.max_expansion_bytes {
+            return Err(expansion_error(self.limits.max_expansion_bytes, span));
+        }
+        Ok(())
     }
 
     /// Finishes a collection when its end event arrives.
@@ -214,7 +249,7 @@ impl Builder<'_> {
                 size,
             } => {
                 let stop = collection_end(start, items.last().map(|n| n.span.end), end);
-                let node = Node::new(Span::new(start, stop), Value::Seq(items.into_boxed_slice()));
+                let node = Node::new(Span::new(start, stop), Value::Seq(items.into()));
                 (Built { node, size }, anchor)
             }
             Frame::Map {
@@ -228,7 +263,8 @@ impl Builder<'_> {
                 if let Some((_, key_span, _)) = key {
                     return Err(SyntaxError::new("mapping key without a value", key_span));
                 }
-                apply_merges(&mut entries, merges, end)?;
+                let merged = apply_merges(&mut entries, merges, end)?;
+                self.charge(merged, end)?;
                 let stop = collection_end(start, entries.last().map(|e| e.value.span.end), end);
                 let node = map_node(entries, Span::new(start, stop))?;
                 (Built { node, size }, anchor)
@@ -266,6 +302,9 @@ impl Builder<'_> {
                 ..
             }) => {
                 *size = size.saturating_add(built.size);
+                if let Some((k, _, _)) = key.as_ref() {
+                    *size = size.saturating_add(k.len());
+                }
                 match key.take() {
                     Some((k, _, true)) if &*k == "<<" => merges.push(built.node),
                     Some((k, key_span, _)) => entries.push(Entry {
@@ -296,34 +335,55 @@ fn collection_end(start: usize, last_child: Option<u32>, end_event: Span) -> usi
         .max(start)
 }
 
-/// Adds the entries of `<<` merge values that the mapping does not state itself.
-fn apply_merges(entries: &mut Vec<Entry>, merges: Vec<Node>, at: Span) -> Result<(), SyntaxError> {
-    for merge in merges {
-        let sources: Vec<Node> = match merge.value {
-            Value::Map(_) => vec![merge],
-            Value::Seq(items) => items.into_vec(),
-            _ => {
-                return Err(SyntaxError::new(
-                    "a `<<` merge key needs a mapping or a list of mappings",
-                    merge.span,
-                ));
-            }
+/// Adds the entries of `<<` merge values that the mapping does not state itself; gives the
+/// bytes the added entries cost (values are shared, keys and entries are new).
+///
+/// Keys are looked up in a set, so a merge of many keys stays linear.
+fn apply_merges(
+    entries: &mut Vec<Entry>,
+    merges: Vec<Node>,
+    at: Span,
+) -> Result<usize, SyntaxError> {
+    if merges.is_empty() {
+        return Ok(0);
+    }
+    let not_mappings = |span| {
+        SyntaxError::new(
+            "a `<<` merge key needs a mapping or a list of mappings",
+            span,
+        )
+    };
+    let mut seen: HashSet<Text> = entries.iter().map(|e| e.key.clone()).collect();
+    let mut added = 0usize;
+    for merge in &merges {
+        let sources: &[Node] = match &merge.value {
+            Value::Map(_) => std::slice::from_ref(merge),
+            Value::Seq(items) => items,
+            _ => return Err(not_mappings(merge.span)),
         };
         for source in sources {
-            let Value::Map(map) = source.value else {
-                return Err(SyntaxError::new(
-                    "a `<<` merge key needs a mapping or a list of mappings",
-                    at,
-                ));
+            let Value::Map(map) = &source.value else {
+                return Err(not_mappings(at));
             };
             for entry in map.entries() {
-                if !entries.iter().any(|e| e.key == entry.key) {
+                if seen.insert(entry.key.clone()) {
+                    added = added.saturating_add(NODE_BYTES + entry.key.len());
                     entries.push(entry.clone());
                 }
             }
         }
     }
-    Ok(())
+    Ok(added)
+}
+
+/// The error for a document whose aliases and merges expand past the budget.
+pub(super) fn expansion_error(limit: usize, span: Span) -> SyntaxError {
+    SyntaxError::new(
+        format!(
+            "YAML aliases and merges expand to more than {limit} bytes (an alias bomb?); refusing to expand them (raise the limit with --max-expansion-bytes)"
+        ),
+        span,
+    )
 }
 
 /// A scalar's value: plain scalars resolve by the YAML 1.2 core schema, others are text.

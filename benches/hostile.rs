@@ -1,0 +1,118 @@
+//! `cargo bench --bench hostile`: the inputs that once took gigabytes or minutes, each
+//! through the whole binary under the default limits, with its wall time (median of 3),
+//! peak memory and exit code (2 where the input is refused by a limit).
+
+#[path = "support/hostile.rs"]
+mod hostile;
+#[path = "support/measure.rs"]
+mod measure;
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+fn main() {
+    let work = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("bench-hostile");
+    let _ = std::fs::remove_dir_all(&work);
+    std::fs::create_dir_all(&work).expect("a scratch folder");
+    let write = |name: &str, text: &str| -> PathBuf {
+        let path = work.join(name);
+        std::fs::write(&path, text).expect("a scratch file");
+        path
+    };
+    let retry = write("retry-policy.yaml", hostile::RETRY_POLICY);
+    let globs = write("globs-policy.yaml", &hostile::glob_policy(10_000));
+    let cases: Vec<(&str, PathBuf, Vec<String>)> = vec![
+        (
+            "1 MiB string aliased 5,000 times",
+            write("alias.yaml", &hostile::long_string_aliased(1 << 20, 5_000)),
+            vec![],
+        ),
+        (
+            "long string aliased up to the budget (60 × 1 MiB)",
+            write("alias-fit.yaml", &hostile::long_string_aliased(1 << 20, 60)),
+            vec![],
+        ),
+        (
+            "400 nested anchors of 20 kB, no alias",
+            write("nested.yaml", &hostile::nested_anchors(400, 20_000)),
+            vec![],
+        ),
+        (
+            "`<<` merge of 100,000 keys into 100,000",
+            write("merge.yaml", &hostile::large_merge(100_000)),
+            vec![],
+        ),
+        (
+            "200 kB path item `$ref`'d from 2,000 paths",
+            write("reused.yaml", &hostile::reused_path_item(2_000, 200_000)),
+            vec![],
+        ),
+        (
+            "20,000 + 20,000 header parameters",
+            write("params.yaml", &hostile::many_header_parameters(20_000)),
+            vec![],
+        ),
+        (
+            "10,000 globs × 20,000 operations",
+            write("globs.yaml", &hostile::many_operations(10_000, false)),
+            vec![
+                "-p".into(),
+                path_text(&globs),
+                "--format".into(),
+                "json".into(),
+            ],
+        ),
+        (
+            "10,000 suppression comments",
+            write("suppressions.yaml", &hostile::many_operations(10_000, true)),
+            vec![
+                "-p".into(),
+                path_text(&retry),
+                "--select".into(),
+                "unprotected-write-retry".into(),
+                "--format".into(),
+                "json".into(),
+            ],
+        ),
+        (
+            "JSON list nested 1,000 deep (the default limit)",
+            write("deep.json", &hostile::deep_list(1_000, true)),
+            vec![],
+        ),
+        (
+            "JSON list nested 2,000,000 deep, --max-depth 10000000",
+            write("deeper.json", &hostile::deep_list(2_000_000, true)),
+            vec!["--max-depth".into(), "10000000".into()],
+        ),
+    ];
+    println!("| input | size | exit | wall | peak memory |");
+    println!("|---|---:|---:|---:|---:|");
+    for (name, spec, extra) in cases {
+        let mut args = vec!["check".to_string(), path_text(&spec)];
+        args.extend(extra);
+        let args: Vec<&str> = args.iter().map(String::as_str).collect();
+        let (wall, peak) = measure::process(3, &args);
+        let code = Command::new(env!("CARGO_BIN_EXE_retrylint"))
+            .args(&args)
+            .stdout(std::process::Stdio::null())
+            .stderr(std::process::Stdio::null())
+            .status()
+            .ok()
+            .and_then(|s| s.code())
+            .map_or("signal".to_string(), |c| c.to_string());
+        let size = std::fs::metadata(&spec).map_or(0, |m| m.len());
+        println!(
+            "| {name} | {:.1} MB | {code} | {:.0} ms | {} |",
+            size as f64 / 1e6,
+            wall.as_secs_f64() * 1e3,
+            peak.map_or("n/a".to_string(), |kib| format!(
+                "{:.0} MiB",
+                kib as f64 / 1024.0
+            ))
+        );
+    }
+}
+
+fn path_text(path: &Path) -> String {
+    path.to_string_lossy().into_owned()
+}

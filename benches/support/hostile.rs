@@ -1,0 +1,109 @@
+//! Hostile descriptions and policies, sized by their callers: the inputs that once took
+//! gigabytes or minutes. Shared by `benches/hostile.rs` and `tests/limits.rs`.
+
+#![allow(dead_code)]
+
+const HEAD: &str = "openapi: 3.0.3\ninfo: {title: t, version: '1'}\n";
+
+/// A string of `len` bytes aliased `aliases` times.
+pub fn long_string_aliased(len: usize, aliases: usize) -> String {
+    let mut text = format!(
+        "{HEAD}paths: {{}}\nx-big: &s \"{}\"\nx-list:\n",
+        "x".repeat(len)
+    );
+    for _ in 0..aliases {
+        text.push_str("  - *s\n");
+    }
+    text
+}
+
+/// `depth` anchored mappings, each inside the previous one with `pad` bytes of text, and
+/// no alias at all.
+pub fn nested_anchors(depth: usize, pad: usize) -> String {
+    let mut text = format!("{HEAD}paths: {{}}\nx-nested:\n");
+    for i in 0..depth {
+        let indent = " ".repeat(i + 1);
+        text.push_str(&format!("{indent}k{i}: &a{i}\n"));
+        text.push_str(&format!("{indent} pad: \"{}\"\n", "p".repeat(pad)));
+    }
+    text.push_str(&format!("{} end: 1\n", " ".repeat(depth)));
+    text
+}
+
+/// A `<<` merge of a mapping of `keys` keys into a mapping of `keys` other keys.
+pub fn large_merge(keys: usize) -> String {
+    let mut text = format!("{HEAD}paths: {{}}\nx-base: &b\n");
+    for i in 0..keys {
+        text.push_str(&format!("  b{i}: {i}\n"));
+    }
+    text.push_str("x-merged:\n  <<: *b\n");
+    for i in 0..keys {
+        text.push_str(&format!("  m{i}: {i}\n"));
+    }
+    text
+}
+
+/// One path item of `size` bytes reached through `$ref` from `paths` paths.
+pub fn reused_path_item(paths: usize, size: usize) -> String {
+    let mut text = format!("{HEAD}paths:\n");
+    for i in 0..paths {
+        text.push_str(&format!("  /p{i}: {{$ref: '#/x-shared'}}\n"));
+    }
+    text.push_str("x-shared:\n  post:\n    description: \"");
+    text.push_str(&"d".repeat(size));
+    text.push_str("\"\n    responses: {'200': {description: ok}}\n");
+    text
+}
+
+/// `count` header parameters on the path and `count` others on its operation.
+pub fn many_header_parameters(count: usize) -> String {
+    let mut text = format!("{HEAD}paths:\n  /a:\n    parameters:\n");
+    for i in 0..count {
+        text.push_str(&format!("      - {{name: X-P{i}, in: header}}\n"));
+    }
+    text.push_str("    get:\n      responses: {'200': {description: ok}}\n      parameters:\n");
+    for i in 0..count {
+        text.push_str(&format!("        - {{name: X-O{i}, in: header}}\n"));
+    }
+    text
+}
+
+/// A list nested `depth` levels deep, in JSON or YAML flow style.
+pub fn deep_list(depth: usize, json: bool) -> String {
+    let (open, close) = ("[".repeat(depth), "]".repeat(depth));
+    if json {
+        format!(
+            "{{\"openapi\": \"3.0.3\", \"info\": {{\"title\": \"t\", \"version\": \"1\"}}, \"paths\": {{}}, \"x\": {open}{close}}}"
+        )
+    } else {
+        format!("{HEAD}paths: {{}}\nx: {open}{close}\n")
+    }
+}
+
+/// `n` paths `/rI/x` with a GET (operationId `opI`) and a POST each; with `comments`, a
+/// suppression comment above each POST.
+pub fn many_operations(n: usize, comments: bool) -> String {
+    let mut text = format!("{HEAD}paths:\n");
+    for i in 0..n {
+        text.push_str(&format!("  /r{i}/x:\n    get:\n      operationId: op{i}\n      responses: {{'200': {{description: ok}}}}\n"));
+        if comments {
+            text.push_str(
+                "    # retrylint: ignore[unprotected-write-retry] deduplicated by the order number\n",
+            );
+        }
+        text.push_str("    post:\n      responses: {'200': {description: ok}}\n");
+    }
+    text
+}
+
+/// A policy with one glob `* /rI/*` for each of `n` paths.
+pub fn glob_policy(n: usize) -> String {
+    let mut policy = String::from("version: 1\ndefaults: {maxAttempts: 1}\noperations:\n");
+    for i in 0..n {
+        policy.push_str(&format!("  \"* /r{i}/*\": {{maxAttempts: 1}}\n"));
+    }
+    policy
+}
+
+/// A policy that retries every operation on 503 with a deadline and jitter.
+pub const RETRY_POLICY: &str = "version: 1\ndefaults:\n  maxAttempts: 2\n  deadline: 5s\n  backoff: {base: 100ms, cap: 1s, jitter: full}\n  retryOn: [503]\n  onUnknownOutcome: fail\n";
