@@ -1,4 +1,7 @@
-//! The operation model and effective policies, through the library on small files.
+//! The operation model and effective policies, through the library on small files, and
+//! what the model reads from real descriptions, through the binary.
+
+mod common;
 
 use std::path::{Path, PathBuf};
 
@@ -252,4 +255,165 @@ fn lint_settings_change_severities_and_ignore_operations() {
             .count(),
         2
     );
+}
+
+/// `retrylint ARGS…` as JSON, with its exit code checked.
+fn json_run(args: &[&str], code: i32) -> serde_json::Value {
+    let run = common::retrylint(args);
+    assert_eq!(run.code, code, "{}", run.transcript());
+    serde_json::from_str(&run.stdout).expect("JSON output")
+}
+
+/// `(rule, "METHOD /path")` of every finding of a JSON document.
+fn rule_operations(doc: &serde_json::Value) -> Vec<(String, String)> {
+    doc["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|f| {
+            let op = &f["operation"];
+            (
+                f["rule"].as_str().unwrap().to_string(),
+                format!(
+                    "{} {}",
+                    op["method"].as_str().unwrap_or_default(),
+                    op["path"].as_str().unwrap_or_default()
+                ),
+            )
+        })
+        .collect()
+}
+
+const OPENAPI32: &str = "fixtures/tricky/openapi32/openapi.yaml";
+
+#[test]
+fn openapi_3_2_reads_query_and_additional_operations() {
+    let doc = json_run(&["check", OPENAPI32, "--format", "json"], 1);
+    assert_eq!(doc["summary"]["operations"], 4);
+    let fired = rule_operations(&doc);
+    // A custom method is a write unless marked: retrying it with no key is reported.
+    assert!(
+        fired.contains(&("unprotected-write-retry".into(), "PURGE /cache".into())),
+        "{fired:?}"
+    );
+    // QUERY is safe like GET; PURGE /cache/{key} is marked x-idempotent: true.
+    assert!(
+        fired
+            .iter()
+            .all(|(_, op)| op != "QUERY /search" && op != "PURGE /cache/{key}"),
+        "{fired:?}"
+    );
+    // Every selector matched its operation.
+    assert!(
+        fired
+            .iter()
+            .all(|(rule, _)| rule != "policy-matches-nothing"),
+        "{fired:?}"
+    );
+    let plan = common::retrylint(&["plan", OPENAPI32]);
+    assert_eq!(plan.code, 0, "{}", plan.transcript());
+    let query = plan
+        .stdout
+        .split("\n\n")
+        .find(|b| b.starts_with("QUERY /search"));
+    assert!(
+        query.is_some_and(|b| b.contains("stops after attempt 4: maxAttempts is 4")),
+        "{}",
+        plan.stdout
+    );
+    let sarif = common::retrylint(&["check", OPENAPI32, "--format", "sarif"]);
+    assert!(sarif.stdout.contains("\"operation\": \"PURGE /cache\""));
+}
+
+#[test]
+fn openapi_3_2_methods_are_checked_for_syntax_and_duplicates() {
+    let head = "openapi: 3.2.0\ninfo: { title: t, version: '1' }\npaths:\n  /cache:\n";
+    let ok = "{ responses: { '204': { description: ok } } }";
+    let dir = folder(
+        "methods-3-2",
+        &[
+            (
+                "twice.yaml",
+                &format!("{head}    delete: {ok}\n    additionalOperations:\n      DELETE: {ok}\n"),
+            ),
+            (
+                "not-a-token.yaml",
+                &format!("{head}    additionalOperations:\n      \"PUR GE\": {ok}\n"),
+            ),
+        ],
+    );
+    let run = |file: &str| common::retrylint(&["check", dir.join(file).to_str().unwrap()]);
+    let twice = run("twice.yaml");
+    assert_eq!(twice.code, 2, "{}", twice.transcript());
+    assert!(twice.stderr.contains("`DELETE /cache` is described twice"));
+    let token = run("not-a-token.yaml");
+    assert_eq!(token.code, 2, "{}", token.transcript());
+    assert!(
+        token.stderr.contains("`PUR GE` is not an HTTP method name"),
+        "{}",
+        token.stderr
+    );
+}
+
+#[test]
+fn azure_x_ms_paths_are_operations_with_their_query_string() {
+    let doc = json_run(
+        &[
+            "check",
+            "fixtures/tricky/x-ms-paths/openapi.yaml",
+            "--format",
+            "json",
+        ],
+        1,
+    );
+    assert_eq!(doc["summary"]["operations"], 3);
+    let fired = rule_operations(&doc);
+    assert!(
+        fired.contains(&(
+            "unprotected-write-retry".into(),
+            "POST /containers/{name}?comp=undelete".into()
+        )),
+        "{fired:?}"
+    );
+    assert!(
+        fired
+            .iter()
+            .all(|(rule, _)| rule != "policy-matches-nothing"),
+        "{fired:?}"
+    );
+}
+
+#[test]
+fn yaml_1_1_booleans_are_read_as_booleans() {
+    // `required: yes` makes the key required; `x-idempotent: On` marks the refund.
+    let run = common::retrylint(&["check", "fixtures/tricky/yaml11-booleans/openapi.yaml"]);
+    assert_eq!(run.code, 0, "{}", run.transcript());
+    assert!(
+        common::fired_rules(&run.stdout).is_empty(),
+        "{}",
+        run.stdout
+    );
+    // A value that is no boolean in any spelling, or a quoted one, is an input error.
+    let spec = |required: &str| {
+        format!(
+            "openapi: 3.0.3\ninfo: {{ title: t, version: '1' }}\npaths:\n  /p:\n    post:\n      parameters:\n        - {{ name: Idempotency-Key, in: header, required: {required} }}\n      responses: {{ '201': {{ description: ok }} }}\n"
+        )
+    };
+    let dir = folder(
+        "booleans",
+        &[
+            ("maybe.yaml", &spec("maybe")),
+            ("quoted.yaml", &spec("'yes'")),
+        ],
+    );
+    for file in ["maybe.yaml", "quoted.yaml"] {
+        let run = common::retrylint(&["check", dir.join(file).to_str().unwrap()]);
+        assert_eq!(run.code, 2, "{}", run.transcript());
+        assert!(
+            run.stderr
+                .contains("`required` must be true or false, found a string"),
+            "{}",
+            run.stderr
+        );
+    }
 }

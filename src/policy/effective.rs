@@ -148,13 +148,8 @@ fn effect_of(op: &Operation, policy: &PolicyObject) -> Effect {
             source: EffectSource::Extension(loc.clone()),
         };
     }
-    let side_effect = match op.method {
-        Method::Get | Method::Head | Method::Options | Method::Trace => SideEffect::None,
-        Method::Put | Method::Delete => SideEffect::Idempotent,
-        Method::Post | Method::Patch => SideEffect::NonIdempotent,
-    };
     Effect {
-        side_effect,
+        side_effect: SideEffect::of_method(op.method),
         source: EffectSource::Method,
     }
 }
