@@ -417,3 +417,16 @@ fn yaml_1_1_booleans_are_read_as_booleans() {
         );
     }
 }
+
+#[test]
+fn an_unindented_quoted_continuation_line_says_how_to_indent_it() {
+    let run = common::retrylint(&["check", "fixtures/errors/yaml-quoted-indent/openapi.yaml"]);
+    assert_eq!(run.code, 2, "{}", run.transcript());
+    assert!(
+        run.stderr.contains(
+            "indent every continuation line of a multi-line quoted string further than its key"
+        ),
+        "{}",
+        run.stderr
+    );
+}
