@@ -430,3 +430,87 @@ fn an_unindented_quoted_continuation_line_says_how_to_indent_it() {
         run.stderr
     );
 }
+
+const MULTI: &str = "fixtures/tricky/multi-file/openapi.yaml";
+const MULTI_POLICY: &str = "fixtures/tricky/multi-file/retry-policy-token.yaml";
+const DEFINED: &str = "fixtures/tricky/multi-file/operations/create-order.yaml";
+
+#[test]
+fn findings_on_a_referenced_operation_point_into_its_definition() {
+    let check = |format: &str| {
+        let run = common::retrylint(&["check", MULTI, "-p", MULTI_POLICY, "--format", format]);
+        assert_eq!(run.code, 1, "{}", run.transcript());
+        run.stdout
+    };
+    // The key header is missing from POST /orders, whose operation is a `$ref` into
+    // operations/create-order.yaml: the header is added there.
+    let doc: serde_json::Value = serde_json::from_str(&check("json")).unwrap();
+    let findings = doc["findings"].as_array().unwrap();
+    let undeclared = findings
+        .iter()
+        .find(|f| f["rule"] == "idempotency-key-undeclared")
+        .expect("idempotency-key-undeclared");
+    let related: Vec<(&str, u64, &str)> = undeclared["related"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| {
+            (
+                r["location"]["file"].as_str().unwrap(),
+                r["location"]["line"].as_u64().unwrap(),
+                r["message"].as_str().unwrap(),
+            )
+        })
+        .collect();
+    assert!(
+        related.contains(&(DEFINED, 2, "POST /orders is defined here")),
+        "{related:?}"
+    );
+    // Every finding about POST /orders reaches its file; the others do not.
+    for f in findings {
+        let files: Vec<&str> = std::iter::once(&f["location"])
+            .chain(
+                f["related"]
+                    .as_array()
+                    .unwrap()
+                    .iter()
+                    .map(|r| &r["location"]),
+            )
+            .map(|l| l["file"].as_str().unwrap())
+            .collect();
+        let about_post = f["operation"]["method"] == "POST" && f["operation"]["path"] == "/orders";
+        assert_eq!(files.contains(&DEFINED), about_post, "{f}");
+    }
+    let sarif: serde_json::Value = serde_json::from_str(&check("sarif")).unwrap();
+    let result = sarif["runs"][0]["results"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|r| r["ruleId"] == "idempotency-key-undeclared")
+        .unwrap();
+    assert!(
+        result["relatedLocations"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|l| {
+                l["physicalLocation"]["artifactLocation"]["uri"] == DEFINED
+                    && l["physicalLocation"]["region"]["startLine"] == 2
+                    && l["message"]["text"] == "POST /orders is defined here"
+            }),
+        "{result}"
+    );
+    let place = format!("see {DEFINED}:2:1: POST /orders is defined here");
+    let github = check("github");
+    assert!(
+        github
+            .lines()
+            .any(|l| l.contains("idempotency-key-undeclared") && l.contains(&place)),
+        "{github}"
+    );
+    assert!(check("junit").contains(&place));
+    let human = check("human");
+    assert!(
+        human.contains(&format!("see {DEFINED}")) && human.contains("POST /orders is defined here")
+    );
+}
