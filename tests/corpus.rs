@@ -266,3 +266,44 @@ fn the_markdown_report_of_github_fits_a_pull_request_comment() {
             .contains("`retrylint report --format html` shows them all")
     );
 }
+
+#[test]
+fn findings_on_digitalocean_referenced_operations_point_into_resources() {
+    let Some(dir) = corpus() else { return };
+    let policy = policy_file("digitalocean.yaml", ISSUE_POLICY);
+    let spec = dir.join("digitalocean/specification/DigitalOcean-public.v2.yaml");
+    let run = check(&spec, &policy, "json");
+    assert_eq!(run.code, 1, "{}", run.stderr);
+    let doc: serde_json::Value = serde_json::from_str(&run.stdout).unwrap();
+    // Every DigitalOcean operation is a `$ref` from the root file into `resources/`: a
+    // finding that points at the `$ref` also points where the operation is written.
+    let mut about_operations = 0;
+    for f in doc["findings"].as_array().unwrap() {
+        let places: Vec<&str> = std::iter::once(&f["location"])
+            .chain(
+                f["related"]
+                    .as_array()
+                    .unwrap()
+                    .iter()
+                    .map(|r| &r["location"]),
+            )
+            .map(|l| l["file"].as_str().unwrap())
+            .collect();
+        if !places
+            .iter()
+            .any(|p| p.ends_with("DigitalOcean-public.v2.yaml"))
+        {
+            continue;
+        }
+        about_operations += 1;
+        assert!(
+            f["related"].as_array().unwrap().iter().any(|r| {
+                r["location"]["file"]
+                    .as_str()
+                    .is_some_and(|p| p.contains("/specification/resources/"))
+            }),
+            "{f}"
+        );
+    }
+    assert!(about_operations > 300, "{about_operations}");
+}

@@ -1,4 +1,7 @@
-//! The operation model and effective policies, through the library on small files.
+//! The operation model and effective policies, through the library on small files, and
+//! what the model reads from real descriptions, through the binary.
+
+mod common;
 
 use std::path::{Path, PathBuf};
 
@@ -251,5 +254,263 @@ fn lint_settings_change_severities_and_ignore_operations() {
             .filter(|(r, _)| r == "backoff-without-jitter")
             .count(),
         2
+    );
+}
+
+/// `retrylint ARGS…` as JSON, with its exit code checked.
+fn json_run(args: &[&str], code: i32) -> serde_json::Value {
+    let run = common::retrylint(args);
+    assert_eq!(run.code, code, "{}", run.transcript());
+    serde_json::from_str(&run.stdout).expect("JSON output")
+}
+
+/// `(rule, "METHOD /path")` of every finding of a JSON document.
+fn rule_operations(doc: &serde_json::Value) -> Vec<(String, String)> {
+    doc["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|f| {
+            let op = &f["operation"];
+            (
+                f["rule"].as_str().unwrap().to_string(),
+                format!(
+                    "{} {}",
+                    op["method"].as_str().unwrap_or_default(),
+                    op["path"].as_str().unwrap_or_default()
+                ),
+            )
+        })
+        .collect()
+}
+
+const OPENAPI32: &str = "fixtures/tricky/openapi32/openapi.yaml";
+
+#[test]
+fn openapi_3_2_reads_query_and_additional_operations() {
+    let doc = json_run(&["check", OPENAPI32, "--format", "json"], 1);
+    assert_eq!(doc["summary"]["operations"], 4);
+    let fired = rule_operations(&doc);
+    // A custom method is a write unless marked: retrying it with no key is reported.
+    assert!(
+        fired.contains(&("unprotected-write-retry".into(), "PURGE /cache".into())),
+        "{fired:?}"
+    );
+    // QUERY is safe like GET; PURGE /cache/{key} is marked x-idempotent: true.
+    assert!(
+        fired
+            .iter()
+            .all(|(_, op)| op != "QUERY /search" && op != "PURGE /cache/{key}"),
+        "{fired:?}"
+    );
+    // Every selector matched its operation.
+    assert!(
+        fired
+            .iter()
+            .all(|(rule, _)| rule != "policy-matches-nothing"),
+        "{fired:?}"
+    );
+    let plan = common::retrylint(&["plan", OPENAPI32]);
+    assert_eq!(plan.code, 0, "{}", plan.transcript());
+    let query = plan
+        .stdout
+        .split("\n\n")
+        .find(|b| b.starts_with("QUERY /search"));
+    assert!(
+        query.is_some_and(|b| b.contains("stops after attempt 4: maxAttempts is 4")),
+        "{}",
+        plan.stdout
+    );
+    let sarif = common::retrylint(&["check", OPENAPI32, "--format", "sarif"]);
+    assert!(sarif.stdout.contains("\"operation\": \"PURGE /cache\""));
+}
+
+#[test]
+fn openapi_3_2_methods_are_checked_for_syntax_and_duplicates() {
+    let head = "openapi: 3.2.0\ninfo: { title: t, version: '1' }\npaths:\n  /cache:\n";
+    let ok = "{ responses: { '204': { description: ok } } }";
+    let dir = folder(
+        "methods-3-2",
+        &[
+            (
+                "twice.yaml",
+                &format!("{head}    delete: {ok}\n    additionalOperations:\n      DELETE: {ok}\n"),
+            ),
+            (
+                "not-a-token.yaml",
+                &format!("{head}    additionalOperations:\n      \"PUR GE\": {ok}\n"),
+            ),
+        ],
+    );
+    let run = |file: &str| common::retrylint(&["check", dir.join(file).to_str().unwrap()]);
+    let twice = run("twice.yaml");
+    assert_eq!(twice.code, 2, "{}", twice.transcript());
+    assert!(twice.stderr.contains("`DELETE /cache` is described twice"));
+    let token = run("not-a-token.yaml");
+    assert_eq!(token.code, 2, "{}", token.transcript());
+    assert!(
+        token.stderr.contains("`PUR GE` is not an HTTP method name"),
+        "{}",
+        token.stderr
+    );
+}
+
+#[test]
+fn azure_x_ms_paths_are_operations_with_their_query_string() {
+    let doc = json_run(
+        &[
+            "check",
+            "fixtures/tricky/x-ms-paths/openapi.yaml",
+            "--format",
+            "json",
+        ],
+        1,
+    );
+    assert_eq!(doc["summary"]["operations"], 3);
+    let fired = rule_operations(&doc);
+    assert!(
+        fired.contains(&(
+            "unprotected-write-retry".into(),
+            "POST /containers/{name}?comp=undelete".into()
+        )),
+        "{fired:?}"
+    );
+    assert!(
+        fired
+            .iter()
+            .all(|(rule, _)| rule != "policy-matches-nothing"),
+        "{fired:?}"
+    );
+}
+
+#[test]
+fn yaml_1_1_booleans_are_read_as_booleans() {
+    // `required: yes` makes the key required; `x-idempotent: On` marks the refund.
+    let run = common::retrylint(&["check", "fixtures/tricky/yaml11-booleans/openapi.yaml"]);
+    assert_eq!(run.code, 0, "{}", run.transcript());
+    assert!(
+        common::fired_rules(&run.stdout).is_empty(),
+        "{}",
+        run.stdout
+    );
+    // A value that is no boolean in any spelling, or a quoted one, is an input error.
+    let spec = |required: &str| {
+        format!(
+            "openapi: 3.0.3\ninfo: {{ title: t, version: '1' }}\npaths:\n  /p:\n    post:\n      parameters:\n        - {{ name: Idempotency-Key, in: header, required: {required} }}\n      responses: {{ '201': {{ description: ok }} }}\n"
+        )
+    };
+    let dir = folder(
+        "booleans",
+        &[
+            ("maybe.yaml", &spec("maybe")),
+            ("quoted.yaml", &spec("'yes'")),
+        ],
+    );
+    for file in ["maybe.yaml", "quoted.yaml"] {
+        let run = common::retrylint(&["check", dir.join(file).to_str().unwrap()]);
+        assert_eq!(run.code, 2, "{}", run.transcript());
+        assert!(
+            run.stderr
+                .contains("`required` must be true or false, found a string"),
+            "{}",
+            run.stderr
+        );
+    }
+}
+
+#[test]
+fn an_unindented_quoted_continuation_line_says_how_to_indent_it() {
+    let run = common::retrylint(&["check", "fixtures/errors/yaml-quoted-indent/openapi.yaml"]);
+    assert_eq!(run.code, 2, "{}", run.transcript());
+    assert!(
+        run.stderr.contains(
+            "indent every continuation line of a multi-line quoted string further than its key"
+        ),
+        "{}",
+        run.stderr
+    );
+}
+
+const MULTI: &str = "fixtures/tricky/multi-file/openapi.yaml";
+const MULTI_POLICY: &str = "fixtures/tricky/multi-file/retry-policy-token.yaml";
+const DEFINED: &str = "fixtures/tricky/multi-file/operations/create-order.yaml";
+
+#[test]
+fn findings_on_a_referenced_operation_point_into_its_definition() {
+    let check = |format: &str| {
+        let run = common::retrylint(&["check", MULTI, "-p", MULTI_POLICY, "--format", format]);
+        assert_eq!(run.code, 1, "{}", run.transcript());
+        run.stdout
+    };
+    // The key header is missing from POST /orders, whose operation is a `$ref` into
+    // operations/create-order.yaml: the header is added there.
+    let doc: serde_json::Value = serde_json::from_str(&check("json")).unwrap();
+    let findings = doc["findings"].as_array().unwrap();
+    let undeclared = findings
+        .iter()
+        .find(|f| f["rule"] == "idempotency-key-undeclared")
+        .expect("idempotency-key-undeclared");
+    let related: Vec<(&str, u64, &str)> = undeclared["related"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| {
+            (
+                r["location"]["file"].as_str().unwrap(),
+                r["location"]["line"].as_u64().unwrap(),
+                r["message"].as_str().unwrap(),
+            )
+        })
+        .collect();
+    assert!(
+        related.contains(&(DEFINED, 2, "POST /orders is defined here")),
+        "{related:?}"
+    );
+    // Every finding about POST /orders reaches its file; the others do not.
+    for f in findings {
+        let files: Vec<&str> = std::iter::once(&f["location"])
+            .chain(
+                f["related"]
+                    .as_array()
+                    .unwrap()
+                    .iter()
+                    .map(|r| &r["location"]),
+            )
+            .map(|l| l["file"].as_str().unwrap())
+            .collect();
+        let about_post = f["operation"]["method"] == "POST" && f["operation"]["path"] == "/orders";
+        assert_eq!(files.contains(&DEFINED), about_post, "{f}");
+    }
+    let sarif: serde_json::Value = serde_json::from_str(&check("sarif")).unwrap();
+    let result = sarif["runs"][0]["results"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|r| r["ruleId"] == "idempotency-key-undeclared")
+        .unwrap();
+    assert!(
+        result["relatedLocations"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|l| {
+                l["physicalLocation"]["artifactLocation"]["uri"] == DEFINED
+                    && l["physicalLocation"]["region"]["startLine"] == 2
+                    && l["message"]["text"] == "POST /orders is defined here"
+            }),
+        "{result}"
+    );
+    let place = format!("see {DEFINED}:2:1: POST /orders is defined here");
+    let github = check("github");
+    assert!(
+        github
+            .lines()
+            .any(|l| l.contains("idempotency-key-undeclared") && l.contains(&place)),
+        "{github}"
+    );
+    assert!(check("junit").contains(&place));
+    let human = check("human");
+    assert!(
+        human.contains(&format!("see {DEFINED}")) && human.contains("POST /orders is defined here")
     );
 }

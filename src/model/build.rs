@@ -1,9 +1,15 @@
 //! Builds the [`Api`] model from a loaded description, following `$ref`s at path-item,
 //! operation, parameter, response and header level.
 //!
-//! OpenAPI 3.0, 3.1 and Swagger 2.0 share this walk: the facts retrying depends on
+//! OpenAPI 3.0, 3.1, 3.2 and Swagger 2.0 share this walk: the facts retrying depends on
 //! (header parameters, response codes, response header names) are written the same way
-//! in all three. Schemas are never visited.
+//! in all of them. Schemas are never visited.
+//!
+//! Operations come from `paths` and from Azure's `x-ms-paths` (whose keys may carry a
+//! query string, `/items?op=purge`; the path template is kept as written). A path item's
+//! methods are its method fields (3.2 adds `query`) and, in 3.2, the custom methods of
+//! `additionalOperations`; both are read whatever the version says, as they mean one
+//! thing.
 
 use super::{
     Api, Extension, HeaderParam, Method, Operation, Response, ResponseHeader, SpecVersion,
@@ -11,7 +17,11 @@ use super::{
 use crate::error::InputError;
 use crate::load::{FileId, Loader, Target};
 use crate::location::Loc;
-use crate::source::{Node, SourceFile, Span};
+use crate::source::{Entry, Node, SourceFile, Span, Value};
+
+/// The maps of path items: the standard one, and Azure's second map whose keys may carry
+/// a query string.
+const PATH_MAPS: [&str; 2] = ["paths", "x-ms-paths"];
 
 /// A node together with the file it is in and its location there.
 struct At<'n> {
@@ -70,7 +80,10 @@ pub fn build(loader: &mut Loader, root: FileId) -> Result<Api, InputError> {
     };
     let version = spec_version(&doc)?;
     let mut operations = Vec::new();
-    if let Some(paths) = doc.map_child("paths")? {
+    for paths in PATH_MAPS {
+        let Some(paths) = doc.map_child(paths)? else {
+            continue;
+        };
         for entry in paths.node.as_map().map(|m| m.entries()).unwrap_or_default() {
             if entry.key.starts_with("x-") {
                 continue;
@@ -95,6 +108,7 @@ pub fn build(loader: &mut Loader, root: FileId) -> Result<Api, InputError> {
             }
         }
     }
+    unique(loader, &operations)?;
     let webhook_count = ["webhooks", "x-webhooks"]
         .iter()
         .filter_map(|k| file.root.get(k).and_then(Node::as_map))
@@ -126,6 +140,7 @@ fn spec_version(doc: &At<'_>) -> Result<SpecVersion, InputError> {
             &[
                 ("3.0", SpecVersion::OpenApi30),
                 ("3.1", SpecVersion::OpenApi31),
+                ("3.2", SpecVersion::OpenApi32),
             ],
         )
     } else if doc.node.get("swagger").is_some() {
@@ -138,7 +153,7 @@ fn spec_version(doc: &At<'_>) -> Result<SpecVersion, InputError> {
                 "`{name}` is not an OpenAPI or Swagger document: it has no `openapi` or `swagger` field"
             ),
         )
-        .with_help("retrylint reads OpenAPI 3.0, 3.1 and Swagger 2.0 descriptions"));
+        .with_help("retrylint reads OpenAPI 3.0, 3.1, 3.2 and Swagger 2.0 descriptions"));
     };
     let value = doc.node.get(key).unwrap_or(doc.node);
     let text = value.scalar_text().unwrap_or_default();
@@ -148,8 +163,69 @@ fn spec_version(doc: &At<'_>) -> Result<SpecVersion, InputError> {
         .map(|(_, v)| *v)
         .ok_or_else(|| {
             doc.error(value.span, format!("unsupported version `{key}: {text}`"))
-                .with_help("retrylint reads OpenAPI 3.0.x, 3.1.x and Swagger 2.0")
+                .with_help("retrylint reads OpenAPI 3.0.x, 3.1.x, 3.2.x and Swagger 2.0")
         })
+}
+
+/// A boolean the description states under `key`: `true`/`false`, or a plain (unquoted)
+/// YAML 1.1 spelling that peers read as one, `yes`/`no`, `on`/`off`, `y`/`n` in any case.
+/// Every boolean of the model is read here; anything else under the key is an input
+/// error rather than a silent `false`.
+fn flag<'n>(
+    file: &SourceFile,
+    node: &'n Node,
+    key: &str,
+) -> Result<Option<(bool, &'n Entry)>, InputError> {
+    let Some(entry) = node.as_map().and_then(|m| m.entry(key)) else {
+        return Ok(None);
+    };
+    let value = &entry.value;
+    let plain = file
+        .text
+        .as_bytes()
+        .get(value.span.start as usize)
+        .is_some_and(|b| !matches!(b, b'"' | b'\''));
+    let parsed = match &value.value {
+        Value::Bool(b) => Some(*b),
+        Value::String(text) if plain => yaml11_bool(text),
+        _ => None,
+    };
+    match parsed {
+        Some(b) => Ok(Some((b, entry))),
+        None => Err(InputError::at(
+            file,
+            value.span,
+            format!("`{key}` must be true or false, found {}", value.kind()),
+        )
+        .with_help(
+            "write `true` or `false` (yes/no and on/off are read as YAML 1.1 booleans too)",
+        )),
+    }
+}
+
+/// `yes`/`no`, `on`/`off`, `y`/`n`, `true`/`false` in any case: YAML 1.1 booleans.
+fn yaml11_bool(text: &str) -> Option<bool> {
+    const TRUE: [&str; 4] = ["true", "yes", "on", "y"];
+    const FALSE: [&str; 4] = ["false", "no", "off", "n"];
+    if TRUE.iter().any(|t| t.eq_ignore_ascii_case(text)) {
+        Some(true)
+    } else if FALSE.iter().any(|f| f.eq_ignore_ascii_case(text)) {
+        Some(false)
+    } else {
+        None
+    }
+}
+
+/// Where a `$ref`'d operation is defined: the target's key, or, for a whole file, its
+/// first entry (a label on one line, not on the whole file).
+fn definition_loc(op: &At<'_>) -> Loc {
+    let mut loc = op.loc.clone();
+    if loc.span == op.node.span
+        && let Some(first) = op.node.as_map().and_then(|m| m.entries().first())
+    {
+        loc.span = crate::location::entry_span(first.key_span, &first.value);
+    }
+    loc
 }
 
 fn extension(at: &At<'_>, key: &str) -> Option<Extension> {
@@ -195,6 +271,51 @@ fn path_item(
         };
         out.push(operation(loader, method, path, op, &path_headers)?);
     }
+    // OpenAPI 3.2: methods without a field of their own, keyed by the name as sent.
+    if let Some(more) = item.map_child("additionalOperations")? {
+        for entry in more.node.as_map().map(|m| m.entries()).unwrap_or_default() {
+            let Some(method) = Method::named(&entry.key) else {
+                return Err(more.error(
+                    entry.key_span,
+                    format!(
+                        "`{}` is not an HTTP method name: `additionalOperations` keys are methods as sent, such as PURGE or LINK",
+                        entry.key.escape_debug()
+                    ),
+                ));
+            };
+            let op = At {
+                id: more.id,
+                file: more.file,
+                node: &entry.value,
+                loc: more.loc.entry(&entry.key, entry.key_span, &entry.value),
+            };
+            out.push(operation(loader, method, path, op, &path_headers)?);
+        }
+    }
+    Ok(())
+}
+
+/// Refuses a description that states one operation twice (a method field and the same
+/// method in `additionalOperations`, or a key of both `paths` and `x-ms-paths`).
+fn unique(loader: &mut Loader, operations: &[Operation]) -> Result<(), InputError> {
+    let mut seen = std::collections::HashMap::with_capacity(operations.len());
+    for op in operations {
+        if let Some(first) = seen.insert((op.method, op.path.as_str()), &op.loc) {
+            let file = loader.file(op.loc.file);
+            let earlier = loader.file(first.file);
+            return Err(InputError::at(
+                &file,
+                op.loc.span,
+                format!("`{}` is described twice", op.key()),
+            )
+            .with_related(crate::error::ErrorSite::new(
+                &earlier,
+                first.span,
+                "first described here",
+            ))
+            .with_help("describe each method of a path once: a method with a field of its own (get, query, …) does not belong in `additionalOperations`"));
+        }
+    }
     Ok(())
 }
 
@@ -237,21 +358,8 @@ fn operation(
             .filter_map(|t| t.scalar_text().map(str::to_string))
             .collect(),
     };
-    let idempotent = match op.node.as_map().and_then(|m| m.entry("x-idempotent")) {
-        None => None,
-        Some(e) => Some((
-            e.value.as_bool().ok_or_else(|| {
-                op.error(
-                    e.value.span,
-                    format!(
-                        "`x-idempotent` must be true or false, found {}",
-                        e.value.kind()
-                    ),
-                )
-            })?,
-            op.loc.entry("x-idempotent", e.key_span, &e.value),
-        )),
-    };
+    let idempotent = flag(op.file, op.node, "x-idempotent")?
+        .map(|(value, e)| (value, op.loc.entry("x-idempotent", e.key_span, &e.value)));
     // Operation-level parameters win over path-level ones of the same name (a set of
     // names, so many parameters on both levels stay linear).
     let mut headers = header_params(loader, &op)?;
@@ -275,7 +383,7 @@ fn operation(
         path: path.to_string(),
         operation_id,
         tags,
-        definition: target.as_ref().map(|_| op.loc.clone()),
+        definition: target.as_ref().map(|_| definition_loc(&op)),
         loc: site,
         headers,
         responses,
@@ -326,7 +434,7 @@ fn header_params(loader: &mut Loader, owner: &At<'_>) -> Result<Vec<HeaderParam>
         };
         out.push(HeaderParam {
             name: name.to_string(),
-            required: param.get("required").and_then(Node::as_bool) == Some(true),
+            required: flag(file, param, "required")?.is_some_and(|(value, _)| value),
             loc: site,
             definition: target.as_ref().map(|t| t.loc()),
         });

@@ -6,7 +6,9 @@
 
 mod build;
 
+use std::collections::HashSet;
 use std::fmt;
+use std::sync::{Mutex, OnceLock, PoisonError};
 
 pub use build::build;
 
@@ -20,6 +22,7 @@ pub enum SpecVersion {
     Swagger2,
     OpenApi30,
     OpenApi31,
+    OpenApi32,
 }
 
 impl fmt::Display for SpecVersion {
@@ -28,11 +31,16 @@ impl fmt::Display for SpecVersion {
             SpecVersion::Swagger2 => "Swagger 2.0",
             SpecVersion::OpenApi30 => "OpenAPI 3.0",
             SpecVersion::OpenApi31 => "OpenAPI 3.1",
+            SpecVersion::OpenApi32 => "OpenAPI 3.2",
         })
     }
 }
 
 /// An HTTP method of an operation.
+///
+/// The methods a path item has a field for (OpenAPI 3.2 adds `query`), and any other
+/// method an OpenAPI 3.2 path item lists under `additionalOperations` (`PURGE`, `LINK`),
+/// kept as the description writes it: method names are case-sensitive (RFC 9110 §9.1).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum Method {
     Get,
@@ -43,10 +51,14 @@ pub enum Method {
     Head,
     Patch,
     Trace,
+    Query,
+    /// A method with no field of its own, as written (an HTTP token).
+    Custom(&'static str),
 }
 
 impl Method {
-    pub const ALL: [Method; 8] = [
+    /// The methods a path item has a field for.
+    pub const ALL: [Method; 9] = [
         Method::Get,
         Method::Put,
         Method::Post,
@@ -55,16 +67,26 @@ impl Method {
         Method::Head,
         Method::Patch,
         Method::Trace,
+        Method::Query,
     ];
 
-    /// The method from a path item key (`get`) or a selector (`GET`), any case.
+    /// The method of a path item field (`get`) or a selector (`GET`), any case.
     pub fn parse(text: &str) -> Option<Method> {
         Method::ALL
             .into_iter()
             .find(|m| m.as_str().eq_ignore_ascii_case(text))
     }
 
-    /// Upper case, as in a request line.
+    /// Any method name: one with a path item field (any case, as [`Method::parse`]), else
+    /// a custom method kept as written. `None` when the text is not an HTTP token.
+    pub fn named(text: &str) -> Option<Method> {
+        if let Some(method) = Method::parse(text) {
+            return Some(method);
+        }
+        is_token(text).then(|| Method::Custom(intern(text)))
+    }
+
+    /// As in a request line: upper case, or a custom method as written.
     pub fn as_str(self) -> &'static str {
         match self {
             Method::Get => "GET",
@@ -75,16 +97,44 @@ impl Method {
             Method::Head => "HEAD",
             Method::Patch => "PATCH",
             Method::Trace => "TRACE",
+            Method::Query => "QUERY",
+            Method::Custom(name) => name,
         }
     }
 
-    /// Safe methods (RFC 9110 §9.2.1): a request asks for no change.
+    /// Safe methods (RFC 9110 §9.2.1, and QUERY): a request asks for no change. A custom
+    /// method is never assumed safe.
     pub fn is_safe(self) -> bool {
         matches!(
             self,
-            Method::Get | Method::Head | Method::Options | Method::Trace
+            Method::Get | Method::Head | Method::Options | Method::Trace | Method::Query
         )
     }
+}
+
+/// Whether `text` is an HTTP token (RFC 9110 §5.6.2), the syntax of a method name.
+fn is_token(text: &str) -> bool {
+    !text.is_empty()
+        && text
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || b"!#$%&'*+-.^_`|~".contains(&b))
+}
+
+/// Custom method names, each stored once for the life of the process so that
+/// [`Method`] stays a plain copyable value. Only names an input writes are stored, so
+/// what they hold is bounded by the size of the files read.
+fn intern(name: &str) -> &'static str {
+    static NAMES: OnceLock<Mutex<HashSet<&'static str>>> = OnceLock::new();
+    let mut names = NAMES
+        .get_or_init(Mutex::default)
+        .lock()
+        .unwrap_or_else(PoisonError::into_inner);
+    if let Some(known) = names.get(name) {
+        return known;
+    }
+    let stored: &'static str = Box::leak(name.into());
+    names.insert(stored);
+    stored
 }
 
 impl fmt::Display for Method {

@@ -33,6 +33,11 @@ pub fn render(results: &[CheckResult]) -> String {
                 message.push_str("\nhelp: ");
                 message.push_str(help);
             }
+            for label in &finding.related {
+                let at = Place::of(&label.loc, &result.sources);
+                let (file, line, column) = (at.file, at.line, at.column);
+                message.push_str(&format!("\nsee {file}:{line}:{column}: {}", label.text));
+            }
             out.push_str(&format!(
                 "::{command} {}::{}\n",
                 properties.join(","),

@@ -68,6 +68,11 @@ pub fn render(results: &[CheckResult]) -> String {
                     body.push_str("\nhelp: ");
                     body.push_str(help);
                 }
+                for label in &f.related {
+                    let at = Place::of(&label.loc, &result.sources);
+                    let (file, line, column) = (at.file, at.line, at.column);
+                    body.push_str(&format!("\nsee {file}:{line}:{column}: {}", label.text));
+                }
                 suites.push_str(&format!(
                     "      <failure type=\"{}\" message=\"{}\">{}</failure>\n",
                     escape(f.rule),

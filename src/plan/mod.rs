@@ -108,12 +108,15 @@ pub struct RetryInput {
 }
 
 impl SideEffect {
-    /// The side effect a method implies (RFC 9110 §9.2).
+    /// The side effect a method implies (RFC 9110 §9.2; QUERY is safe). A custom method
+    /// promises nothing, so it is taken as non-idempotent.
     pub fn of_method(method: Method) -> SideEffect {
         match method {
-            Method::Get | Method::Head | Method::Options | Method::Trace => SideEffect::None,
+            Method::Get | Method::Head | Method::Options | Method::Trace | Method::Query => {
+                SideEffect::None
+            }
             Method::Put | Method::Delete => SideEffect::Idempotent,
-            Method::Post | Method::Patch => SideEffect::NonIdempotent,
+            Method::Post | Method::Patch | Method::Custom(_) => SideEffect::NonIdempotent,
         }
     }
 }

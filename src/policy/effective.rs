@@ -11,7 +11,7 @@ use super::{PolicyFile, PolicyObject, SideEffect, Signal, Spanned, parse_policy_
 use crate::error::InputError;
 use crate::load::Sources;
 use crate::location::Loc;
-use crate::model::{Api, Method, Operation};
+use crate::model::{Api, Operation};
 
 /// Where an operation's side effect comes from.
 #[derive(Debug, Clone, PartialEq)]
@@ -147,13 +147,8 @@ fn effect_of(op: &Operation, policy: &PolicyObject) -> Effect {
             source: EffectSource::Extension(loc.clone()),
         };
     }
-    let side_effect = match op.method {
-        Method::Get | Method::Head | Method::Options | Method::Trace => SideEffect::None,
-        Method::Put | Method::Delete => SideEffect::Idempotent,
-        Method::Post | Method::Patch => SideEffect::NonIdempotent,
-    };
     Effect {
-        side_effect,
+        side_effect: SideEffect::of_method(op.method),
         source: EffectSource::Method,
     }
 }

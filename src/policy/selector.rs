@@ -48,8 +48,8 @@ impl Selector {
             let method = if method_text == "*" {
                 None
             } else {
-                Some(Method::parse(method_text).ok_or_else(|| {
-                    format!("`{method_text}` is not an HTTP method: write GET, POST, … or `*`")
+                Some(Method::named(method_text).ok_or_else(|| {
+                    format!("`{method_text}` is not an HTTP method: write GET, POST, QUERY, a custom method such as PURGE, or `*`")
                 })?)
             };
             if !path.starts_with('/') {
@@ -174,8 +174,19 @@ mod tests {
             Rank::Glob(1)
         );
         assert_eq!(Selector::parse("* /orders").unwrap().rank(), Rank::Glob(1));
+        assert_eq!(
+            Selector::parse("query /search").unwrap(),
+            Selector::Exact {
+                method: Method::Query,
+                path: "/search".into()
+            }
+        );
+        assert_eq!(
+            Selector::parse("PURGE /cache").unwrap().to_string(),
+            "PURGE /cache"
+        );
         assert!(
-            Selector::parse("FETCH /x")
+            Selector::parse("GE(T /x")
                 .unwrap_err()
                 .contains("not an HTTP method")
         );

@@ -187,6 +187,35 @@ impl OperationContext<'_> {
         )
         .about(op)
     }
+
+    /// Adds where a `$ref`'d operation is defined to a finding that points at the
+    /// operation's `$ref` entry and nowhere inside the definition: a missing header
+    /// parameter or response is added there, not at the `$ref`.
+    fn with_definition(&self, mut finding: Finding) -> Finding {
+        let op = self.op;
+        let Some(definition) = &op.definition else {
+            return finding;
+        };
+        let at_site = |l: &Label| l.loc.file == op.loc.file && l.loc.pointer == op.loc.pointer;
+        let inside = |l: &Label| {
+            l.loc.file == definition.file && within(&l.loc.pointer, &definition.pointer)
+        };
+        let labels = || std::iter::once(&finding.primary).chain(&finding.related);
+        if labels().any(at_site) && !labels().any(inside) {
+            finding.related.push(Label::new(
+                definition,
+                format!("{} {} is defined here", op.method, op.path),
+            ));
+        }
+        finding
+    }
+}
+
+/// Whether the JSON Pointer `pointer` is `base` or below it.
+fn within(pointer: &str, base: &str) -> bool {
+    pointer
+        .strip_prefix(base)
+        .is_some_and(|rest| rest.is_empty() || rest.starts_with('/'))
 }
 
 /// Which rules run, at which severity.
@@ -261,7 +290,7 @@ pub fn check(cx: &RunContext<'_>, levels: &RuleLevels) -> Vec<Finding> {
             rule.check_operation(&op_cx, &mut out);
             findings.extend(out.drain(..).map(|f| Finding {
                 severity: *severity,
-                ..f
+                ..op_cx.with_definition(f)
             }));
         }
     }

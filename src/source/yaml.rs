@@ -115,6 +115,9 @@ impl Builder<'_> {
             .map_or(at, |c| at + c.len_utf8());
         let message = if e.info().contains("recursion limit") {
             "nesting is deeper than the YAML parser allows; refusing to go further".to_string()
+        } else if e.info().contains("invalid indentation in quoted scalar") {
+            // A continuation line at column 0 (or left of its block) ends the block.
+            "YAML syntax error: a continuation line of this quoted string is not indented: indent every continuation line of a multi-line quoted string further than its key, or write the string on one line".to_string()
         } else {
             format!("YAML syntax error: {}", e.info())
         };
