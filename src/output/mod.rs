@@ -1,6 +1,7 @@
 //! How results are shown. Each format is one module; all read the same [`CheckResult`]s.
 
 pub mod escape;
+pub mod excerpt;
 pub mod github;
 pub mod human;
 pub mod json;
