@@ -89,7 +89,8 @@ pub fn github_property(text: &str) -> String {
 }
 
 /// HTML-escapes a string for text and double- or single-quoted attributes; a NUL,
-/// which HTML refuses, becomes U+FFFD.
+/// which HTML refuses, becomes U+FFFD, and line breaks become character references, so
+/// that text from a description never starts a line of the page's source.
 pub struct Html<'a>(pub &'a str);
 
 impl fmt::Display for Html<'_> {
@@ -103,6 +104,8 @@ impl fmt::Display for Html<'_> {
                 '"' => "&quot;",
                 '\'' => "&#39;",
                 '\0' => "\u{fffd}",
+                '\n' => "&#10;",
+                '\r' => "&#13;",
                 _ => continue,
             };
             f.write_str(&self.0[last..i])?;
