@@ -76,11 +76,21 @@ pub fn terminal_lines(text: &str) -> Cow<'_, str> {
     Cow::Owned(out)
 }
 
-/// The data of a GitHub Actions workflow command (after the second `::`).
+/// The data of a GitHub Actions workflow command (after the second `::`): `%`, CR and LF
+/// encoded as GitHub decodes them, any other control character shown escaped (the log
+/// viewer reads ANSI sequences).
 pub fn github_data(text: &str) -> String {
-    text.replace('%', "%25")
-        .replace('\r', "%0D")
-        .replace('\n', "%0A")
+    let mut out = String::with_capacity(text.len() + 8);
+    for c in text.chars() {
+        match c {
+            '%' => out.push_str("%25"),
+            '\r' => out.push_str("%0D"),
+            '\n' => out.push_str("%0A"),
+            c if is_unsafe_char(c) => push_visible(&mut out, c),
+            c => out.push(c),
+        }
+    }
+    out
 }
 
 /// A property value of a GitHub Actions workflow command (`file=`, `title=`).
@@ -169,9 +179,22 @@ pub fn markdown_code(text: &str) -> String {
 /// one line (a blank line would end the HTML block), HTML-escaped, no mentions.
 pub fn markdown_html(text: &str) -> String {
     let one_line = terminal(text);
-    html(&one_line)
-        .to_string()
-        .replace('@', &format!("@{NO_MENTION}"))
+    let mut out = String::with_capacity(one_line.len() + 16);
+    for c in html(&one_line).to_string().chars() {
+        match c {
+            '@' => {
+                out.push('@');
+                out.push(NO_MENTION);
+            }
+            // Markdown is not read inside an HTML block, but a reader of the raw text
+            // should not see a link or an image either.
+            '[' | ']' | '|' | '`' | '*' | '_' | '~' | '\\' => {
+                let _ = write!(out, "&#{};", c as u32);
+            }
+            c => out.push(c),
+        }
+    }
+    out
 }
 
 /// One argument for a POSIX shell: single-quoted unless it is made only of characters
