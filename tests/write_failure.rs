@@ -185,3 +185,25 @@ fn writing_into_a_read_only_folder_keeps_the_old_content() {
     }
     std::fs::set_permissions(&dir, std::fs::Permissions::from_mode(0o755)).unwrap();
 }
+
+/// A write that fails half-way (here: the file-size limit is reached, as on a full disk)
+/// leaves the previous file as it was, not a truncated report.
+#[cfg(unix)]
+#[test]
+fn a_write_cut_short_leaves_the_previous_file_in_place() {
+    let dir = folder("cut-short");
+    let target = dir.join("report.html");
+    let old = "old report\n";
+    std::fs::write(&target, old).unwrap();
+    let out = Command::new("sh")
+        .arg("-c")
+        .arg("ulimit -f 1 && exec \"$0\" \"$@\"")
+        .arg(env!("CARGO_BIN_EXE_retrylint"))
+        .args(["report", SPEC, "--format", "html", "-o"])
+        .arg(&target)
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .output()
+        .unwrap();
+    assert!(!out.status.success(), "the limit stops the write");
+    assert_eq!(std::fs::read_to_string(&target).unwrap(), old);
+}
