@@ -10,7 +10,6 @@ use common::{Run, retrylint, retrylint_in};
 use std::path::{Path, PathBuf};
 
 const SPEC: &str = "fixtures/hostile/openapi.json";
-const POLICY: &str = "fixtures/hostile/retry-policy.yaml";
 
 /// Every command and format that prints to standard output, on `spec`.
 fn every_command(spec: &str) -> Vec<Vec<String>> {
@@ -412,14 +411,14 @@ fn a_long_line_does_not_make_long_output_and_far_labels_do_not_panic() {
     std::fs::write(
         dir.join("retry-policy.yaml"),
         format!(
-            "version: 1\ndefaults: {{maxAttempts: 3, deadline: 10s, perAttemptTimeout: 2s, backoff: {{base: 100ms, cap: 1s, jitter: full}}, retryOn: [503], x: \"{}\"}}\noperations:\n  createOrder:\n    sideEffect: non-idempotent\n    idempotency: {{keyHeader: Idempotency-Key, keyRetention: 24h}}\n    onUnknownOutcome: retry-same-key\n",
+            "version: 1\ndefaults: {{maxAttempts: 3, deadline: 10s, perAttemptTimeout: 2s, backoff: {{base: 100ms, cap: 1s, jitter: full}}, retryOn: [503]}}  # {}\noperations:\n  createOrder:\n    sideEffect: non-idempotent\n    idempotency: {{keyHeader: Idempotency-Key, keyRetention: 24h}}\n    onUnknownOutcome: retry-same-key\n",
             "z".repeat(5_000_000)
         ),
     )
     .unwrap();
     let run = retrylint_in(&dir, &["check", "api.json"]);
     assert!(
-        matches!(run.code, 0 | 1 | 2),
+        matches!(run.code, 0..=1),
         "exit code {}: {}",
         run.code,
         run.stderr
