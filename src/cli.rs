@@ -290,7 +290,7 @@ fn run_check(args: CheckArgs) -> Result<ExitCode, Vec<InputError>> {
         let count = baseline::write(path, &results).map_err(|e| vec![e])?;
         eprintln!(
             "wrote {count} findings to the baseline {}",
-            crate::source::path_text(path)
+            crate::output::escape::terminal(&crate::source::path_text(path))
         );
         return Ok(ExitCode::SUCCESS);
     }

@@ -289,3 +289,58 @@ fn floor_char(text: &str, mut offset: usize) -> usize {
     }
     offset
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn excerpt(text: &str, spans: &[(usize, usize)]) -> (Excerpt, Vec<LabeledSpan>) {
+        let marks: Vec<Mark> = spans
+            .iter()
+            .map(|&(a, b)| Mark {
+                span: Span::new(a, b),
+                text: "here".into(),
+                primary: true,
+            })
+            .collect();
+        Excerpt::new("f.yaml", text, &LineIndex::new(text), &marks)
+    }
+
+    #[test]
+    fn short_lines_are_shown_whole_with_one_line_of_context() {
+        let text = "a: 1\nb: 2\nc: 3\nd: 4\n";
+        let (e, labels) = excerpt(text, &[(10, 11)]);
+        assert_eq!(e.data, "b: 2\nc: 3\nd: 4");
+        assert_eq!(&e.data[labels[0].offset()..][..1], "c");
+        assert_eq!(e.windows[0].first_line, 2);
+    }
+
+    #[test]
+    fn far_labels_on_one_long_line_are_cut_side_by_side() {
+        let text = format!("{{\"a\":1,{}\"b\":2}}", "x".repeat(100_000));
+        let b = text.find("\"b\"").unwrap();
+        let (e, labels) = excerpt(&text, &[(1, 4), (b, b + 3)]);
+        assert!(e.data.len() < 400, "{}", e.data.len());
+        assert!(e.data.contains('…'));
+        assert_eq!(&e.data[labels[0].offset()..][..3], "\"a\"");
+        assert_eq!(&e.data[labels[1].offset()..][..3], "\"b\"");
+        assert_eq!(e.placed[1].column as usize, b);
+    }
+
+    #[test]
+    fn long_labels_are_cut_and_controls_escaped() {
+        let text = format!("k: \u{1b}[2J{}\n", "y".repeat(10_000));
+        let (e, labels) = excerpt(&text, &[(3, text.len() - 1)]);
+        assert!(e.data.starts_with("k: \\e[2J"));
+        assert!(labels[0].len() <= LABEL_BYTES + 8);
+        assert!(!e.data.contains('\u{1b}'));
+    }
+
+    #[test]
+    fn labels_far_apart_get_windows_of_their_own() {
+        let text = "a\nb\nc\nd\ne\nf\ng\nh\n";
+        let (e, _) = excerpt(text, &[(0, 1), (14, 15)]);
+        assert_eq!(e.windows.len(), 2);
+        assert_eq!(e.windows[1].first_line, 7);
+    }
+}
