@@ -207,3 +207,24 @@ fn a_write_cut_short_leaves_the_previous_file_in_place() {
     assert!(!out.status.success(), "the limit stops the write");
     assert_eq!(std::fs::read_to_string(&target).unwrap(), old);
 }
+
+#[test]
+fn an_output_path_that_is_a_folder_is_refused_and_left_alone() {
+    let dir = folder("is-a-folder");
+    let target = dir.join("out");
+    std::fs::create_dir_all(target.join("inside")).unwrap();
+    let out = bin()
+        .args(["report", SPEC, "-o"])
+        .arg(&target)
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{stderr}");
+    assert!(stderr.contains("cannot write"), "{stderr}");
+    assert!(target.join("inside").is_dir());
+    let names: Vec<String> = std::fs::read_dir(&dir)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    assert_eq!(names, ["out"], "no stray temporary file");
+}
