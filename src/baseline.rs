@@ -106,11 +106,6 @@ pub fn write(path: &Path, results: &[CheckResult]) -> Result<usize, InputError> 
     })
     .unwrap_or_default();
     text.push('\n');
-    std::fs::write(path, text).map_err(|e| {
-        InputError::new(format!(
-            "cannot write the baseline `{}`: {e}",
-            crate::source::path_text(path)
-        ))
-    })?;
+    crate::output::write::to_file(path, &text)?;
     Ok(count)
 }

@@ -308,7 +308,7 @@ fn run_check(args: CheckArgs) -> Result<ExitCode, Vec<InputError>> {
         let count = baseline::write(path, &results).map_err(|e| vec![e])?;
         eprintln!(
             "wrote {count} findings to the baseline {}",
-            crate::source::path_text(path)
+            crate::output::escape::terminal(&crate::source::path_text(path))
         );
         return Ok(ExitCode::SUCCESS);
     }
@@ -337,18 +337,11 @@ fn run_check(args: CheckArgs) -> Result<ExitCode, Vec<InputError>> {
     Ok(ExitCode::from(u8::from(failed)))
 }
 
-/// Writes a command's output to a file, or to standard output.
+/// Writes a command's output to a file (replaced whole), or to standard output.
 pub(crate) fn write_output(path: Option<&std::path::Path>, text: &str) -> Result<(), InputError> {
     match path {
-        Some(path) => std::fs::write(path, text)
-            .map_err(|e| InputError::new(format!("cannot write `{}`: {e}", path.display()))),
-        None => {
-            let mut stdout = std::io::stdout().lock();
-            // A closed pipe (`| head`) is not an error worth a message.
-            let _ = stdout.write_all(text.as_bytes());
-            let _ = stdout.flush();
-            Ok(())
-        }
+        Some(path) => crate::output::write::to_file(path, text),
+        None => crate::output::write::to_stdout(text),
     }
 }
 

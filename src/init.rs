@@ -4,11 +4,16 @@
 //! Retry-After honoured but bounded. A non-idempotent operation is retried only where the
 //! description declares an idempotency-key header (the policy names it and retries with
 //! the same key); every other one is never retried and fails on an unknown outcome.
+//!
+//! Text from the description (operationIds, paths, header names, the file name) is data:
+//! keys and values are double-quoted YAML scalars, comments are kept on one line, so the
+//! file parses back to exactly the intended selectors whatever that text holds.
 
 use std::collections::HashMap;
 use std::fmt::Write;
 
 use crate::model::{Api, Operation};
+use crate::output::escape::{self, yaml_quoted as quote};
 use crate::policy::SideEffect;
 
 /// Writes the starting policy for `api`, described as `name` in its header comment.
@@ -51,7 +56,8 @@ pub fn starting_policy(api: &Api, name: &str) -> String {
     let mut out = String::new();
     let _ = writeln!(
         out,
-        "# Retry policy for {name}, as written by `retrylint init`."
+        "# Retry policy for {}, as written by `retrylint init`.",
+        escape::yaml_comment(name)
     );
     out.push_str(
         "# It is a starting point: review each entry against what your client really does,\n\
@@ -115,24 +121,6 @@ fn comment_for(selector: &str, key: &str) -> String {
     if selector == key {
         String::new()
     } else {
-        format!("  # {key}")
+        format!("  # {}", escape::yaml_comment(key))
     }
-}
-
-/// A double-quoted YAML string.
-fn quote(text: &str) -> String {
-    let mut out = String::from("\"");
-    for c in text.chars() {
-        match c {
-            '"' => out.push_str("\\\""),
-            '\\' => out.push_str("\\\\"),
-            '\n' => out.push_str("\\n"),
-            c if c.is_control() => {
-                let _ = write!(out, "\\u{:04x}", c as u32);
-            }
-            c => out.push(c),
-        }
-    }
-    out.push('"');
-    out
 }

@@ -265,6 +265,7 @@ fn html_report_is_byte_identical_across_runs() {
 }
 
 #[test]
+#[cfg(unix)]
 fn html_report_points_each_retried_operation_to_a_simulation_that_runs() {
     let run = common::retrylint(&["report", "fixtures/shop/openapi.yaml", "--format", "html"]);
     assert_eq!(run.code, 0);
@@ -274,20 +275,14 @@ fn html_report_points_each_retried_operation_to_a_simulation_that_runs() {
         .expect("a simulate command")
         + "<code>retrylint ".len();
     let end = start + run.stdout[start..].find("</code>").unwrap();
-    let command = run.stdout[start..end].replace("&quot;", "\"");
-    // `simulate SPEC --operation "METHOD /path" --fault … -o simulation.html`: run it.
-    let (before, rest) = command.split_once(" --operation \"").unwrap();
-    let (operation, after) = rest.split_once('"').unwrap();
+    let command = common::html_unescape(&run.stdout[start..end]);
+    // `simulate SPEC --operation 'METHOD /path' --fault … -o simulation.html`, as a shell
+    // reads it: run it, writing elsewhere.
     let out = std::path::Path::new(env!("CARGO_TARGET_TMPDIR")).join("simulation.html");
-    let mut args: Vec<String> = before.split(' ').map(str::to_string).collect();
-    args.extend(["--operation".to_string(), operation.to_string()]);
-    args.extend(
-        after
-            .split_whitespace()
-            .map(str::to_string)
-            .filter(|a| a != "-o" && a != "simulation.html"),
-    );
-    args.extend(["-o".to_string(), out.to_string_lossy().into_owned()]);
+    let mut args = common::shell_words(&command);
+    let o = args.iter().position(|a| a == "-o").unwrap();
+    args[o + 1] = out.to_string_lossy().into_owned();
+    assert!(args.contains(&"--operation".to_string()), "{command}");
     let argv: Vec<&str> = args.iter().map(String::as_str).collect();
     let sim = common::retrylint(&argv);
     assert_eq!(sim.code, 0, "{command}: {}", sim.stderr);

@@ -1,5 +1,9 @@
 //! `--format github`: GitHub Actions workflow commands, which annotate the pull request.
+//!
+//! Every value is escaped by GitHub's rules for workflow commands (`%`, CR and LF in the
+//! message; also `:` and `,` in properties), so each finding is exactly one line.
 
+use super::escape::{github_data as data, github_property as property};
 use super::{CheckResult, Place};
 use crate::finding::Severity;
 
@@ -46,27 +50,4 @@ pub fn render(results: &[CheckResult]) -> String {
         }
     }
     out
-}
-
-/// Escapes a command's message.
-fn data(text: &str) -> String {
-    text.replace('%', "%25")
-        .replace('\r', "%0D")
-        .replace('\n', "%0A")
-}
-
-/// Escapes a command's property value.
-fn property(text: &str) -> String {
-    data(text).replace(':', "%3A").replace(',', "%2C")
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn escapes_what_github_requires() {
-        assert_eq!(data("50% done\r\nnext"), "50%25 done%0D%0Anext");
-        assert_eq!(property("a:b,c%"), "a%3Ab%2Cc%25");
-    }
 }

@@ -2,21 +2,20 @@
 //!
 //! A finding's labels in its primary file render in one snippet; labels in other files
 //! (the description when the primary is the policy, a shared `$ref` definition) render
-//! as related diagnostics, each with its own source. Snippets are cut from the file by
-//! its line index, so rendering costs the same in a 13 MB file as in a small one.
+//! as related diagnostics, each with its own source. Snippets come from an [`Excerpt`]:
+//! long lines cut around the labels, control characters escaped, so rendering costs the
+//! same in a 13 MB file as in a small one and nothing in a file can drive the terminal.
+//! Messages, labels and help are escaped the same way: each is one line of plain text.
 
-use std::borrow::Cow;
 use std::fmt;
 
-use miette::{
-    Diagnostic, GraphicalReportHandler, GraphicalTheme, LabeledSpan, MietteError,
-    MietteSpanContents, SourceCode, SourceSpan, SpanContents,
-};
+use miette::{Diagnostic, GraphicalReportHandler, GraphicalTheme, LabeledSpan, SourceCode};
 
-use super::{CheckResult, Summary};
+use super::excerpt::{Excerpt, Mark};
+use super::{CheckResult, Summary, escape};
 use crate::error::{ErrorSite, InputError};
 use crate::finding::{Finding, Severity};
-use crate::source::{LineIndex, SourceFile};
+use crate::source::LineIndex;
 
 /// Renders findings of every result and the summary line.
 pub fn render(results: &[CheckResult], color: bool) -> String {
@@ -57,93 +56,101 @@ fn handler(color: bool) -> GraphicalReportHandler {
         .without_syntax_highlighting()
 }
 
-fn finding_diagnostic<'a>(finding: &Finding, result: &'a CheckResult) -> Report<'a> {
+fn finding_diagnostic(finding: &Finding, result: &CheckResult) -> Report {
     let primary_file = finding.primary.loc.file;
-    let mut labels = vec![LabeledSpan::new_primary_with_span(
-        Some(finding.primary.text.clone()),
-        span(finding.primary.loc.span),
+    // The labels of each file, the primary file first.
+    let mut files: Vec<(usize, Vec<Mark>)> = vec![(
+        primary_file,
+        vec![Mark {
+            span: finding.primary.loc.span,
+            text: finding.primary.text.clone(),
+            primary: true,
+        }],
     )];
-    let mut related: Vec<Report> = Vec::new();
     for label in &finding.related {
-        if label.loc.file == primary_file {
-            labels.push(LabeledSpan::new_with_span(
-                Some(label.text.clone()),
-                span(label.loc.span),
-            ));
-            continue;
-        }
-        // One related diagnostic per other file, holding all its labels.
-        let file = &result.sources[label.loc.file];
-        let labeled =
-            LabeledSpan::new_primary_with_span(Some(label.text.clone()), span(label.loc.span));
-        match related.iter_mut().find(|r| r.source.same_file(file)) {
-            Some(existing) => existing.labels.push(labeled),
-            None => related.push(Report {
-                message: format!("see {}", file.name()),
-                severity: miette::Severity::Advice,
-                help: None,
-                source: FileSource::of(file),
-                labels: vec![labeled],
-                related: Vec::new(),
-            }),
+        let mark = Mark {
+            span: label.loc.span,
+            text: label.text.clone(),
+            primary: false,
+        };
+        match files.iter_mut().find(|(file, _)| *file == label.loc.file) {
+            Some((_, marks)) => marks.push(mark),
+            None => files.push((label.loc.file, vec![mark])),
         }
     }
-    Report {
-        message: format!(
-            "{}[{}]: {}",
-            finding.severity, finding.rule, finding.message
-        ),
-        severity: match finding.severity {
-            Severity::Error => miette::Severity::Error,
-            Severity::Warning => miette::Severity::Warning,
-            Severity::Info => miette::Severity::Advice,
-        },
-        help: finding.help.clone(),
-        source: FileSource::of(&result.sources[primary_file]),
-        labels: std::mem::take(&mut labels),
-        related,
-    }
+    let mut reports = files.into_iter().map(|(index, mut marks)| {
+        let file = &result.sources[index];
+        if index != primary_file {
+            // One related diagnostic per other file, holding all its labels.
+            marks[0].primary = true;
+        }
+        let (source, labels) = Excerpt::new(&file.name(), &file.text, file.lines(), &marks);
+        Report {
+            message: format!("see {}", escape::terminal(&file.name())),
+            severity: miette::Severity::Advice,
+            help: None,
+            source,
+            labels,
+            related: Vec::new(),
+        }
+    });
+    let mut report = reports
+        .next()
+        .unwrap_or_else(|| Report::bare(String::new()));
+    report.related = reports.collect();
+    report.message = escape::terminal(&format!(
+        "{}[{}]: {}",
+        finding.severity, finding.rule, finding.message
+    ))
+    .into_owned();
+    report.severity = match finding.severity {
+        Severity::Error => miette::Severity::Error,
+        Severity::Warning => miette::Severity::Warning,
+        Severity::Info => miette::Severity::Advice,
+    };
+    report.help = finding
+        .help
+        .as_deref()
+        .map(|h| escape::terminal(h).into_owned());
+    report
 }
 
-fn error_diagnostic(error: &InputError) -> Report<'_> {
-    fn site_report(site: &ErrorSite, message: String, help: Option<String>) -> Report<'_> {
+fn error_diagnostic(error: &InputError) -> Report {
+    fn site_report(site: &ErrorSite, message: String, help: Option<String>) -> Report {
+        let marks = [Mark {
+            span: site.span,
+            text: site.label.clone(),
+            primary: true,
+        }];
+        let (source, labels) =
+            Excerpt::new(&site.file, &site.text, &LineIndex::new(&site.text), &marks);
         Report {
             message,
             severity: miette::Severity::Error,
             help,
-            source: FileSource {
-                name: site.file.clone(),
-                text: &site.text,
-                lines: Cow::Owned(LineIndex::new(&site.text)),
-            },
-            labels: vec![LabeledSpan::new_primary_with_span(
-                Some(site.label.clone()),
-                span(site.span),
-            )],
+            source,
+            labels,
             related: Vec::new(),
         }
     }
-    let message = format!("error: {}", error.message);
+    let message = escape::terminal(&format!("error: {}", error.message)).into_owned();
+    let help = error
+        .help
+        .as_deref()
+        .map(|h| escape::terminal(h).into_owned());
     let mut report = match &error.site {
-        Some(site) => site_report(site, message, error.help.clone()),
-        None => Report {
-            message,
-            severity: miette::Severity::Error,
-            help: error.help.clone(),
-            source: FileSource {
-                name: String::new(),
-                text: "",
-                lines: Cow::Owned(LineIndex::new("")),
-            },
-            labels: Vec::new(),
-            related: Vec::new(),
-        },
+        Some(site) => site_report(site, message, help),
+        None => {
+            let mut report = Report::bare(message);
+            report.help = help;
+            report
+        }
     };
     report.related = error
         .related
         .iter()
         .map(|site| {
-            let mut r = site_report(site, format!("see {}", site.file), None);
+            let mut r = site_report(site, format!("see {}", escape::terminal(&site.file)), None);
             r.severity = miette::Severity::Advice;
             r
         })
@@ -151,30 +158,41 @@ fn error_diagnostic(error: &InputError) -> Report<'_> {
     report
 }
 
-fn span(s: crate::source::Span) -> SourceSpan {
-    SourceSpan::new((s.start as usize).into(), s.len())
-}
-
 /// A finding (or a related part of one) as miette sees it.
 #[derive(Debug)]
-struct Report<'a> {
+struct Report {
     message: String,
     severity: miette::Severity,
     help: Option<String>,
-    source: FileSource<'a>,
+    source: Excerpt,
     labels: Vec<LabeledSpan>,
-    related: Vec<Report<'a>>,
+    related: Vec<Report>,
 }
 
-impl fmt::Display for Report<'_> {
+impl Report {
+    /// A diagnostic with no snippet.
+    fn bare(message: String) -> Report {
+        let (source, labels) = Excerpt::new("", "", &LineIndex::new(""), &[]);
+        Report {
+            message,
+            severity: miette::Severity::Error,
+            help: None,
+            source,
+            labels,
+            related: Vec::new(),
+        }
+    }
+}
+
+impl fmt::Display for Report {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str(&self.message)
     }
 }
 
-impl std::error::Error for Report<'_> {}
+impl std::error::Error for Report {}
 
-impl Diagnostic for Report<'_> {
+impl Diagnostic for Report {
     fn severity(&self) -> Option<miette::Severity> {
         Some(self.severity)
     }
@@ -199,96 +217,4 @@ impl Diagnostic for Report<'_> {
         }
         Some(Box::new(self.related.iter().map(|r| r as &dyn Diagnostic)))
     }
-}
-
-/// A file's text as a miette source: snippets are cut by the file's line index, so a
-/// snippet of a 13 MB file costs what one of a small file does, and columns count
-/// characters.
-#[derive(Debug, Clone)]
-struct FileSource<'a> {
-    name: String,
-    text: &'a str,
-    lines: Cow<'a, LineIndex>,
-}
-
-impl<'a> FileSource<'a> {
-    fn of(file: &'a SourceFile) -> FileSource<'a> {
-        FileSource {
-            name: file.name(),
-            text: &file.text,
-            lines: Cow::Borrowed(file.lines()),
-        }
-    }
-
-    fn same_file(&self, file: &SourceFile) -> bool {
-        std::ptr::eq(self.text, &*file.text)
-    }
-}
-
-/// Longest line shown whole; longer ones are cut around the label.
-const MAX_LINE: usize = 240;
-
-impl SourceCode for FileSource<'_> {
-    fn read_span<'b>(
-        &'b self,
-        span: &SourceSpan,
-        context_lines_before: usize,
-        context_lines_after: usize,
-    ) -> Result<Box<dyn SpanContents<'b> + 'b>, MietteError> {
-        let text = self.text;
-        let lines = &*self.lines;
-        let start = span.offset().min(text.len());
-        let end = (start + span.len()).min(text.len());
-        let first_line = lines.line_of(start as u32);
-        let last_line = lines.line_of(end.saturating_sub(usize::from(end > start)) as u32);
-        let contents = |from: usize, to: usize, line: u32, column: usize, count: u32| {
-            Box::new(MietteSpanContents::new_named(
-                self.name.clone(),
-                &text.as_bytes()[from..to.max(from)],
-                SourceSpan::new(from.into(), to.max(from) - from),
-                (line - 1) as usize,
-                column,
-                count as usize,
-            )) as Box<dyn SpanContents<'b> + 'b>
-        };
-        let line_span = lines.line_span(text, first_line);
-        if context_lines_before == 0 && context_lines_after == 0 {
-            // The span itself: its position heads the snippet.
-            let column = lines.position(text, start as u32).column as usize - 1;
-            return Ok(contents(
-                start,
-                end,
-                first_line,
-                column,
-                last_line - first_line + 1,
-            ));
-        }
-        if first_line == last_line && line_span.len() > MAX_LINE {
-            // One very long line (minified JSON): show a window around the label.
-            let from = floor_char(
-                text,
-                start
-                    .saturating_sub(MAX_LINE / 3)
-                    .max(line_span.start as usize),
-            );
-            let to = floor_char(text, (end + MAX_LINE / 3).min(line_span.end as usize));
-            let column = lines.position(text, from as u32).column as usize - 1;
-            return Ok(contents(from, to, first_line, column, 1));
-        }
-        let first = first_line
-            .saturating_sub(context_lines_before as u32)
-            .max(1);
-        let last = (last_line + context_lines_after as u32).min(lines.line_count());
-        let from = lines.line_span(text, first).start as usize;
-        let to = lines.line_span(text, last).end as usize;
-        Ok(contents(from, to, first, 0, last - first + 1))
-    }
-}
-
-/// The nearest character boundary at or before `offset`.
-fn floor_char(text: &str, mut offset: usize) -> usize {
-    while offset > 0 && !text.is_char_boundary(offset) {
-        offset -= 1;
-    }
-    offset
 }

@@ -60,13 +60,15 @@ pub fn render(results: &[CheckResult]) -> String {
             suites.push_str(">\n");
             for f in findings {
                 let place = Place::of(&f.primary.loc, &result.sources);
-                let mut body = format!(
+                // Each part is escaped on its own: a line break from the description
+                // stays a character reference, only the one before `help:` is real.
+                let mut body = escape(&format!(
                     "{}[{}] {}:{}:{}: {}",
                     f.severity, f.rule, place.file, place.line, place.column, f.message
-                );
+                ));
                 if let Some(help) = &f.help {
                     body.push_str("\nhelp: ");
-                    body.push_str(help);
+                    body.push_str(&escape(help));
                 }
                 for label in &f.related {
                     let at = Place::of(&label.loc, &result.sources);
@@ -77,7 +79,7 @@ pub fn render(results: &[CheckResult]) -> String {
                     "      <failure type=\"{}\" message=\"{}\">{}</failure>\n",
                     escape(f.rule),
                     escape(&f.message),
-                    escape(&body)
+                    body
                 ));
             }
             suites.push_str("    </testcase>\n");
@@ -89,7 +91,8 @@ pub fn render(results: &[CheckResult]) -> String {
     )
 }
 
-/// Escapes text for XML, dropping characters XML 1.0 cannot hold.
+/// Escapes text for XML, dropping characters XML 1.0 cannot hold. A line break is written
+/// as a character reference, so no text from a description starts a line of the output.
 fn escape(text: &str) -> String {
     let mut out = String::with_capacity(text.len());
     for c in text.chars() {
@@ -99,7 +102,9 @@ fn escape(text: &str) -> String {
             '>' => out.push_str("&gt;"),
             '"' => out.push_str("&quot;"),
             '\'' => out.push_str("&apos;"),
-            '\t' | '\n' | '\r' => out.push(c),
+            '\n' => out.push_str("&#10;"),
+            '\r' => out.push_str("&#13;"),
+            '\t' => out.push(c),
             c if (c as u32) < 0x20 || c == '\u{fffe}' || c == '\u{ffff}' => {}
             c => out.push(c),
         }

@@ -1,11 +1,14 @@
 //! How results are shown. Each format is one module; all read the same [`CheckResult`]s.
 
+pub mod escape;
+pub mod excerpt;
 pub mod github;
 pub mod human;
 pub mod json;
 pub mod junit;
 pub mod plan;
 pub mod sarif;
+pub mod write;
 
 use crate::finding::{Finding, OperationRef, Severity};
 use crate::load::Sources;

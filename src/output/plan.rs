@@ -44,11 +44,13 @@ pub fn render(analysis: &Analysis, only: Option<&Selector>) -> String {
     out
 }
 
+/// The operation's method, path and operationId, on one line whatever they hold.
 fn heading(op: &Operation) -> String {
-    match &op.operation_id {
+    let text = match &op.operation_id {
         Some(id) => format!("{} {} ({id})", op.method, op.path),
         None => format!("{} {}", op.method, op.path),
-    }
+    };
+    crate::output::escape::terminal(&text).into_owned()
 }
 
 fn table(out: &mut String, policy: &Effective, schedule: &Schedule) {

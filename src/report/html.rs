@@ -6,9 +6,10 @@
 //! script only reads them. The page is a pure function of the report: no timestamps.
 
 use std::collections::BTreeMap;
-use std::fmt::{self, Write};
+use std::fmt::Write;
 
 use super::{FindingReport, OperationReport, Readiness, Report};
+use crate::output::escape;
 
 const CSS: &str = include_str!("html/report.css");
 const JS: &str = include_str!("html/report.js");
@@ -47,33 +48,9 @@ pub fn render(report: &Report) -> String {
     out
 }
 
-/// HTML-escapes a string for text and double- or single-quoted attributes.
-pub(crate) struct Esc<'a>(&'a str);
-
-impl fmt::Display for Esc<'_> {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let mut last = 0;
-        for (i, c) in self.0.char_indices() {
-            let replacement = match c {
-                '&' => "&amp;",
-                '<' => "&lt;",
-                '>' => "&gt;",
-                '"' => "&quot;",
-                '\'' => "&#39;",
-                '\0' => "\u{fffd}",
-                _ => continue,
-            };
-            f.write_str(&self.0[last..i])?;
-            f.write_str(replacement)?;
-            last = i + c.len_utf8();
-        }
-        f.write_str(&self.0[last..])
-    }
-}
-
 /// Text escaped for HTML content and attribute values.
-pub(crate) fn esc(s: &str) -> Esc<'_> {
-    Esc(s)
+pub(crate) fn esc(s: &str) -> escape::Html<'_> {
+    escape::html(s)
 }
 
 fn head(out: &mut String, report: &Report) {
@@ -426,13 +403,17 @@ fn operation(out: &mut String, i: usize, op: &OperationReport, description: &str
     out.push_str("</div>\n");
     if let Some(s) = &op.schedule {
         timeline::render(out, &name, s);
-        // The simulator shows what this schedule does to a server in an outage.
+        // The simulator shows what this schedule does to a server in an outage. The
+        // command is quoted for a POSIX shell: each value stays one literal argument.
+        let command = format!(
+            "retrylint simulate {} --operation {} --fault 503@10s..40s --compare jitter=none --format html -o simulation.html",
+            escape::shell(description),
+            escape::shell(&format!("{} {}", op.method, op.path))
+        );
         w!(
             out,
-            "<p class=\"simulate\">What these retries do in an outage: <code>retrylint simulate {} --operation &quot;{} {}&quot; --fault 503@10s..40s --compare jitter=none --format html -o simulation.html</code></p>\n",
-            esc(description),
-            esc(&op.method),
-            esc(&op.path)
+            "<p class=\"simulate\">What these retries do in an outage: <code>{}</code></p>\n",
+            esc(&command)
         );
     }
     w!(

@@ -4,10 +4,16 @@
 //! (worst first), then the ready operations in one collapsed list. GitHub refuses
 //! comments over 65,536 characters, so past [`BUDGET`] the remaining operations are only
 //! counted, with a pointer to the HTML report.
+//!
+//! Text from the description is neutralised wherever it appears: values in code spans
+//! with a fence they cannot close, prose with every Markdown punctuation escaped, HTML
+//! escaped inside tags, all on one line and with `@` unable to mention anyone; so a
+//! description cannot add markup, images, links, mentions, lines or table rows.
 
 use std::fmt::Write;
 
 use super::{FindingReport, OperationReport, Readiness, Report, ScheduleReport};
+use crate::output::escape;
 use crate::plan::millis;
 
 /// Characters the report may use before it stops listing operations.
@@ -23,13 +29,19 @@ const DETAILED_WHEN_GROUPED: usize = 15;
 pub fn render(report: &Report) -> String {
     let mut out = String::new();
     let s = &report.summary;
-    let _ = writeln!(out, "## retrylint readiness: `{}`\n", report.description);
+    let _ = writeln!(
+        out,
+        "## retrylint readiness: {}\n",
+        code(&report.description)
+    );
     match &report.policy {
         Some(policy) => {
             let _ = writeln!(
                 out,
-                "Policy `{policy}` · {} operations, {} retried\n",
-                s.operations, s.retried
+                "Policy {} · {} operations, {} retried\n",
+                code(policy),
+                s.operations,
+                s.retried
             );
         }
         None => {
@@ -109,8 +121,10 @@ pub fn render(report: &Report) -> String {
             }
             let _ = writeln!(
                 out,
-                "- `{} {}` — {}; {}",
-                op.method, op.path, op.answers.safety, op.answers.budget
+                "- {} — {}; {}",
+                code(&format!("{} {}", op.method, op.path)),
+                cell(&op.answers.safety),
+                cell(&op.answers.budget)
             );
         }
         out.push_str("\n</details>\n");
@@ -158,7 +172,7 @@ fn by_rule(out: &mut String, report: &Report) {
             if out.len() > BUDGET / 2 || listed == LISTED_PER_RULE {
                 break;
             }
-            let _ = writeln!(out, "- `{} {}`", op.method, op.path);
+            let _ = writeln!(out, "- {}", code(&format!("{} {}", op.method, op.path)));
             listed += 1;
         }
         if listed < ops.len() {
@@ -208,12 +222,11 @@ fn operation(out: &mut String, op: &OperationReport) {
 fn finding(out: &mut String, f: &FindingReport) {
     let _ = writeln!(
         out,
-        "- {} `{}` {} (`{}:{}`)",
+        "- {} `{}` {} ({})",
         icon(f.severity),
         f.rule,
         cell(&f.message),
-        f.location.file,
-        f.location.line
+        code(&format!("{}:{}", f.location.file, f.location.line))
     );
 }
 
@@ -267,14 +280,28 @@ fn plural(n: usize, word: &str) -> String {
     format!("{n} {word}{}", if n == 1 { "" } else { "s" })
 }
 
-/// Text for a Markdown line or table cell: no line breaks, no table pipes.
+/// The most characters of one description value a comment shows.
+const MAX_VALUE: usize = 300;
+
+/// Text from the report as plain Markdown: no markup, mention or line break survives.
 fn cell(text: &str) -> String {
-    text.replace('\n', " ").replace('|', "\\|")
+    escape::markdown_text(&shorten(text))
 }
 
-/// Text inside HTML tags (`<summary>`, `<code>`).
+/// A value (a path, a file name) as a code span with a fence it cannot close.
+fn code(text: &str) -> String {
+    escape::markdown_code(&shorten(text))
+}
+
+/// Text inside HTML tags (`<summary>`, `<code>`), on one line.
 fn html(text: &str) -> String {
-    text.replace('&', "&amp;")
-        .replace('<', "&lt;")
-        .replace('>', "&gt;")
+    escape::markdown_html(&shorten(text))
+}
+
+/// At most [`MAX_VALUE`] characters, with `…` where the rest was cut.
+fn shorten(text: &str) -> std::borrow::Cow<'_, str> {
+    match text.char_indices().nth(MAX_VALUE) {
+        Some((at, _)) => format!("{}…", &text[..at]).into(),
+        None => text.into(),
+    }
 }

@@ -84,7 +84,12 @@ pub fn text(report: &Report) -> String {
     } else {
         "operations"
     };
-    let _ = writeln!(out, "{label}: {}", report.operations.join(", "));
+    let operations = report.operations.join(", ");
+    let _ = writeln!(
+        out,
+        "{label}: {}",
+        crate::output::escape::terminal(&operations)
+    );
     out.push('\n');
     table(&mut out, report);
     out.push('\n');

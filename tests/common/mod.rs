@@ -82,3 +82,31 @@ pub fn sarif_errors(text: &str) -> Vec<String> {
         .map(|e| format!("{} at {}", e, e.instance_path()))
         .collect()
 }
+
+/// Undoes the HTML escaping retrylint writes (`&amp;`, `&lt;`, `&gt;`, `&quot;`, `&#39;`,
+/// `&#10;`, `&#13;`).
+pub fn html_unescape(text: &str) -> String {
+    text.replace("&lt;", "<")
+        .replace("&gt;", ">")
+        .replace("&quot;", "\"")
+        .replace("&#39;", "'")
+        .replace("&#10;", "\n")
+        .replace("&#13;", "\r")
+        .replace("&amp;", "&")
+}
+
+/// The arguments a POSIX shell makes of `command` (which is never run, only split).
+#[cfg(unix)]
+pub fn shell_words(command: &str) -> Vec<String> {
+    let script = format!("set -- {command}\nprintf '%s\\0' \"$@\"");
+    let output = Command::new("sh")
+        .arg("-c")
+        .arg(script)
+        .output()
+        .expect("sh runs");
+    assert!(output.status.success(), "sh splits {command:?}");
+    String::from_utf8_lossy(&output.stdout)
+        .split_terminator('\0')
+        .map(str::to_string)
+        .collect()
+}
