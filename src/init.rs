@@ -14,6 +14,7 @@ use std::fmt::Write;
 
 use crate::model::{Api, Operation};
 use crate::output::escape::{self, yaml_quoted as quote};
+use crate::policy::Selector;
 use crate::policy::SideEffect;
 
 /// Writes the starting policy for `api`, described as `name` in its header comment.
@@ -24,21 +25,29 @@ pub fn starting_policy(api: &Api, name: &str) -> String {
             *ids.entry(id.as_str()).or_default() += 1;
         }
     }
-    // An operationId names one operation only when it is unique and reads as one.
+    // An operationId names one operation only when it is unique and reads as one; else
+    // `METHOD /path`, when it reads back as exactly that operation (a path with a `*`
+    // segment would read as a glob, matching others too). Otherwise there is no selector
+    // for the operation alone, and it is listed in a comment.
     let selector = |op: &Operation| match &op.operation_id {
         Some(id)
             if ids.get(id.as_str()) == Some(&1)
-                && !id.is_empty()
-                && !id.contains(char::is_whitespace)
-                && !id.starts_with('/')
-                && !id.starts_with("tag:") =>
+                && Selector::parse(id) == Ok(Selector::OperationId(id.clone())) =>
         {
-            id.clone()
+            Some(id.clone())
         }
-        _ => op.key(),
+        _ => {
+            let key = op.key();
+            let exact = Selector::Exact {
+                method: op.method,
+                path: op.path.clone(),
+            };
+            (Selector::parse(&key) == Ok(exact)).then_some(key)
+        }
     };
     let mut keyed = Vec::new();
     let mut never = Vec::new();
+    let mut unnamed = Vec::new();
     for op in &api.operations {
         let effect = match &op.idempotent {
             Some((true, _)) => SideEffect::Idempotent,
@@ -48,9 +57,13 @@ pub fn starting_policy(api: &Api, name: &str) -> String {
         if effect != SideEffect::NonIdempotent {
             continue;
         }
+        let Some(name) = selector(op) else {
+            unnamed.push(op.key());
+            continue;
+        };
         match op.headers.iter().find(|h| is_idempotency_key(&h.name)) {
-            Some(header) => keyed.push((selector(op), op.key(), header.name.clone())),
-            None => never.push((selector(op), op.key())),
+            Some(header) => keyed.push((name, op.key(), header.name.clone())),
+            None => never.push((name, op.key())),
         }
     }
     let mut out = String::new();
@@ -74,8 +87,17 @@ pub fn starting_policy(api: &Api, name: &str) -> String {
            retryAfter: { honor: true, max: 5s }\n  \
            log: [attempt, signal, delay, deadlineRemaining, correlationId]\n",
     );
+    if !unnamed.is_empty() {
+        out.push_str(
+            "\n# Non-idempotent operations that no selector names alone (no unique operationId,\n\
+             # and a path that reads as a glob): write their entries by hand.\n",
+        );
+        for key in &unnamed {
+            let _ = writeln!(out, "#   {}", escape::yaml_comment(key));
+        }
+    }
     if keyed.is_empty() && never.is_empty() {
-        out.push_str("\n# The description has no non-idempotent operation.\n");
+        out.push_str("\n# The description has no non-idempotent operation named here.\n");
         return out;
     }
     out.push_str("\noperations:\n");

@@ -459,3 +459,26 @@ fn a_long_line_does_not_make_long_output_and_far_labels_do_not_panic() {
         run.stderr.len()
     );
 }
+
+#[test]
+fn init_names_no_operation_with_a_selector_that_matches_others() {
+    // `POST /files/*` has no operationId: written as a selector it would be a glob that
+    // also matches `POST /files/report`.
+    let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("injection-init-glob");
+    std::fs::create_dir_all(&dir).unwrap();
+    let spec = dir.join("openapi.yaml");
+    std::fs::write(
+        &spec,
+        "openapi: 3.0.3\ninfo: {title: t, version: '1'}\npaths:\n  /files/*:\n    post:\n      responses: {'200': {description: ok}}\n  /files/report:\n    post:\n      responses: {'200': {description: ok}}\n",
+    )
+    .unwrap();
+    let run = retrylint(&["init", spec.to_str().unwrap()]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    assert_eq!(
+        parsed_selectors(&run.stdout),
+        ["POST /files/report"],
+        "{}",
+        run.stdout
+    );
+    assert!(run.stdout.contains("#   POST /files/*"), "{}", run.stdout);
+}

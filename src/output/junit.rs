@@ -73,7 +73,8 @@ pub fn render(results: &[CheckResult]) -> String {
                 for label in &f.related {
                     let at = Place::of(&label.loc, &result.sources);
                     let (file, line, column) = (at.file, at.line, at.column);
-                    body.push_str(&format!("\nsee {file}:{line}:{column}: {}", label.text));
+                    body.push_str("\nsee ");
+                    body.push_str(&escape(&format!("{file}:{line}:{column}: {}", label.text)));
                 }
                 suites.push_str(&format!(
                     "      <failure type=\"{}\" message=\"{}\">{}</failure>\n",
