@@ -5,7 +5,7 @@ use std::cmp::Reverse;
 use std::collections::BinaryHeap;
 
 use super::rng;
-use super::scenario::{Capacity, FaultKind, Scenario};
+use super::scenario::{Capacity, FaultKind, RetryAfterHeader, Scenario};
 use super::variant::{Client, Mode};
 use super::{
     BUCKET_US, DEFAULT_ATTEMPT_TIMEOUT_US, HORIZON_US, JITTER_STREAM, Outcome, reason_index,
@@ -77,7 +77,7 @@ impl Bucket {
 /// What the client learns about a request, and when.
 enum Heard {
     Success,
-    Signal(Signal, Option<Duration>),
+    Signal(Signal, Option<RetryAfterHeader>),
 }
 
 /// Runs one variant: `clients[i % clients.len()]` is the policy of call `i`.
@@ -284,9 +284,14 @@ fn send(
         backoff: client.backoff,
         random: rng::unit(scenario.seed, JITTER_STREAM, i, call.requests),
         previous_delay_ms: (call.previous_delay_ms >= 0.0).then_some(call.previous_delay_ms),
-        retry_after_ms: retry_after.map(ms),
+        retry_after_ms: retry_after.map(|h| match h {
+            RetryAfterHeader::After(after) => ms(after),
+            RetryAfterHeader::Invalid => f64::NAN,
+        }),
         honor_retry_after: client.honor_retry_after,
         retry_after_max_ms: client.retry_after_max_ms,
+        on_missing_retry_after: client.retry_after_fallbacks.0,
+        on_invalid_retry_after: client.retry_after_fallbacks.1,
         protections,
     });
     // A condition `retryOn` does not list is, for this client, not transient: it stops
@@ -302,7 +307,7 @@ fn send(
     match decision {
         Decision::Retry { delay, .. } => {
             call.previous_delay_ms = ms(delay);
-            if let Some(after) = retry_after {
+            if let Some(RetryAfterHeader::After(after)) = retry_after {
                 call.not_before = at.saturating_add(after.as_micros());
             }
             Some(at.saturating_add(delay.as_micros().max(0)))
@@ -338,6 +343,7 @@ mod tests {
             deadline: Some(Duration::from_millis(10_000)),
             honor_retry_after: true,
             retry_after_max_ms: None,
+            retry_after_fallbacks: Default::default(),
             side_effect,
             key,
             status_endpoint: mode == Mode::Reconcile,

@@ -5,7 +5,9 @@ use crate::error::InputError;
 use crate::location::Loc;
 use crate::plan::schedule::backoff_of;
 use crate::plan::{Backoff, ms};
-use crate::policy::{Duration, Effective, Jitter, SideEffect, Signal, Spanned, UnknownOutcome};
+use crate::policy::{
+    Duration, Effective, Jitter, RetryAfterFallback, SideEffect, Signal, Spanned, UnknownOutcome,
+};
 use crate::source::Span;
 
 /// The keys `--compare` accepts, with the policy file's dotted names as aliases.
@@ -259,6 +261,8 @@ pub struct Client {
     pub deadline: Option<Duration>,
     pub honor_retry_after: bool,
     pub retry_after_max_ms: Option<f64>,
+    /// `retryAfter.onMissing` and `retryAfter.onInvalid`.
+    pub retry_after_fallbacks: (RetryAfterFallback, RetryAfterFallback),
     pub side_effect: SideEffect,
     /// The client sends an idempotency key and the server deduplicates on it.
     pub key: bool,
@@ -284,6 +288,7 @@ impl Client {
             deadline: p.deadline.as_ref().map(|d| d.value),
             honor_retry_after: effective.honors_retry_after(),
             retry_after_max_ms: p.retry_after_max.as_ref().map(|m| ms(m.value)),
+            retry_after_fallbacks: effective.retry_after_fallbacks(),
             side_effect: effective.effect.side_effect,
             key: p.key_header.is_some(),
             status_endpoint,
