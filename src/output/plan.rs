@@ -158,7 +158,10 @@ fn table(out: &mut String, policy: &Effective, schedule: &Schedule) {
         RetryAfterBound::None => {}
     }
     let _ = writeln!(out, "{budget}");
-    if policy.honors_retry_after() {
+    let p = &policy.policy;
+    if policy.honors_retry_after()
+        && (p.retry_after_on_missing.is_some() || p.retry_after_on_invalid.is_some())
+    {
         let (missing, invalid) = policy.retry_after_fallbacks();
         let _ = writeln!(
             out,

@@ -81,7 +81,7 @@ fn budget(policy: Option<&Effective>, plan: Option<&Schedule>) -> String {
     }
     if p.is_retried() {
         match plan {
-            Some(plan) => text.push_str(&format!(", worst case {}", plan.worst_case)),
+            Some(plan) => text.push_str(&worst_case_text(plan)),
             None => text.push_str(", no bound on how long it takes"),
         }
         if p.honors_retry_after() {
@@ -90,6 +90,22 @@ fn budget(policy: Option<&Effective>, plan: Option<&Schedule>) -> String {
                 None => text.push_str("; Retry-After honoured, unbounded"),
             }
         }
+    }
+    text
+}
+
+/// The worst case, with the Retry-After ceiling it includes and the attempts it cuts.
+fn worst_case_text(plan: &Schedule) -> String {
+    use crate::plan::schedule::RetryAfterBound;
+    let mut text = format!(", worst case {}", plan.worst_case);
+    if let RetryAfterBound::UpTo(max) = plan.retry_after {
+        text.push_str(&format!(" with Retry-After waits of up to {max}"));
+    }
+    if plan.unreachable_attempts() > 0 {
+        text.push_str(&format!(
+            " ({} of {} attempts run)",
+            plan.attempts, plan.max_attempts
+        ));
     }
     text
 }
