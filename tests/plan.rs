@@ -178,7 +178,7 @@ fn an_honoured_retry_after_is_part_of_the_worst_case() {
     assert!(
         report
             .stdout
-            .contains("worst case 9s with Retry-After waits of up to 5s (2 of 3 attempts run)"),
+            .contains("worst case 9s (waits: backoff up to 200ms, Retry-After up to 5s) (2 of 3 attempts run)"),
         "{}",
         report.stdout
     );

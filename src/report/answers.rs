@@ -99,7 +99,13 @@ fn worst_case_text(plan: &Schedule) -> String {
     use crate::plan::schedule::RetryAfterBound;
     let mut text = format!(", worst case {}", plan.worst_case);
     if let RetryAfterBound::UpTo(max) = plan.retry_after {
-        text.push_str(&format!(" with Retry-After waits of up to {max}"));
+        let backoff = plan.rows.iter().map(|r| r.backoff_max).max();
+        match backoff {
+            Some(b) if plan.rows.len() > 1 => text.push_str(&format!(
+                " (waits: backoff up to {b}, Retry-After up to {max})"
+            )),
+            _ => text.push_str(&format!(" (waits: Retry-After up to {max})")),
+        }
     }
     if plan.unreachable_attempts() > 0 {
         text.push_str(&format!(

@@ -44,7 +44,7 @@ impl Rule for AttemptsExceedDeadline {
 /// What a `Retry-After` adds to the message.
 fn retry_after_note(plan: &Schedule) -> String {
     match plan.retry_after {
-        RetryAfterBound::UpTo(max) => format!(" (each wait up to {max}: Retry-After is honoured up to retryAfter.max)"),
+        RetryAfterBound::UpTo(max) => format!(" (Retry-After honoured up to {max})"),
         _ => String::new(),
     }
 }
