@@ -28,6 +28,10 @@ const KEYS: &[(&str, &str)] = &[
     ("retryAfter.honor", "honorRetryAfter"),
     ("retryAfterMax", "retryAfterMax"),
     ("retryAfter.max", "retryAfterMax"),
+    ("onMissing", "onMissing"),
+    ("retryAfter.onMissing", "onMissing"),
+    ("onInvalid", "onInvalid"),
+    ("retryAfter.onInvalid", "onInvalid"),
     ("sideEffect", "sideEffect"),
     ("keyHeader", "keyHeader"),
     ("idempotency.keyHeader", "keyHeader"),
@@ -49,6 +53,8 @@ enum Change {
     RetryOn(Vec<Signal>),
     HonorRetryAfter(bool),
     RetryAfterMax(Option<Duration>),
+    OnMissing(RetryAfterFallback),
+    OnInvalid(RetryAfterFallback),
     SideEffect(SideEffect),
     KeyHeader(Option<String>),
     StatusEndpoint(Option<String>),
@@ -108,6 +114,8 @@ impl Variant {
                 }
                 Change::HonorRetryAfter(h) => p.retry_after_honor = at(*h),
                 Change::RetryAfterMax(d) => p.retry_after_max = d.and_then(at),
+                Change::OnMissing(f) => p.retry_after_on_missing = at(*f),
+                Change::OnInvalid(f) => p.retry_after_on_invalid = at(*f),
                 Change::SideEffect(s) => {
                     p.side_effect = at(*s);
                     e.effect.side_effect = *s;
@@ -215,6 +223,18 @@ fn parse_change(pair: &str) -> Result<Change, InputError> {
             _ => return Err(bad("honorRetryAfter is true or false")),
         }),
         "retryAfterMax" => Change::RetryAfterMax(optional_duration()?),
+        "onMissing" | "onInvalid" => {
+            let fallback = match value {
+                "backoff" => RetryAfterFallback::Backoff,
+                "stop" => RetryAfterFallback::Stop,
+                _ => return Err(bad(&format!("{canonical} is backoff or stop"))),
+            };
+            if canonical == "onMissing" {
+                Change::OnMissing(fallback)
+            } else {
+                Change::OnInvalid(fallback)
+            }
+        }
         "sideEffect" => Change::SideEffect(match value {
             "none" => SideEffect::None,
             "idempotent" => SideEffect::Idempotent,
