@@ -6,6 +6,7 @@ use std::collections::BinaryHeap;
 
 use super::rng;
 use super::scenario::{Capacity, FaultKind, RetryAfterHeader, Scenario};
+use super::timeline::Timeline;
 use super::variant::{Client, Mode};
 use super::{
     BUCKET_US, DEFAULT_ATTEMPT_TIMEOUT_US, HORIZON_US, JITTER_STREAM, Outcome, reason_index,
@@ -82,6 +83,16 @@ enum Heard {
 
 /// Runs one variant: `clients[i % clients.len()]` is the policy of call `i`.
 pub fn run(scenario: &Scenario, clients: &[Client], arrivals: &[(i64, u32)]) -> Outcome {
+    run_on(scenario, &Timeline::new(&scenario.faults), clients, arrivals)
+}
+
+/// [`run`] with the scenario's fault timeline built once for every variant.
+pub fn run_on(
+    scenario: &Scenario,
+    faults: &Timeline,
+    clients: &[Client],
+    arrivals: &[(i64, u32)],
+) -> Outcome {
     let operation = clients
         .iter()
         .map(|c| c.operation.as_str())
@@ -156,7 +167,15 @@ pub fn run(scenario: &Scenario, clients: &[Client], arrivals: &[(i64, u32)]) -> 
         };
         let call = &mut calls[i as usize];
         let client = &clients[call.client as usize];
-        if let Some(next) = send(scenario, client, call, t, i, bucket.as_mut(), &mut out) {
+        if let Some(next) = send(
+            scenario,
+            faults,
+            client,
+            call,
+            (t, i),
+            bucket.as_mut(),
+            &mut out,
+        ) {
             heap.push(Reverse((next, i)));
         }
     }
@@ -172,10 +191,10 @@ pub fn run(scenario: &Scenario, clients: &[Client], arrivals: &[(i64, u32)]) -> 
 /// Sends call `i`'s next request at `t`; returns when it sends the one after, if it does.
 fn send(
     scenario: &Scenario,
+    faults: &Timeline,
     client: &Client,
     call: &mut Call,
-    t: i64,
-    i: u32,
+    (t, i): (i64, u32),
     bucket: Option<&mut Bucket>,
     out: &mut Outcome,
 ) -> Option<i64> {
@@ -193,11 +212,7 @@ fn send(
     let lookup = call.unknown;
 
     // The server.
-    let fault = scenario
-        .faults
-        .iter()
-        .find(|f| f.from.as_micros() <= t && t < f.to.as_micros())
-        .map(|f| f.kind);
+    let fault = faults.at(t);
     let mut processed = false;
     // What the server answers (`None`: it never answers).
     let answer: Option<Heard> = match fault {
