@@ -130,10 +130,15 @@ fn the_worst_case_of_thousands_of_attempts_is_summarised_truthfully() {
         "{}",
         run.stdout
     );
-    assert!(!run.stdout.contains("maxAttempts is 2000"), "{}", run.stdout);
     assert!(
+        !run.stdout.contains("maxAttempts is 2000"),
+        "{}",
         run.stdout
-            .contains("worst case 59m58.802s of a 1h deadline; all 2000 attempts would need 1h6m35s"),
+    );
+    assert!(
+        run.stdout.contains(
+            "worst case 59m58.802s of a 1h deadline; all 2000 attempts would need 1h6m35s"
+        ),
         "{}",
         run.stdout
     );
@@ -143,7 +148,11 @@ fn the_worst_case_of_thousands_of_attempts_is_summarised_truthfully() {
         "{}",
         check.stdout
     );
-    assert!(check.stdout.contains("only 1802 run in full"), "{}", check.stdout);
+    assert!(
+        check.stdout.contains("only 1802 run in full"),
+        "{}",
+        check.stdout
+    );
 }
 
 #[test]
@@ -176,9 +185,9 @@ fn an_honoured_retry_after_is_part_of_the_worst_case() {
     );
     let report = common::retrylint_in(&dir, &["report", "openapi.yaml", "--format", "markdown"]);
     assert!(
-        report
-            .stdout
-            .contains("worst case 9s (waits: backoff up to 200ms, Retry-After up to 5s) (2 of 3 attempts run)"),
+        report.stdout.contains(
+            "worst case 9s (waits: backoff up to 200ms, Retry-After up to 5s) (2 of 3 attempts run)"
+        ),
         "{}",
         report.stdout
     );
@@ -189,7 +198,8 @@ fn an_honoured_retry_after_is_part_of_the_worst_case() {
     );
     let run = common::retrylint_in(&unbounded, &["plan", "openapi.yaml"]);
     assert!(
-        run.stdout.contains("not included: Retry-After is honoured with no retryAfter.max"),
+        run.stdout
+            .contains("not included: Retry-After is honoured with no retryAfter.max"),
         "{}",
         run.stdout
     );
@@ -229,7 +239,11 @@ fn a_zero_base_never_waits_the_cap() {
         "{}",
         run.stdout
     );
-    assert!(run.stdout.contains("worst case 4s of a 10s deadline"), "{}", run.stdout);
+    assert!(
+        run.stdout.contains("worst case 4s of a 10s deadline"),
+        "{}",
+        run.stdout
+    );
 }
 
 #[test]
@@ -252,7 +266,16 @@ fn a_cap_below_base_is_invalid_everywhere() {
     );
     let sim = common::retrylint_in(
         &dir,
-        &["simulate", "openapi.yaml", "--clients", "50", "--fault", "503@0s..1h", "--format", "json"],
+        &[
+            "simulate",
+            "openapi.yaml",
+            "--clients",
+            "50",
+            "--fault",
+            "503@0s..1h",
+            "--format",
+            "json",
+        ],
     );
     assert_eq!(sim.code, 0, "{}", sim.stderr);
     let doc: serde_json::Value = serde_json::from_str(&sim.stdout).unwrap();
@@ -281,5 +304,8 @@ fn retry_after_fallbacks_are_parsed_checked_and_shown() {
     assert_eq!(run.code, 2, "{}", run.stdout);
     assert!(run.stderr.contains("did you mean `stop`"), "{}", run.stderr);
     let schema = common::retrylint(&["schema"]);
-    assert!(schema.stdout.contains("onInvalid"), "the schema lists onInvalid");
+    assert!(
+        schema.stdout.contains("onInvalid"),
+        "the schema lists onInvalid"
+    );
 }

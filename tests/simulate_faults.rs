@@ -46,7 +46,10 @@ fn an_unreadable_retry_after_follows_on_invalid() {
     assert_eq!(stop["requests"], 200, "{stop}");
     assert_eq!(stop["stopped"]["invalid-retry-after"], 200, "{stop}");
     let backoff = variant(&document, "onInvalid=backoff");
-    assert!(backoff["stopped"].get("invalid-retry-after").is_none(), "{backoff}");
+    assert!(
+        backoff["stopped"].get("invalid-retry-after").is_none(),
+        "{backoff}"
+    );
     assert!(backoff["requests"].as_u64().unwrap() > 200, "{backoff}");
     // A missing Retry-After on a 429: onMissing.
     let document = json(&[

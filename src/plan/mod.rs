@@ -199,7 +199,12 @@ pub fn plan_retry(input: &RetryInput) -> Decision {
     {
         return Decision::Stop(StopReason::UnknownResult);
     }
-    let backoff_ms = waits::step(b.base_ms, b.multiplier, b.cap_ms, u64::from(input.attempts_made));
+    let backoff_ms = waits::step(
+        b.base_ms,
+        b.multiplier,
+        b.cap_ms,
+        u64::from(input.attempts_made),
+    );
     let r = input.random;
     let mut delay_ms = match b.jitter {
         Jitter::None => backoff_ms,
@@ -218,11 +223,14 @@ pub fn plan_retry(input: &RetryInput) -> Decision {
                 return Decision::Stop(StopReason::InvalidRetryAfter);
             }
             None => {}
-            Some(asked) if !finite_non_negative(asked) => {
-                if input.on_invalid_retry_after == RetryAfterFallback::Stop {
-                    return Decision::Stop(StopReason::InvalidRetryAfter);
-                }
+            Some(asked)
+                if !finite_non_negative(asked)
+                    && input.on_invalid_retry_after == RetryAfterFallback::Stop =>
+            {
+                return Decision::Stop(StopReason::InvalidRetryAfter);
             }
+            // Unreadable, `backoff`: as if the server had asked nothing.
+            Some(asked) if !finite_non_negative(asked) => {}
             Some(asked) => {
                 if input.retry_after_max_ms.is_some_and(|max| asked > max) {
                     return Decision::Stop(StopReason::InvalidRetryAfter);

@@ -205,8 +205,8 @@ pub fn worst_case(policy: &Effective) -> Option<Schedule> {
             (rows.len() as u32, reason, last)
         }
         None => {
-            let start = per_attempt.map_or(0.0, |t| (started - 1) as f64 * t)
-                + longest.sum(started - 1);
+            let start =
+                per_attempt.map_or(0.0, |t| (started - 1) as f64 * t) + longest.sum(started - 1);
             let end = per_attempt.map_or(deadline_ms, |t| (start + t).min(deadline_ms));
             let end = if started <= u64::from(LISTED) {
                 rows.last().map_or(millis(end), |r| r.end)

@@ -72,8 +72,12 @@ impl Effective {
     pub fn retry_after_fallbacks(&self) -> (super::RetryAfterFallback, super::RetryAfterFallback) {
         let p = &self.policy;
         (
-            p.retry_after_on_missing.as_ref().map_or_else(Default::default, |f| f.value),
-            p.retry_after_on_invalid.as_ref().map_or_else(Default::default, |f| f.value),
+            p.retry_after_on_missing
+                .as_ref()
+                .map_or_else(Default::default, |f| f.value),
+            p.retry_after_on_invalid
+                .as_ref()
+                .map_or_else(Default::default, |f| f.value),
         )
     }
 }

@@ -83,7 +83,12 @@ enum Heard {
 
 /// Runs one variant: `clients[i % clients.len()]` is the policy of call `i`.
 pub fn run(scenario: &Scenario, clients: &[Client], arrivals: &[(i64, u32)]) -> Outcome {
-    run_on(scenario, &Timeline::new(&scenario.faults), clients, arrivals)
+    run_on(
+        scenario,
+        &Timeline::new(&scenario.faults),
+        clients,
+        arrivals,
+    )
 }
 
 /// [`run`] with the scenario's fault timeline built once for every variant.

@@ -228,7 +228,9 @@ impl Fault {
                 RetryAfterHeader::Invalid
             } else {
                 let after = Duration::parse(value).map_err(|why| {
-                    bad(format!("{why} (or retry-after=invalid for an unreadable header)"))
+                    bad(format!(
+                        "{why} (or retry-after=invalid for an unreadable header)"
+                    ))
                 })?;
                 if after < Duration::ZERO {
                     return Err(bad("a negative Retry-After".into()));
