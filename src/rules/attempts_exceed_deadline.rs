@@ -99,12 +99,15 @@ fn waits_alone(
         .finding(
             &AttemptsExceedDeadline::META,
             format!(
-                "the longest waits alone{note} do not fit in its {} deadline: they add up to {} for {} attempts, so even if every attempt failed at once only {reachable} could start; attempts {} to {} are unreachable",
+                "the longest waits alone{note} do not fit in its {} deadline: they add up to {} for {} attempts, so even if every attempt failed at once only {reachable} could start; {} unreachable",
                 deadline.value,
                 plan.waits_needed,
                 attempts.value,
-                reachable + 1,
-                attempts.value
+                if reachable + 1 == plan.max_attempts {
+                    format!("attempt {} is", plan.max_attempts)
+                } else {
+                    format!("attempts {} to {} are", reachable + 1, plan.max_attempts)
+                }
             ),
             Label::new(&attempts.loc, format!("{} attempts", attempts.value)),
         )
