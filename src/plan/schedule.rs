@@ -354,4 +354,104 @@ mod tests {
         assert_eq!(s.stop, StopReason::DeadlineExhausted);
         assert!(worst_case(&policy(0, Some(1_000), 1_000, Jitter::Full)).is_none());
     }
+
+    /// Every attempt, step by step with `plan_retry` and no closed form: (attempts, end).
+    fn step_by_step(policy: &Effective) -> (u32, f64) {
+        let backoff = backoff_of(policy);
+        let p = &policy.policy;
+        let t = p.per_attempt_timeout.as_ref().map(|t| ms(t.value)).unwrap();
+        let d = p.deadline.as_ref().map_or(f64::INFINITY, |d| ms(d.value));
+        let ceiling = p.retry_after_max.as_ref().map(|m| ms(m.value));
+        let (mut now, mut previous, mut made) = (0.0, None, 0u32);
+        loop {
+            made += 1;
+            let end = (now + t).min(d);
+            let decision = plan_retry(&RetryInput {
+                side_effect: SideEffect::None,
+                signal: Signal::Status(503),
+                attempts_made: made,
+                now_ms: end,
+                deadline_ms: d,
+                backoff,
+                random: 1.0,
+                previous_delay_ms: previous,
+                retry_after_ms: ceiling,
+                honor_retry_after: ceiling.is_some(),
+                retry_after_max_ms: ceiling,
+                on_missing_retry_after: RetryAfterFallback::Backoff,
+                on_invalid_retry_after: RetryAfterFallback::Backoff,
+                protections: Protections::default(),
+            });
+            match decision {
+                Decision::Retry { delay, .. } => {
+                    previous = Some(ms(delay));
+                    now = end + ms(delay);
+                }
+                Decision::Stop(_) => return (made, end),
+            }
+        }
+    }
+
+    #[test]
+    fn the_closed_form_agrees_with_plan_retry_step_by_step() {
+        let jitters = [
+            Jitter::None,
+            Jitter::Full,
+            Jitter::Equal,
+            Jitter::Decorrelated,
+        ];
+        for jitter in jitters {
+            for attempts in [2, 3, 7, 40] {
+                for deadline in [Some(3_000), Some(10_000), Some(60_000), None] {
+                    for per in [1, 500, 2_000] {
+                        for ceiling in [None, Some(50), Some(1_500), Some(5_000)] {
+                            let mut p = policy(attempts, deadline, per, jitter);
+                            p.policy.backoff_multiplier = at(1.5);
+                            if let Some(c) = ceiling {
+                                p.policy.retry_after_honor = at(true);
+                                p.policy.retry_after_max = at(Duration::from_millis(c));
+                                p.policy.retry_on = at(vec![Spanned::new(
+                                    Signal::Status(503),
+                                    Loc::new(0, "", crate::source::Span::default()),
+                                )]);
+                            }
+                            let s = worst_case(&p).unwrap();
+                            let (made, end) = step_by_step(&p);
+                            let case =
+                                format!("{jitter:?} {attempts} {deadline:?} {per} {ceiling:?}");
+                            assert_eq!(s.attempts, made, "{case}");
+                            assert_eq!(s.rows.len() as u32, made, "{case}");
+                            assert_eq!(s.worst_case, millis(end), "{case}");
+                        }
+                    }
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn past_the_listed_attempts_the_closed_form_still_agrees() {
+        for jitter in [Jitter::Full, Jitter::Decorrelated] {
+            for (attempts, deadline, per) in [
+                (3_000, Some(3_600_000), 1),
+                (3_000, Some(3_600_000), 500),
+                (2_500, None, 7),
+            ] {
+                let mut p = policy(attempts, deadline, per, jitter);
+                p.policy.backoff_multiplier = at(1.001);
+                let s = worst_case(&p).unwrap();
+                let (made, end) = step_by_step(&p);
+                assert_eq!(s.attempts, made, "{jitter:?} {attempts} {per}");
+                assert_eq!(s.rows.len() as u32, made.min(LISTED));
+                // `plan_retry` rounds each wait to the microsecond: at most half a
+                // microsecond apart per wait.
+                let diff = (s.worst_case.as_micros() - millis(end).as_micros()).abs();
+                assert!(
+                    diff <= i64::from(made) / 2 + 1,
+                    "{jitter:?} {attempts} {per}: {} vs {end}",
+                    s.worst_case
+                );
+            }
+        }
+    }
 }
