@@ -278,6 +278,11 @@ fn a_cap_below_base_is_invalid_everywhere() {
         ],
     );
     assert_eq!(sim.code, 0, "{}", sim.stderr);
+    assert!(
+        sim.stderr.contains("every retry stops with invalid-delay"),
+        "{}",
+        sim.stderr
+    );
     let doc: serde_json::Value = serde_json::from_str(&sim.stdout).unwrap();
     let policy = &doc["variants"][0];
     assert_eq!(policy["requests"], 50, "{policy}");
