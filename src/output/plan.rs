@@ -131,7 +131,7 @@ fn table(out: &mut String, policy: &Effective, schedule: &Schedule) {
         other => format!("stops after attempt {last}: {other}"),
     };
     let _ = writeln!(out, "  {why}");
-    let mut budget = format!("  worst case {}", schedule.worst_case);
+    let mut budget = format!("  worst case {}", shown(schedule.worst_case));
     if let Some(deadline) = schedule.deadline {
         let _ = write!(budget, " of a {deadline} deadline");
     }
@@ -141,8 +141,9 @@ fn table(out: &mut String, policy: &Effective, schedule: &Schedule) {
     {
         let _ = write!(
             budget,
-            "; all {} attempts would need {needed}",
-            schedule.max_attempts
+            "; all {} attempts would need {}",
+            schedule.max_attempts,
+            shown(needed)
         );
     }
     match schedule.retry_after {
@@ -169,6 +170,15 @@ fn table(out: &mut String, policy: &Effective, schedule: &Schedule) {
             fallback(missing),
             fallback(invalid)
         );
+    }
+}
+
+/// A duration, or what it means when it saturated.
+fn shown(d: crate::policy::Duration) -> String {
+    if d.as_micros() == i64::MAX {
+        "more than 290,000 years".to_string()
+    } else {
+        d.to_string()
     }
 }
 

@@ -155,9 +155,11 @@ pub fn worst_case(policy: &Effective) -> Option<Schedule> {
     let n = u64::from(backoff.max_attempts);
     let longest = longest_waits(backoff, ceiling.unwrap_or(0.0));
     // Closed form: how many attempts start, and when the last one ends.
-    let started = match per_attempt {
-        Some(t) => longest.attempts_before(n, t, deadline_ms),
-        None => 1,
+    let started = match (per_attempt, deadline) {
+        (Some(t), Some(_)) => longest.attempts_before(n, t, deadline_ms),
+        // No deadline: every attempt runs, however long the waits grow.
+        (Some(_), None) => n,
+        (None, _) => 1,
     };
     let mut rows = Vec::new();
     let mut now = 0.0f64;
@@ -197,7 +199,10 @@ pub fn worst_case(policy: &Effective) -> Option<Schedule> {
         }
     };
     let waits_needed = longest.sum(n - 1);
-    let reachable_by_waits = longest.attempts_before(n, 0.0, deadline_ms);
+    let reachable_by_waits = match deadline {
+        Some(_) => longest.attempts_before(n, 0.0, deadline_ms),
+        None => n,
+    };
     let (attempts, stop, worst_case) = match early_stop {
         // `plan_retry` stopped before the closed form did: a value out of range.
         Some(reason) => {
