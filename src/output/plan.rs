@@ -5,7 +5,7 @@ use std::fmt::Write;
 use crate::check::Analysis;
 use crate::model::Operation;
 use crate::plan::StopReason;
-use crate::plan::schedule::{RetryAfterBound, Schedule, worst_case};
+use crate::plan::schedule::{RetryAfterBound, Schedule, shown, worst_case};
 use crate::policy::{Effective, RetryAfterFallback, Selector};
 
 /// Renders the schedule of every operation (or those `only` selects).
@@ -170,15 +170,6 @@ fn table(out: &mut String, policy: &Effective, schedule: &Schedule) {
             fallback(missing),
             fallback(invalid)
         );
-    }
-}
-
-/// A duration, or what it means when it saturated.
-fn shown(d: crate::policy::Duration) -> String {
-    if d.as_micros() == i64::MAX {
-        "more than 290,000 years".to_string()
-    } else {
-        d.to_string()
     }
 }
 

@@ -82,6 +82,16 @@ impl Schedule {
     }
 }
 
+/// A figure of the schedule as text; one too long for a duration to hold (the waits of a
+/// policy without a cap, say) reads as such instead of as the largest number there is.
+pub fn shown(d: Duration) -> String {
+    if d.as_micros() == i64::MAX {
+        "more than 290,000 years".to_string()
+    } else {
+        d.to_string()
+    }
+}
+
 /// The backoff settings of an effective policy, with the defaults the policy format gives.
 pub fn backoff_of(policy: &Effective) -> Backoff {
     let p = &policy.policy;

@@ -97,7 +97,10 @@ fn budget(policy: Option<&Effective>, plan: Option<&Schedule>) -> String {
 /// The worst case, with the Retry-After ceiling it includes and the attempts it cuts.
 fn worst_case_text(plan: &Schedule) -> String {
     use crate::plan::schedule::RetryAfterBound;
-    let mut text = format!(", worst case {}", plan.worst_case);
+    let mut text = format!(
+        ", worst case {}",
+        crate::plan::schedule::shown(plan.worst_case)
+    );
     if let RetryAfterBound::UpTo(max) = plan.retry_after {
         let backoff = plan.rows.iter().map(|r| r.backoff_max).max();
         match backoff {

@@ -60,7 +60,8 @@ fn with_timeouts(
     if needed <= deadline.value {
         return None;
     }
-    let over = millis(ms(needed) - ms(deadline.value));
+    let over = schedule::shown(millis(ms(needed) - ms(deadline.value)));
+    let needed = schedule::shown(needed);
     let full = plan.full_attempts;
     let note = retry_after_note(plan);
     let mut finding = cx
@@ -101,7 +102,7 @@ fn waits_alone(
             format!(
                 "the longest waits alone{note} do not fit in its {} deadline: they add up to {} for {} attempts, so even if every attempt failed at once only {reachable} could start; {} unreachable",
                 deadline.value,
-                plan.waits_needed,
+                schedule::shown(plan.waits_needed),
                 attempts.value,
                 if reachable + 1 == plan.max_attempts {
                     format!("attempt {} is", plan.max_attempts)
@@ -111,10 +112,14 @@ fn waits_alone(
             ),
             Label::new(&attempts.loc, format!("{} attempts", attempts.value)),
         )
-        .help(format!(
-            "lower maxAttempts to {reachable}, shorten backoff.base, backoff.cap or retryAfter.max, or raise the deadline above {}",
-            plan.waits_needed
-        ))
+        .help(if plan.waits_needed.as_micros() == i64::MAX {
+            format!("lower maxAttempts to {reachable}, or set backoff.cap")
+        } else {
+            format!(
+                "lower maxAttempts to {reachable}, shorten backoff.base, backoff.cap or retryAfter.max, or raise the deadline above {}",
+                plan.waits_needed
+            )
+        })
         .related(&deadline.loc, format!("deadline {}", deadline.value));
     if let Some(base) = &policy.policy.backoff_base {
         finding = finding.related(&base.loc, format!("waits grow from {}", base.value));
