@@ -6,6 +6,10 @@
 //! attempts: 500,000 requests. The scenario and policy are loaded once; what is timed is
 //! the simulation itself (arrivals, the event loop, the outcome). The median of several
 //! runs is printed.
+//!
+//! Two pathological scenarios follow, each expected to scale linearly: 20,000 fault windows
+//! (the server fails two seconds in every four for a day) for 100,000 clients, and 1,000
+//! `--compare` variants of 1,000 clients each.
 
 use std::path::Path;
 use std::time::{Duration, Instant};
@@ -48,21 +52,78 @@ fn main() {
         seed: 1,
     })
     .expect("a scenario");
-    let mut requests = 0;
-    let mut times: Vec<Duration> = (0..runs)
-        .map(|_| {
-            let start = Instant::now();
-            let outcomes = simulate(&scenario, std::slice::from_ref(&target), &[]);
-            let took = start.elapsed();
-            requests = outcomes[0].requests;
-            took
-        })
-        .collect();
-    times.sort();
-    let median = times[times.len() / 2];
+    let (median, requests) = median_of(runs, || {
+        simulate(&scenario, std::slice::from_ref(&target), &[])
+            .iter()
+            .map(|o| o.requests)
+            .sum()
+    });
     println!(
         "simulate: 100,000 clients x 5 attempts ({requests} requests): median {:.1} ms of {runs} runs, {:.0} ns per request (figure: under 1,000 ms)",
         median.as_secs_f64() * 1e3,
         median.as_secs_f64() * 1e9 / requests.max(1) as f64,
+    );
+    pathological(runs, &target);
+}
+
+/// The median time of `runs` runs of `f`, and the requests its last run counted.
+fn median_of(runs: usize, mut f: impl FnMut() -> u64) -> (Duration, u64) {
+    let mut requests = 0;
+    let mut times: Vec<Duration> = (0..runs)
+        .map(|_| {
+            let start = Instant::now();
+            requests = f();
+            start.elapsed()
+        })
+        .collect();
+    times.sort();
+    (times[times.len() / 2], requests)
+}
+
+/// 20,000 fault windows and 1,000 compared variants.
+fn pathological(runs: usize, target: &Target) {
+    let windows: Vec<String> = (0..20_000)
+        .map(|i| format!("503@{}s..{}s", i * 4, i * 4 + 2))
+        .collect();
+    let scenario = Scenario::from_flags(&ScenarioFlags {
+        clients: 100_000,
+        arrival: "uniform:80000s",
+        capacity: "200/s",
+        faults: &windows,
+        latency: "50ms",
+        seed: 1,
+    })
+    .expect("a scenario");
+    let (median, requests) = median_of(runs, || {
+        simulate(&scenario, std::slice::from_ref(target), &[])
+            .iter()
+            .map(|o| o.requests)
+            .sum()
+    });
+    println!(
+        "simulate: 20,000 fault windows, 100,000 clients ({requests} requests): median {:.1} ms of {runs} runs",
+        median.as_secs_f64() * 1e3,
+    );
+    let variants: Vec<Variant> = (0..1_000)
+        .map(|i| Variant::parse(&format!("base={}ms", 100 + i)).expect("a variant"))
+        .collect();
+    let scenario = Scenario::from_flags(&ScenarioFlags {
+        clients: 1_000,
+        arrival: "uniform:60s",
+        capacity: "200/s",
+        faults: &["503@10s..40s".to_string()],
+        latency: "50ms",
+        seed: 1,
+    })
+    .expect("a scenario");
+    let (median, requests) = median_of(runs, || {
+        simulate(&scenario, std::slice::from_ref(target), &variants)
+            .iter()
+            .map(|o| o.requests)
+            .sum()
+    });
+    println!(
+        "simulate: 1,000 --compare variants of 1,000 clients ({requests} requests): median {:.1} ms of {runs} runs",
+        median.as_secs_f64() * 1e3,
     );
 }

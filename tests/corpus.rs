@@ -25,10 +25,11 @@ const CORPUS: &[(&str, usize, usize)] = &[
 ];
 
 /// The policy of the catalogue issue: retries everything, no plan for unknown outcomes.
-const ISSUE_POLICY: &str = "version: 1\ndefaults: {maxAttempts: 3, deadline: 10s, retryOn: [503, timeout], backoff: {base: 100ms, cap: 2s, jitter: full}, retryAfter: {honor: true, max: 5s}}\n";
+/// (Its Retry-After ceiling is 4s: two waits of 5s would leave no time for the third attempt.)
+const ISSUE_POLICY: &str = "version: 1\ndefaults: {maxAttempts: 3, deadline: 10s, retryOn: [503, timeout], backoff: {base: 100ms, cap: 2s, jitter: full}, retryAfter: {honor: true, max: 4s}}\n";
 
 /// Retries everything, with a plan for unknown outcomes.
-const RETRYING_POLICY: &str = "version: 1\ndefaults: {maxAttempts: 3, deadline: 10s, retryOn: [503, timeout], backoff: {base: 100ms, cap: 2s, jitter: full}, retryAfter: {honor: true, max: 5s}, onUnknownOutcome: fail}\n";
+const RETRYING_POLICY: &str = "version: 1\ndefaults: {maxAttempts: 3, deadline: 10s, retryOn: [503, timeout], backoff: {base: 100ms, cap: 2s, jitter: full}, retryAfter: {honor: true, max: 4s}, onUnknownOutcome: fail}\n";
 
 /// Writes a policy into the scratch folder and returns its path.
 fn policy_file(name: &str, text: &str) -> PathBuf {

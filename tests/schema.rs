@@ -83,6 +83,7 @@ fn the_schema_accepts_what_the_parser_accepts_and_rejects_what_it_rejects() {
             "policy-bad-duration",
             "policy-bare-number",
             "policy-unknown-jitter",
+            "policy-unknown-fallback",
             "policy-no-version",
             "policy-wrong-type",
         ]

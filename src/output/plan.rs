@@ -5,8 +5,8 @@ use std::fmt::Write;
 use crate::check::Analysis;
 use crate::model::Operation;
 use crate::plan::StopReason;
-use crate::plan::schedule::{Schedule, worst_case};
-use crate::policy::{Effective, Selector};
+use crate::plan::schedule::{RetryAfterBound, Schedule, shown, worst_case};
+use crate::policy::{Effective, RetryAfterFallback, Selector};
 
 /// Renders the schedule of every operation (or those `only` selects).
 pub fn render(analysis: &Analysis, only: Option<&Selector>) -> String {
@@ -60,10 +60,17 @@ fn table(out: &mut String, policy: &Effective, schedule: &Schedule) {
         .map(|r| {
             let wait = if r.attempt == 1 {
                 "-".to_string()
-            } else if r.wait_min == r.wait_max {
-                r.wait_max.to_string()
             } else {
-                format!("{}–{}", r.wait_min, r.wait_max)
+                let backoff = if r.wait_min == r.backoff_max {
+                    r.backoff_max.to_string()
+                } else {
+                    format!("{}–{}", r.wait_min, r.backoff_max)
+                };
+                if r.wait_max > r.backoff_max {
+                    format!("{backoff}, Retry-After ≤ {}", r.wait_max)
+                } else {
+                    backoff
+                }
             };
             [
                 r.attempt.to_string(),
@@ -101,7 +108,15 @@ fn table(out: &mut String, policy: &Effective, schedule: &Schedule) {
     for r in &rows {
         let _ = writeln!(out, "{}", line([&r[0], &r[1], &r[2], &r[3], &r[4]]));
     }
-    let last = schedule.rows.len();
+    let last = schedule.attempts;
+    if schedule.is_cut() {
+        let _ = writeln!(
+            out,
+            "  … attempts {} to {last} not listed (the first {} are)",
+            schedule.rows.len() + 1,
+            schedule.rows.len()
+        );
+    }
     let why = match schedule.stop {
         StopReason::MaxAttempts => format!(
             "stops after attempt {last}: maxAttempts is {}",
@@ -111,21 +126,77 @@ fn table(out: &mut String, policy: &Effective, schedule: &Schedule) {
             "stops after attempt {last}: the next wait would end past the deadline ({} of {} attempts run)",
             last, schedule.max_attempts
         ),
+        StopReason::InvalidDelay => format!(
+            "stops after attempt {last}: invalid-delay ({}); no retry is made",
+            invalid_delay(policy)
+        ),
         other => format!("stops after attempt {last}: {other}"),
     };
     let _ = writeln!(out, "  {why}");
-    let mut budget = format!("  worst case {}", schedule.worst_case);
+    let mut budget = format!("  worst case {}", shown(schedule.worst_case));
     if let Some(deadline) = schedule.deadline {
         let _ = write!(budget, " of a {deadline} deadline");
     }
     if let Some(needed) = schedule.needed
         && schedule.deadline.is_some_and(|d| needed > d)
+        && schedule.stop != StopReason::InvalidDelay
     {
         let _ = write!(
             budget,
-            "; all {} attempts would need {needed}",
-            schedule.max_attempts
+            "; all {} attempts would need {}",
+            schedule.max_attempts,
+            shown(needed)
         );
     }
+    match schedule.retry_after {
+        RetryAfterBound::UpTo(max) => {
+            let _ = write!(budget, "; includes Retry-After waits of up to {max}");
+        }
+        RetryAfterBound::Unbounded => {
+            let _ = write!(
+                budget,
+                "; not included: Retry-After is honoured with no retryAfter.max, so the server can stretch any wait up to the deadline"
+            );
+        }
+        RetryAfterBound::None => {}
+    }
     let _ = writeln!(out, "{budget}");
+    let p = &policy.policy;
+    if policy.honors_retry_after()
+        && (p.retry_after_on_missing.is_some() || p.retry_after_on_invalid.is_some())
+    {
+        let (missing, invalid) = policy.retry_after_fallbacks();
+        let _ = writeln!(
+            out,
+            "  a 429/503 without Retry-After: {}; an unreadable one: {}",
+            fallback(missing),
+            fallback(invalid)
+        );
+    }
+}
+
+fn fallback(f: RetryAfterFallback) -> &'static str {
+    match f {
+        RetryAfterFallback::Backoff => "waits the backoff",
+        RetryAfterFallback::Stop => "stops (invalid-retry-after)",
+    }
+}
+
+/// Which backoff value is out of range.
+fn invalid_delay(policy: &Effective) -> String {
+    let p = &policy.policy;
+    if let (Some(base), Some(cap)) = (&p.backoff_base, &p.backoff_cap)
+        && cap.value < base.value
+    {
+        return format!(
+            "backoff.cap {} is below backoff.base {}",
+            cap.value, base.value
+        );
+    }
+    if let Some(m) = &p.backoff_multiplier
+        && m.value < 1.0
+    {
+        return format!("backoff.multiplier {} is below 1", m.value);
+    }
+    "a backoff value is out of range".to_string()
 }

@@ -4,11 +4,12 @@
 //! the schedule rules, `retrylint plan` and the simulator all call it.
 
 pub mod schedule;
+pub mod waits;
 
 use std::fmt;
 
 use crate::model::Method;
-use crate::policy::{Duration, Jitter, SideEffect, Signal};
+use crate::policy::{Duration, Jitter, RetryAfterFallback, SideEffect, Signal};
 
 /// Why a client stops retrying.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -21,9 +22,14 @@ pub enum StopReason {
     InvalidAttempt,
     /// Every allowed attempt was made.
     MaxAttempts,
-    /// A backoff parameter, the clock or the random unit is negative or not finite.
+    /// A backoff parameter, the clock or the random unit is out of range: `base`, `cap`,
+    /// `now` or a previous wait negative or not finite, `multiplier` below 1 or not
+    /// finite, `cap` below `base`, a deadline that is negative or NaN, or a random unit
+    /// outside [0, 1].
     InvalidDelay,
-    /// The server's Retry-After is negative, not finite, or longer than `retryAfter.max`.
+    /// The server's Retry-After is longer than `retryAfter.max`; or, on a 429/503, it is
+    /// missing and `retryAfter.onMissing` is `stop`, or unreadable (negative, not finite)
+    /// and `retryAfter.onInvalid` is `stop`.
     InvalidRetryAfter,
     /// The wait would end at or past the deadline.
     DeadlineExhausted,
@@ -104,6 +110,11 @@ pub struct RetryInput {
     pub honor_retry_after: bool,
     /// The longest `Retry-After` the client accepts.
     pub retry_after_max_ms: Option<f64>,
+    /// What a 429/503 without `Retry-After` does (`retryAfter.onMissing`).
+    pub on_missing_retry_after: RetryAfterFallback,
+    /// What an unreadable `Retry-After` does (`retryAfter.onInvalid`): pass a negative or
+    /// non-finite `retry_after_ms` (NaN for a header that does not parse).
+    pub on_invalid_retry_after: RetryAfterFallback,
     pub protections: Protections,
 }
 
@@ -132,6 +143,29 @@ pub fn is_transient_status(code: u16) -> bool {
 /// Before the attempt with index `k` (`k` attempts made) the client waits
 /// `jitter(min(cap, base × multiplier^k))`; with `Retry-After` honoured, at least what the
 /// server asks. A wait that would end at or past the deadline stops the retries.
+///
+/// # Check order
+/// When several stop reasons apply, the first of this list wins:
+/// 1. `invalid-attempt`: no attempt made yet;
+/// 2. `invalid-delay`: a value out of range (see [`StopReason::InvalidDelay`]), `cap < base`
+///    included;
+/// 3. `max-attempts`: every allowed attempt was made;
+/// 4. `not-transient`: a status retrying cannot fix;
+/// 5. `unknown-result`: a non-idempotent request that may have been processed, with
+///    neither an idempotency key nor a status endpoint;
+/// 6. `invalid-retry-after`: a `Retry-After` above `retryAfter.max`, or a missing or
+///    unreadable one where `onMissing`/`onInvalid` say `stop` (only when honoured);
+/// 7. `deadline-exhausted`: the wait would end at or past the deadline.
+///
+/// # Deliberate differences from the seed's `planRetry`
+/// - `base × multiplier^k` never overflows into NaN: a zero base gives 0 whatever the
+///   exponent (the seed computes `0 × ∞`), and a product that overflows is the cap.
+///   The exponent is not clamped, so a multiplier just above 1 keeps growing.
+/// - An unreadable `Retry-After` (negative, not finite) is ignored and the backoff used,
+///   unless `on_invalid_retry_after` is `Stop`, which gives the seed's
+///   `invalid-retry-after`. A 429/503 without one stops only when `on_missing_retry_after`
+///   is `Stop`. Both follow the policy's `retryAfter.onInvalid`/`onMissing`, whose
+///   default is `backoff`.
 pub fn plan_retry(input: &RetryInput) -> Decision {
     let b = &input.backoff;
     if input.attempts_made < 1 {
@@ -140,6 +174,7 @@ pub fn plan_retry(input: &RetryInput) -> Decision {
     let finite_non_negative = |v: f64| v.is_finite() && v >= 0.0;
     let parameters_ok = finite_non_negative(b.base_ms)
         && finite_non_negative(b.cap_ms)
+        && b.cap_ms >= b.base_ms
         && b.multiplier.is_finite()
         && b.multiplier >= 1.0
         && finite_non_negative(input.now_ms)
@@ -167,15 +202,12 @@ pub fn plan_retry(input: &RetryInput) -> Decision {
     {
         return Decision::Stop(StopReason::UnknownResult);
     }
-    // The exponential step, computed in floating point and capped: no overflow for any
-    // attempt count or multiplier.
-    let exponent = input.attempts_made.min(1_024) as i32;
-    let backoff_ms = (b.base_ms * b.multiplier.powi(exponent)).min(b.cap_ms);
-    let backoff_ms = if backoff_ms.is_finite() {
-        backoff_ms
-    } else {
-        b.cap_ms
-    };
+    let backoff_ms = waits::step(
+        b.base_ms,
+        b.multiplier,
+        b.cap_ms,
+        u64::from(input.attempts_made),
+    );
     let r = input.random;
     let mut delay_ms = match b.jitter {
         Jitter::None => backoff_ms,
@@ -187,13 +219,28 @@ pub fn plan_retry(input: &RetryInput) -> Decision {
             (b.base_ms + (high - b.base_ms) * r).min(b.cap_ms)
         }
     };
-    if input.honor_retry_after
-        && let Some(asked) = input.retry_after_ms
-    {
-        if !finite_non_negative(asked) || input.retry_after_max_ms.is_some_and(|max| asked > max) {
-            return Decision::Stop(StopReason::InvalidRetryAfter);
+    if input.honor_retry_after {
+        let throttled = matches!(input.signal, Signal::Status(429 | 503));
+        match input.retry_after_ms {
+            None if throttled && input.on_missing_retry_after == RetryAfterFallback::Stop => {
+                return Decision::Stop(StopReason::InvalidRetryAfter);
+            }
+            None => {}
+            Some(asked)
+                if !finite_non_negative(asked)
+                    && input.on_invalid_retry_after == RetryAfterFallback::Stop =>
+            {
+                return Decision::Stop(StopReason::InvalidRetryAfter);
+            }
+            // Unreadable, `backoff`: as if the server had asked nothing.
+            Some(asked) if !finite_non_negative(asked) => {}
+            Some(asked) => {
+                if input.retry_after_max_ms.is_some_and(|max| asked > max) {
+                    return Decision::Stop(StopReason::InvalidRetryAfter);
+                }
+                delay_ms = delay_ms.max(asked);
+            }
         }
-        delay_ms = delay_ms.max(asked);
     }
     if input.now_ms + delay_ms >= input.deadline_ms {
         return Decision::Stop(StopReason::DeadlineExhausted);
@@ -243,6 +290,8 @@ mod tests {
             retry_after_ms: None,
             honor_retry_after: true,
             retry_after_max_ms: None,
+            on_missing_retry_after: RetryAfterFallback::Backoff,
+            on_invalid_retry_after: RetryAfterFallback::Backoff,
             protections: Protections {
                 idempotency_key: true,
                 status_endpoint: false,
@@ -292,8 +341,22 @@ mod tests {
             Decision::Stop(DeadlineExhausted)
         );
         assert_eq!(
-            stop(&|i| i.retry_after_ms = Some(-1.0)),
+            stop(&|i| {
+                i.retry_after_ms = Some(-1.0);
+                i.on_invalid_retry_after = RetryAfterFallback::Stop;
+            }),
             Decision::Stop(InvalidRetryAfter)
+        );
+        assert_eq!(
+            stop(&|i| i.on_missing_retry_after = RetryAfterFallback::Stop),
+            Decision::Stop(InvalidRetryAfter)
+        );
+        assert_eq!(
+            stop(&|i| {
+                i.backoff.base_ms = 300.0;
+                i.backoff.cap_ms = 200.0;
+            }),
+            Decision::Stop(InvalidDelay)
         );
         assert_eq!(
             stop(&|i| {
@@ -372,5 +435,105 @@ mod tests {
             Decision::Retry { backoff, .. } => assert_eq!(backoff, Duration::from_millis(2_000)),
             other => panic!("{other:?}"),
         }
+    }
+
+    fn delay_of(d: Decision) -> Duration {
+        match d {
+            Decision::Retry { delay, .. } => delay,
+            Decision::Stop(r) => panic!("stopped: {r}"),
+        }
+    }
+
+    #[test]
+    fn a_zero_base_waits_nothing_however_large_the_exponent() {
+        let mut input = seed();
+        input.backoff.base_ms = 0.0;
+        input.backoff.jitter = Jitter::None;
+        input.backoff.multiplier = 1e308;
+        input.deadline_ms = f64::INFINITY;
+        input.backoff.max_attempts = u32::MAX;
+        for made in [1, 2, 1_000, 5_000, u32::MAX - 1] {
+            input.attempts_made = made;
+            assert_eq!(
+                plan_retry(&input),
+                Decision::Retry {
+                    delay: Duration::ZERO,
+                    backoff: Duration::ZERO
+                },
+                "{made}"
+            );
+        }
+    }
+
+    #[test]
+    fn a_multiplier_just_above_one_keeps_growing_past_1024_attempts() {
+        let mut input = seed();
+        input.backoff.jitter = Jitter::None;
+        input.backoff.multiplier = 1.001;
+        input.backoff.cap_ms = 1e9;
+        input.backoff.max_attempts = u32::MAX;
+        input.deadline_ms = f64::INFINITY;
+        input.attempts_made = 1_024;
+        let at_1024 = delay_of(plan_retry(&input));
+        input.attempts_made = 3_000;
+        assert!(delay_of(plan_retry(&input)) > at_1024);
+    }
+
+    #[test]
+    fn check_order_first_reason_wins() {
+        use StopReason::*;
+        let mut input = seed();
+        // invalid-attempt before invalid-delay.
+        input.attempts_made = 0;
+        input.backoff.cap_ms = 1.0;
+        assert_eq!(plan_retry(&input), Decision::Stop(InvalidAttempt));
+        // invalid-delay (cap < base) before max-attempts.
+        input.attempts_made = 3;
+        assert_eq!(plan_retry(&input), Decision::Stop(InvalidDelay));
+        // max-attempts before not-transient.
+        input.backoff.cap_ms = 2_000.0;
+        input.signal = Signal::Status(400);
+        assert_eq!(plan_retry(&input), Decision::Stop(MaxAttempts));
+        // not-transient before unknown-result.
+        input.attempts_made = 1;
+        input.protections = Protections::default();
+        assert_eq!(plan_retry(&input), Decision::Stop(NotTransient));
+        // unknown-result before invalid-retry-after.
+        input.signal = Signal::Status(503);
+        input.retry_after_ms = Some(9_000.0);
+        input.retry_after_max_ms = Some(1_000.0);
+        assert_eq!(plan_retry(&input), Decision::Stop(UnknownResult));
+        // invalid-retry-after before deadline-exhausted.
+        input.protections.idempotency_key = true;
+        input.now_ms = 2_999.0;
+        assert_eq!(plan_retry(&input), Decision::Stop(InvalidRetryAfter));
+        input.retry_after_ms = None;
+        assert_eq!(plan_retry(&input), Decision::Stop(DeadlineExhausted));
+    }
+
+    #[test]
+    fn missing_and_unreadable_retry_after_follow_the_fallbacks() {
+        let mut input = seed();
+        // Unreadable, `backoff` (the default): the backoff wait.
+        input.retry_after_ms = Some(f64::NAN);
+        assert_eq!(delay_of(plan_retry(&input)), Duration::from_millis(200));
+        input.on_invalid_retry_after = RetryAfterFallback::Stop;
+        assert_eq!(
+            plan_retry(&input),
+            Decision::Stop(StopReason::InvalidRetryAfter)
+        );
+        // Missing on a 503, `stop`: gives up; on a timeout there is no header to miss.
+        input.retry_after_ms = None;
+        input.on_missing_retry_after = RetryAfterFallback::Stop;
+        assert_eq!(
+            plan_retry(&input),
+            Decision::Stop(StopReason::InvalidRetryAfter)
+        );
+        input.signal = Signal::ConnectFailure;
+        assert_eq!(delay_of(plan_retry(&input)), Duration::from_millis(200));
+        // Not honoured: neither fallback applies.
+        input.signal = Signal::Status(503);
+        input.honor_retry_after = false;
+        assert_eq!(delay_of(plan_retry(&input)), Duration::from_millis(200));
     }
 }

@@ -66,6 +66,19 @@ impl Effective {
             .as_ref()
             .is_some_and(|h| h.value)
     }
+
+    /// `retryAfter.onMissing` and `retryAfter.onInvalid`, `backoff` when not set.
+    pub fn retry_after_fallbacks(&self) -> (super::RetryAfterFallback, super::RetryAfterFallback) {
+        let p = &self.policy;
+        (
+            p.retry_after_on_missing
+                .as_ref()
+                .map_or_else(Default::default, |f| f.value),
+            p.retry_after_on_invalid
+                .as_ref()
+                .map_or_else(Default::default, |f| f.value),
+        )
+    }
 }
 
 /// Which policy entries matched which operations.

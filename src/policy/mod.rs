@@ -69,6 +69,26 @@ pub enum UnknownOutcome {
     RetrySameKey,
 }
 
+/// What the client does on a 429/503 whose `Retry-After` is missing or unreadable
+/// (`retryAfter.onMissing`, `retryAfter.onInvalid`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum RetryAfterFallback {
+    /// Wait the backoff, as if the server had asked nothing.
+    #[default]
+    Backoff,
+    /// Give up (`invalid-retry-after`).
+    Stop,
+}
+
+impl RetryAfterFallback {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            RetryAfterFallback::Backoff => "backoff",
+            RetryAfterFallback::Stop => "stop",
+        }
+    }
+}
+
 /// A condition a client retries on.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Signal {
@@ -151,6 +171,8 @@ policy_fields! {
     retry_after: (),
     retry_after_honor: bool,
     retry_after_max: Duration,
+    retry_after_on_missing: RetryAfterFallback,
+    retry_after_on_invalid: RetryAfterFallback,
     log: Vec<Spanned<String>>,
     side_effect: SideEffect,
     /// The `idempotency:` section itself.

@@ -5,7 +5,7 @@
 
 use super::{
     Duration, IgnoreEntry, Jitter, Level, LintConfig, PolicyEntry, PolicyFile, PolicyObject,
-    Selector, SideEffect, Signal, Spanned, UnknownOutcome,
+    RetryAfterFallback, Selector, SideEffect, Signal, Spanned, UnknownOutcome,
 };
 use crate::error::{InputError, did_you_mean};
 use crate::load::FileId;
@@ -26,7 +26,11 @@ const POLICY_KEYS: &[&str] = &[
     "onUnknownOutcome",
 ];
 const BACKOFF_KEYS: &[&str] = &["base", "cap", "multiplier", "jitter"];
-const RETRY_AFTER_KEYS: &[&str] = &["honor", "max"];
+const RETRY_AFTER_KEYS: &[&str] = &["honor", "max", "onMissing", "onInvalid"];
+const FALLBACKS: &[(&str, RetryAfterFallback)] = &[
+    ("backoff", RetryAfterFallback::Backoff),
+    ("stop", RetryAfterFallback::Stop),
+];
 const IDEMPOTENCY_KEYS: &[&str] = &["keyHeader", "keyRetention", "statusEndpoint"];
 const LINT_KEYS: &[&str] = &["rules", "maxAttemptsLimit", "ignore"];
 const IGNORE_KEYS: &[&str] = &["rule", "operations", "reason"];
@@ -183,6 +187,12 @@ impl Reader<'_> {
                         let field = at.entry(&e.key, e.key_span, &e.value);
                         match &*e.key {
                             "honor" => p.retry_after_honor = Some(self.boolean(e, field)?),
+                            "onMissing" => {
+                                p.retry_after_on_missing = Some(self.choice(e, field, FALLBACKS)?)
+                            }
+                            "onInvalid" => {
+                                p.retry_after_on_invalid = Some(self.choice(e, field, FALLBACKS)?)
+                            }
                             _ => p.retry_after_max = Some(self.duration(e, field)?),
                         }
                     }

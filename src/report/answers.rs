@@ -81,7 +81,7 @@ fn budget(policy: Option<&Effective>, plan: Option<&Schedule>) -> String {
     }
     if p.is_retried() {
         match plan {
-            Some(plan) => text.push_str(&format!(", worst case {}", plan.worst_case)),
+            Some(plan) => text.push_str(&worst_case_text(plan)),
             None => text.push_str(", no bound on how long it takes"),
         }
         if p.honors_retry_after() {
@@ -90,6 +90,31 @@ fn budget(policy: Option<&Effective>, plan: Option<&Schedule>) -> String {
                 None => text.push_str("; Retry-After honoured, unbounded"),
             }
         }
+    }
+    text
+}
+
+/// The worst case, with the Retry-After ceiling it includes and the attempts it cuts.
+fn worst_case_text(plan: &Schedule) -> String {
+    use crate::plan::schedule::RetryAfterBound;
+    let mut text = format!(
+        ", worst case {}",
+        crate::plan::schedule::shown(plan.worst_case)
+    );
+    if let RetryAfterBound::UpTo(max) = plan.retry_after {
+        let backoff = plan.rows.iter().map(|r| r.backoff_max).max();
+        match backoff {
+            Some(b) if plan.rows.len() > 1 => text.push_str(&format!(
+                " (waits: backoff up to {b}, Retry-After up to {max})"
+            )),
+            _ => text.push_str(&format!(" (waits: Retry-After up to {max})")),
+        }
+    }
+    if plan.unreachable_attempts() > 0 {
+        text.push_str(&format!(
+            " ({} of {} attempts run)",
+            plan.attempts, plan.max_attempts
+        ));
     }
     text
 }

@@ -2,11 +2,14 @@
 
 use super::{OperationContext, Rule, declare_rule};
 use crate::finding::{Finding, Label};
-use crate::plan::{millis, ms, schedule};
+use crate::plan::schedule::{self, RetryAfterBound, Schedule};
+use crate::plan::{StopReason, millis, ms};
+use crate::policy::{Duration, Effective, Spanned};
 
 declare_rule!(
     /// The worst-case schedule (every attempt to its per-attempt timeout, the longest
-    /// waits) does not fit in `deadline`.
+    /// waits, a `Retry-After` up to `retryAfter.max`) does not fit in `deadline`; without a
+    /// per-attempt timeout, the longest waits alone do not.
     AttemptsExceedDeadline,
     "attempts-exceed-deadline",
     Warning,
@@ -17,9 +20,7 @@ impl Rule for AttemptsExceedDeadline {
     fn check_operation(&self, cx: &OperationContext<'_>, out: &mut Vec<Finding>) {
         let Some(policy) = cx.policy else { return };
         let p = &policy.policy;
-        let (Some(attempts), Some(deadline), Some(per_attempt)) =
-            (&p.max_attempts, &p.deadline, &p.per_attempt_timeout)
-        else {
+        let (Some(attempts), Some(deadline)) = (&p.max_attempts, &p.deadline) else {
             return;
         };
         if !policy.is_retried() {
@@ -28,28 +29,100 @@ impl Rule for AttemptsExceedDeadline {
         let Some(plan) = schedule::worst_case(policy) else {
             return;
         };
-        let Some(needed) = plan.needed else { return };
-        if needed <= deadline.value {
+        // Out-of-range values are `invalid-backoff`'s.
+        if plan.stop == StopReason::InvalidDelay {
             return;
         }
-        let over = millis(ms(needed) - ms(deadline.value));
-        // Attempts that get their whole per-attempt timeout before the deadline.
-        let full = plan
-            .rows
-            .iter()
-            .filter(|r| ms(r.end) - ms(r.start) >= ms(per_attempt.value))
-            .count();
-        out.push(
-            cx.finding(
-                &Self::META,
-                format!("cannot fit {} attempts of up to {} in its {} deadline: with the longest waits they need {needed}, {over} more; in the worst case only {full} run in full", attempts.value, per_attempt.value, deadline.value),
-                Label::new(&attempts.loc, format!("{} attempts", attempts.value)),
-            )
-            .help(format!(
-                "lower maxAttempts to {full}, shorten perAttemptTimeout or backoff.cap, or raise the deadline to {needed}"
-            ))
-            .related(&deadline.loc, format!("deadline {}", deadline.value))
-            .related(&per_attempt.loc, format!("up to {} per attempt", per_attempt.value)),
-        );
+        let finding = match &p.per_attempt_timeout {
+            Some(per_attempt) => with_timeouts(cx, attempts, deadline, per_attempt, &plan),
+            None => waits_alone(cx, policy, attempts, deadline, &plan),
+        };
+        out.extend(finding);
     }
+}
+
+/// What a `Retry-After` adds to the message.
+fn retry_after_note(plan: &Schedule) -> String {
+    match plan.retry_after {
+        RetryAfterBound::UpTo(max) => format!(" (Retry-After honoured up to {max})"),
+        _ => String::new(),
+    }
+}
+
+fn with_timeouts(
+    cx: &OperationContext<'_>,
+    attempts: &Spanned<i64>,
+    deadline: &Spanned<Duration>,
+    per_attempt: &Spanned<Duration>,
+    plan: &Schedule,
+) -> Option<Finding> {
+    let needed = plan.needed?;
+    if needed <= deadline.value {
+        return None;
+    }
+    let over = schedule::shown(millis(ms(needed) - ms(deadline.value)));
+    let needed = schedule::shown(needed);
+    let full = plan.full_attempts;
+    let note = retry_after_note(plan);
+    let mut finding = cx
+        .finding(
+            &AttemptsExceedDeadline::META,
+            format!("cannot fit {} attempts of up to {} in its {} deadline: with the longest waits{note} they need {needed}, {over} more; in the worst case only {full} run in full", attempts.value, per_attempt.value, deadline.value),
+            Label::new(&attempts.loc, format!("{} attempts", attempts.value)),
+        )
+        .help(format!(
+            "lower maxAttempts to {}, shorten perAttemptTimeout, backoff.cap or retryAfter.max, or raise the deadline to {needed}",
+            full.max(1)
+        ))
+        .related(&deadline.loc, format!("deadline {}", deadline.value))
+        .related(&per_attempt.loc, format!("up to {} per attempt", per_attempt.value));
+    if let RetryAfterBound::UpTo(max) = plan.retry_after
+        && let Some(max_at) = &cx.policy.and_then(|p| p.policy.retry_after_max.as_ref())
+    {
+        finding = finding.related(&max_at.loc, format!("Retry-After up to {max}"));
+    }
+    Some(finding)
+}
+
+fn waits_alone(
+    cx: &OperationContext<'_>,
+    policy: &Effective,
+    attempts: &Spanned<i64>,
+    deadline: &Spanned<Duration>,
+    plan: &Schedule,
+) -> Option<Finding> {
+    let reachable = plan.reachable_by_waits;
+    if reachable >= plan.max_attempts {
+        return None;
+    }
+    let note = retry_after_note(plan);
+    let mut finding = cx
+        .finding(
+            &AttemptsExceedDeadline::META,
+            format!(
+                "the longest waits alone{note} do not fit in its {} deadline: they add up to {} for {} attempts, so even if every attempt failed at once only {reachable} could start; {} unreachable",
+                deadline.value,
+                schedule::shown(plan.waits_needed),
+                attempts.value,
+                if reachable + 1 == plan.max_attempts {
+                    format!("attempt {} is", plan.max_attempts)
+                } else {
+                    format!("attempts {} to {} are", reachable + 1, plan.max_attempts)
+                }
+            ),
+            Label::new(&attempts.loc, format!("{} attempts", attempts.value)),
+        )
+        .help(if plan.waits_needed.as_micros() == i64::MAX {
+            format!("lower maxAttempts to {reachable}, or set backoff.cap")
+        } else {
+            format!(
+                "lower maxAttempts to {reachable}, shorten backoff.base, backoff.cap or retryAfter.max, or raise the deadline above {}",
+                plan.waits_needed
+            )
+        })
+        .related(&deadline.loc, format!("deadline {}", deadline.value));
+    if let Some(base) = &policy.policy.backoff_base {
+        finding = finding.related(&base.loc, format!("waits grow from {}", base.value));
+    }
+    Some(finding)
 }

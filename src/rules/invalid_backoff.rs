@@ -35,7 +35,7 @@ impl Rule for InvalidBackoff {
                 loc: &cap.loc,
                 label: format!("cap {}", cap.value),
                 message: format!(
-                    "backoff.cap ({}) is below backoff.base ({}): every wait is cut to the cap",
+                    "backoff.cap ({}) is below backoff.base ({}): plan_retry stops with invalid-delay, so no retry is made",
                     cap.value, base.value
                 ),
                 help: "set backoff.cap at or above backoff.base: waits grow from base up to cap",

@@ -185,6 +185,14 @@ fn targets(
             ))
             .with_help("simulate it with --compare maxAttempts=N"));
         }
+        let b = crate::plan::schedule::backoff_of(&policy);
+        if b.cap_ms < b.base_ms || b.multiplier < 1.0 {
+            eprintln!(
+                "note: {}: backoff.cap is below backoff.base or backoff.multiplier below 1: \
+                 every retry stops with invalid-delay (see invalid-backoff)",
+                op.key().escape_debug()
+            );
+        }
         headings.push(match &op.operation_id {
             Some(id) => format!("{} ({id})", op.key()),
             None => op.key(),

@@ -5,7 +5,8 @@ use std::cmp::Reverse;
 use std::collections::BinaryHeap;
 
 use super::rng;
-use super::scenario::{Capacity, FaultKind, Scenario};
+use super::scenario::{Capacity, FaultKind, RetryAfterHeader, Scenario};
+use super::timeline::Timeline;
 use super::variant::{Client, Mode};
 use super::{
     BUCKET_US, DEFAULT_ATTEMPT_TIMEOUT_US, HORIZON_US, JITTER_STREAM, Outcome, reason_index,
@@ -77,11 +78,26 @@ impl Bucket {
 /// What the client learns about a request, and when.
 enum Heard {
     Success,
-    Signal(Signal, Option<Duration>),
+    Signal(Signal, Option<RetryAfterHeader>),
 }
 
 /// Runs one variant: `clients[i % clients.len()]` is the policy of call `i`.
 pub fn run(scenario: &Scenario, clients: &[Client], arrivals: &[(i64, u32)]) -> Outcome {
+    run_on(
+        scenario,
+        &Timeline::new(&scenario.faults),
+        clients,
+        arrivals,
+    )
+}
+
+/// [`run`] with the scenario's fault timeline built once for every variant.
+pub fn run_on(
+    scenario: &Scenario,
+    faults: &Timeline,
+    clients: &[Client],
+    arrivals: &[(i64, u32)],
+) -> Outcome {
     let operation = clients
         .iter()
         .map(|c| c.operation.as_str())
@@ -156,7 +172,15 @@ pub fn run(scenario: &Scenario, clients: &[Client], arrivals: &[(i64, u32)]) -> 
         };
         let call = &mut calls[i as usize];
         let client = &clients[call.client as usize];
-        if let Some(next) = send(scenario, client, call, t, i, bucket.as_mut(), &mut out) {
+        if let Some(next) = send(
+            scenario,
+            faults,
+            client,
+            call,
+            (t, i),
+            bucket.as_mut(),
+            &mut out,
+        ) {
             heap.push(Reverse((next, i)));
         }
     }
@@ -172,10 +196,10 @@ pub fn run(scenario: &Scenario, clients: &[Client], arrivals: &[(i64, u32)]) -> 
 /// Sends call `i`'s next request at `t`; returns when it sends the one after, if it does.
 fn send(
     scenario: &Scenario,
+    faults: &Timeline,
     client: &Client,
     call: &mut Call,
-    t: i64,
-    i: u32,
+    (t, i): (i64, u32),
     bucket: Option<&mut Bucket>,
     out: &mut Outcome,
 ) -> Option<i64> {
@@ -193,11 +217,7 @@ fn send(
     let lookup = call.unknown;
 
     // The server.
-    let fault = scenario
-        .faults
-        .iter()
-        .find(|f| f.from.as_micros() <= t && t < f.to.as_micros())
-        .map(|f| f.kind);
+    let fault = faults.at(t);
     let mut processed = false;
     // What the server answers (`None`: it never answers).
     let answer: Option<Heard> = match fault {
@@ -284,9 +304,14 @@ fn send(
         backoff: client.backoff,
         random: rng::unit(scenario.seed, JITTER_STREAM, i, call.requests),
         previous_delay_ms: (call.previous_delay_ms >= 0.0).then_some(call.previous_delay_ms),
-        retry_after_ms: retry_after.map(ms),
+        retry_after_ms: retry_after.map(|h| match h {
+            RetryAfterHeader::After(after) => ms(after),
+            RetryAfterHeader::Invalid => f64::NAN,
+        }),
         honor_retry_after: client.honor_retry_after,
         retry_after_max_ms: client.retry_after_max_ms,
+        on_missing_retry_after: client.retry_after_fallbacks.0,
+        on_invalid_retry_after: client.retry_after_fallbacks.1,
         protections,
     });
     // A condition `retryOn` does not list is, for this client, not transient: it stops
@@ -302,7 +327,7 @@ fn send(
     match decision {
         Decision::Retry { delay, .. } => {
             call.previous_delay_ms = ms(delay);
-            if let Some(after) = retry_after {
+            if let Some(RetryAfterHeader::After(after)) = retry_after {
                 call.not_before = at.saturating_add(after.as_micros());
             }
             Some(at.saturating_add(delay.as_micros().max(0)))
@@ -338,6 +363,7 @@ mod tests {
             deadline: Some(Duration::from_millis(10_000)),
             honor_retry_after: true,
             retry_after_max_ms: None,
+            retry_after_fallbacks: Default::default(),
             side_effect,
             key,
             status_endpoint: mode == Mode::Reconcile,

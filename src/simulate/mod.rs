@@ -48,11 +48,12 @@ pub mod output;
 pub mod rng;
 pub mod scenario;
 mod scenario_file;
+pub mod timeline;
 pub mod variant;
 
 use crate::plan::StopReason;
 use crate::policy::{Duration, Effective};
-pub use engine::run;
+pub use engine::{run, run_on};
 use rng::SplitMix64;
 use scenario::{Arrival, Scenario};
 use variant::{Client, Variant};
@@ -161,7 +162,9 @@ pub struct Target {
 
 /// Runs the scenario once per variant: the policy as written first, then each variant.
 pub fn simulate(scenario: &Scenario, targets: &[Target], variants: &[Variant]) -> Vec<Outcome> {
+    // What does not depend on the variant is computed once.
     let arrivals = arrivals(scenario);
+    let timeline = timeline::Timeline::new(&scenario.faults);
     std::iter::once(Variant::policy())
         .chain(variants.iter().cloned())
         .map(|variant| {
@@ -169,7 +172,7 @@ pub fn simulate(scenario: &Scenario, targets: &[Target], variants: &[Variant]) -
                 .iter()
                 .map(|t| Client::new(t.operation.clone(), &variant.apply(&t.policy)))
                 .collect();
-            let mut outcome = run(scenario, &clients, &arrivals);
+            let mut outcome = run_on(scenario, &timeline, &clients, &arrivals);
             outcome.name = variant.name.clone();
             outcome
         })

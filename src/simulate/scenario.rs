@@ -118,13 +118,22 @@ pub fn number(value: f64) -> String {
     text.trim_end_matches('0').trim_end_matches('.').to_string()
 }
 
+/// The `Retry-After` of a fault's answers.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum RetryAfterHeader {
+    /// `Retry-After: N`.
+    After(Duration),
+    /// A value the client cannot read (`retry-after=invalid`).
+    Invalid,
+}
+
 /// What goes wrong during a fault window.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum FaultKind {
     /// The server answers this status (`503`, `429`, …), optionally with `Retry-After`.
     Status {
         code: u16,
-        retry_after: Option<Duration>,
+        retry_after: Option<RetryAfterHeader>,
     },
     /// The connection is refused: the request is not processed.
     ConnectFailure,
@@ -143,12 +152,14 @@ pub struct Fault {
 }
 
 impl Fault {
-    /// Parses `503@10s..40s`, `429 retry-after=5s@0s..30s`, `connect-failure@5s..8s`,
+    /// Parses `503@10s..40s`, `429 retry-after=5s@0s..30s`, `429 retry-after=invalid@…`
+    /// (a header the client cannot read), `connect-failure@5s..8s`,
     /// `timeout-before-processing@…` or `timeout-after-processing@…`.
     pub fn parse(text: &str) -> Result<Fault, InputError> {
         let bad = |why: String| {
             InputError::new(format!("bad --fault `{text}`: {why}")).with_help(
                 "write SIGNAL@FROM..TO, as in 503@10s..40s, '429 retry-after=5s@0s..30s', \
+                 '429 retry-after=invalid@0s..30s', \
                  connect-failure@5s..8s, timeout-before-processing@5s..20s or \
                  timeout-after-processing@5s..20s",
             )
@@ -213,13 +224,22 @@ impl Fault {
                     "`{name}` has no response to carry a Retry-After"
                 )));
             };
-            let after = Duration::parse(value).map_err(&bad)?;
-            if after < Duration::ZERO {
-                return Err(bad("a negative Retry-After".into()));
-            }
+            let header = if value == "invalid" {
+                RetryAfterHeader::Invalid
+            } else {
+                let after = Duration::parse(value).map_err(|why| {
+                    bad(format!(
+                        "{why} (or retry-after=invalid for an unreadable header)"
+                    ))
+                })?;
+                if after < Duration::ZERO {
+                    return Err(bad("a negative Retry-After".into()));
+                }
+                RetryAfterHeader::After(after)
+            };
             kind = FaultKind::Status {
                 code,
-                retry_after: Some(after),
+                retry_after: Some(header),
             };
         }
         Ok(Fault { kind, from, to })
@@ -234,8 +254,12 @@ impl Fault {
             } => code.to_string(),
             FaultKind::Status {
                 code,
-                retry_after: Some(after),
+                retry_after: Some(RetryAfterHeader::After(after)),
             } => format!("{code} retry-after={}", time(after)),
+            FaultKind::Status {
+                code,
+                retry_after: Some(RetryAfterHeader::Invalid),
+            } => format!("{code} retry-after=invalid"),
             FaultKind::ConnectFailure => "connect-failure".into(),
             FaultKind::TimeoutBeforeProcessing => "timeout-before-processing".into(),
             FaultKind::TimeoutAfterProcessing => "timeout-after-processing".into(),
@@ -451,10 +475,12 @@ mod tests {
             fault.kind,
             FaultKind::Status {
                 code: 429,
-                retry_after: Some(Duration::from_millis(5_000))
+                retry_after: Some(RetryAfterHeader::After(Duration::from_millis(5_000)))
             }
         );
         assert_eq!(fault.to_string(), "429 retry-after=5s@0s..30s");
+        let invalid = Fault::parse("429 retry-after=invalid@0s..30s").unwrap();
+        assert_eq!(invalid.to_string(), "429 retry-after=invalid@0s..30s");
         assert_eq!(
             Fault::parse("timeout-after-processing@5s..20s")
                 .unwrap()

@@ -5,7 +5,9 @@ use crate::error::InputError;
 use crate::location::Loc;
 use crate::plan::schedule::backoff_of;
 use crate::plan::{Backoff, ms};
-use crate::policy::{Duration, Effective, Jitter, SideEffect, Signal, Spanned, UnknownOutcome};
+use crate::policy::{
+    Duration, Effective, Jitter, RetryAfterFallback, SideEffect, Signal, Spanned, UnknownOutcome,
+};
 use crate::source::Span;
 
 /// The keys `--compare` accepts, with the policy file's dotted names as aliases.
@@ -26,6 +28,10 @@ const KEYS: &[(&str, &str)] = &[
     ("retryAfter.honor", "honorRetryAfter"),
     ("retryAfterMax", "retryAfterMax"),
     ("retryAfter.max", "retryAfterMax"),
+    ("onMissing", "onMissing"),
+    ("retryAfter.onMissing", "onMissing"),
+    ("onInvalid", "onInvalid"),
+    ("retryAfter.onInvalid", "onInvalid"),
     ("sideEffect", "sideEffect"),
     ("keyHeader", "keyHeader"),
     ("idempotency.keyHeader", "keyHeader"),
@@ -47,6 +53,8 @@ enum Change {
     RetryOn(Vec<Signal>),
     HonorRetryAfter(bool),
     RetryAfterMax(Option<Duration>),
+    OnMissing(RetryAfterFallback),
+    OnInvalid(RetryAfterFallback),
     SideEffect(SideEffect),
     KeyHeader(Option<String>),
     StatusEndpoint(Option<String>),
@@ -106,6 +114,8 @@ impl Variant {
                 }
                 Change::HonorRetryAfter(h) => p.retry_after_honor = at(*h),
                 Change::RetryAfterMax(d) => p.retry_after_max = d.and_then(at),
+                Change::OnMissing(f) => p.retry_after_on_missing = at(*f),
+                Change::OnInvalid(f) => p.retry_after_on_invalid = at(*f),
                 Change::SideEffect(s) => {
                     p.side_effect = at(*s);
                     e.effect.side_effect = *s;
@@ -213,6 +223,18 @@ fn parse_change(pair: &str) -> Result<Change, InputError> {
             _ => return Err(bad("honorRetryAfter is true or false")),
         }),
         "retryAfterMax" => Change::RetryAfterMax(optional_duration()?),
+        "onMissing" | "onInvalid" => {
+            let fallback = match value {
+                "backoff" => RetryAfterFallback::Backoff,
+                "stop" => RetryAfterFallback::Stop,
+                _ => return Err(bad(&format!("{canonical} is backoff or stop"))),
+            };
+            if canonical == "onMissing" {
+                Change::OnMissing(fallback)
+            } else {
+                Change::OnInvalid(fallback)
+            }
+        }
         "sideEffect" => Change::SideEffect(match value {
             "none" => SideEffect::None,
             "idempotent" => SideEffect::Idempotent,
@@ -259,6 +281,8 @@ pub struct Client {
     pub deadline: Option<Duration>,
     pub honor_retry_after: bool,
     pub retry_after_max_ms: Option<f64>,
+    /// `retryAfter.onMissing` and `retryAfter.onInvalid`.
+    pub retry_after_fallbacks: (RetryAfterFallback, RetryAfterFallback),
     pub side_effect: SideEffect,
     /// The client sends an idempotency key and the server deduplicates on it.
     pub key: bool,
@@ -284,6 +308,7 @@ impl Client {
             deadline: p.deadline.as_ref().map(|d| d.value),
             honor_retry_after: effective.honors_retry_after(),
             retry_after_max_ms: p.retry_after_max.as_ref().map(|m| ms(m.value)),
+            retry_after_fallbacks: effective.retry_after_fallbacks(),
             side_effect: effective.effect.side_effect,
             key: p.key_header.is_some(),
             status_endpoint,
