@@ -80,7 +80,7 @@ pub fn starting_policy(api: &Api, name: &str) -> String {
          # with exponential backoff and full jitter, honouring Retry-After up to a bound.\n\
          defaults:\n  \
            maxAttempts: 3\n  \
-           deadline: 10s\n  \
+           deadline: 20s\n  \
            perAttemptTimeout: 2s\n  \
            backoff: { base: 100ms, cap: 2s, multiplier: 2, jitter: full }\n  \
            retryOn: [429, 503, connect-failure, timeout]\n  \
