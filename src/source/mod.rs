@@ -8,6 +8,7 @@
 mod json;
 mod lines;
 pub mod pointer;
+mod text;
 mod tree;
 mod yaml;
 

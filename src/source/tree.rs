@@ -7,10 +7,8 @@
 use std::sync::Arc;
 
 use super::Span;
-
-/// Text in the tree: keys and scalars. Most are short (`description`, `$ref`, `200`) and
-/// live inline, without an allocation of their own.
-pub type Text = compact_str::CompactString;
+/// Text in the tree: keys and scalars, inline when short, shared when long.
+pub use super::text::Text;
 
 /// A node of a parsed document.
 #[derive(Debug, Clone, PartialEq)]
