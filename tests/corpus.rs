@@ -280,16 +280,7 @@ fn findings_on_digitalocean_referenced_operations_point_into_resources() {
     // finding that points at the `$ref` also points where the operation is written.
     let mut about_operations = 0;
     for f in doc["findings"].as_array().unwrap() {
-        let places: Vec<&str> = std::iter::once(&f["location"])
-            .chain(
-                f["related"]
-                    .as_array()
-                    .unwrap()
-                    .iter()
-                    .map(|r| &r["location"]),
-            )
-            .map(|l| l["file"].as_str().unwrap())
-            .collect();
+        let places = common::finding_files(f);
         if !places
             .iter()
             .any(|p| p.ends_with("DigitalOcean-public.v2.yaml"))

@@ -468,16 +468,7 @@ fn findings_on_a_referenced_operation_point_into_its_definition() {
     );
     // Every finding about POST /orders reaches its file; the others do not.
     for f in findings {
-        let files: Vec<&str> = std::iter::once(&f["location"])
-            .chain(
-                f["related"]
-                    .as_array()
-                    .unwrap()
-                    .iter()
-                    .map(|r| &r["location"]),
-            )
-            .map(|l| l["file"].as_str().unwrap())
-            .collect();
+        let files = common::finding_files(f);
         let about_post = f["operation"]["method"] == "POST" && f["operation"]["path"] == "/orders";
         assert_eq!(files.contains(&DEFINED), about_post, "{f}");
     }

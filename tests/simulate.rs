@@ -17,22 +17,12 @@ const SHOP: &str = "fixtures/shop/openapi.yaml";
 const STORM: &str = "fixtures/simulate/storm/openapi.yaml";
 const PAY: &str = "POST /orders/{orderId}/payments";
 
-/// Runs `retrylint simulate ARGS… --format json` and parses the document.
 fn json(args: &[&str]) -> Value {
-    let mut all = vec!["simulate"];
-    all.extend_from_slice(args);
-    all.extend_from_slice(&["--format", "json"]);
-    let run = retrylint(&all);
-    assert_eq!(run.code, 0, "{}", run.stderr);
-    serde_json::from_str(&run.stdout).expect("simulate prints JSON")
+    common::simulate_json(args)
 }
 
-/// The variant named `name` of a JSON document.
 fn variant<'a>(document: &'a Value, name: &str) -> &'a Value {
-    document["variants"]
-        .as_array()
-        .and_then(|v| v.iter().find(|v| v["name"] == name))
-        .unwrap_or_else(|| panic!("no variant {name}"))
+    common::simulate_variant(document, name)
 }
 
 /// The most requests in one second at or after `from` seconds.

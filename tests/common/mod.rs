@@ -110,3 +110,36 @@ pub fn shell_words(command: &str) -> Vec<String> {
         .map(str::to_string)
         .collect()
 }
+
+/// The files of a JSON finding's primary and related locations, in that order.
+pub fn finding_files(finding: &serde_json::Value) -> Vec<&str> {
+    std::iter::once(&finding["location"])
+        .chain(
+            finding["related"]
+                .as_array()
+                .map(|r| r.as_slice())
+                .unwrap_or_default()
+                .iter()
+                .map(|r| &r["location"]),
+        )
+        .filter_map(|l| l["file"].as_str())
+        .collect()
+}
+
+/// Runs `retrylint simulate ARGS… --format json` and parses the document.
+pub fn simulate_json(args: &[&str]) -> serde_json::Value {
+    let mut all = vec!["simulate"];
+    all.extend_from_slice(args);
+    all.extend_from_slice(&["--format", "json"]);
+    let run = retrylint(&all);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    serde_json::from_str(&run.stdout).expect("simulate prints JSON")
+}
+
+/// The variant named `name` of a `simulate` JSON document.
+pub fn simulate_variant<'a>(document: &'a serde_json::Value, name: &str) -> &'a serde_json::Value {
+    document["variants"]
+        .as_array()
+        .and_then(|v| v.iter().find(|v| v["name"] == name))
+        .unwrap_or_else(|| panic!("no variant {name}"))
+}
