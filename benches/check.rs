@@ -56,7 +56,7 @@ fn check_in_process(spec: &Path, policy: &Path) -> usize {
 fn policy_for_every_operation(spec: &Path, out: &Path) {
     let text = std::fs::read_to_string(spec).expect("readable");
     let mut policy = String::from(
-        "version: 1\ndefaults:\n  maxAttempts: 3\n  deadline: 10s\n  perAttemptTimeout: 2s\n  backoff: {base: 100ms, cap: 2s, jitter: full}\n  retryOn: [503, timeout, connect-failure]\n  retryAfter: {honor: true, max: 5s}\noperations:\n",
+        "version: 1\ndefaults:\n  maxAttempts: 3\n  deadline: 10s\n  perAttemptTimeout: 2s\n  backoff: {base: 100ms, cap: 2s, jitter: full}\n  retryOn: [503, timeout, connect-failure]\n  retryAfter: {honor: true, max: 500ms}\noperations:\n",
     );
     if let Ok(value) = serde_json::from_str::<serde_json::Value>(&text)
         && let Some(paths) = value["paths"].as_object()

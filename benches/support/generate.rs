@@ -14,7 +14,7 @@ pub fn write(dir: &Path, operations: usize, split: bool) -> std::io::Result<std:
     let resources = operations.div_ceil(5);
     let mut paths = String::new();
     let mut policy = String::from(
-        "version: 1\ndefaults:\n  maxAttempts: 3\n  deadline: 10s\n  perAttemptTimeout: 2s\n  backoff: {base: 100ms, cap: 2s, jitter: full}\n  retryOn: [429, 503, connect-failure, timeout]\n  retryAfter: {honor: true, max: 5s}\noperations:\n",
+        "version: 1\ndefaults:\n  maxAttempts: 3\n  deadline: 10s\n  perAttemptTimeout: 2s\n  backoff: {base: 100ms, cap: 2s, jitter: full}\n  retryOn: [429, 503, connect-failure, timeout]\n  retryAfter: {honor: true, max: 500ms}\noperations:\n",
     );
     for r in 0..resources {
         let collection = collection_item(r, split);
