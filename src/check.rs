@@ -9,9 +9,7 @@ use crate::finding::{Finding, OperationRef};
 use crate::load::{LoadOptions, Loader, Sources, io_reason, read_source, root_for};
 use crate::model;
 use crate::output::CheckResult;
-use crate::policy::{
-    Effective, Matches, PolicyFile, parse_policy_file, parse_policy_object, resolve,
-};
+use crate::policy::{Effective, Matches, PolicyFile, parse_policy_file, resolve};
 use crate::rules::{self, RuleLevels, RunContext};
 use crate::source::{SourceFile, path_text};
 use crate::suppress::Suppressions;
@@ -136,12 +134,14 @@ pub fn analyze(
     let root = loader.load_root(path)?;
     let api = model::build(&mut loader, root)?;
     let sources = loader.into_sources();
+    // The description's own `x-retry-policy` is a layer of its own: with no policy file it
+    // still decides what is retried (and is read, so a bad one is an input error).
+    let described =
+        api.retry_policy.is_some() || api.operations.iter().any(|op| op.retry_policy.is_some());
     let (effective, matches) = match policy {
         Some(p) => resolve(&api, Some(&p.policy), &sources)?,
-        None => {
-            check_description_policies(&api, &sources)?;
-            (Vec::new(), Matches::default())
-        }
+        None if described => resolve(&api, None, &sources)?,
+        None => (Vec::new(), Matches::default()),
     };
     Ok(Analysis {
         api,
@@ -149,19 +149,6 @@ pub fn analyze(
         effective,
         matches,
     })
-}
-
-/// Reads the description's own `x-retry-policy` objects as a policy file's are read, so
-/// that a bad one is an input error with or without a policy file.
-fn check_description_policies(api: &model::Api, sources: &Sources) -> Result<(), InputError> {
-    let operations = api
-        .operations
-        .iter()
-        .filter_map(|op| op.retry_policy.as_ref());
-    for ext in api.retry_policy.iter().chain(operations) {
-        parse_policy_object(&sources[ext.loc.file], &ext.node, &ext.loc)?;
-    }
-    Ok(())
 }
 
 /// A description checked: its analysis and the findings left after suppressions.

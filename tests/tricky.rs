@@ -109,3 +109,22 @@ fn openapi_3_1_descriptions_lint_without_their_webhooks() {
     );
     insta::assert_snapshot!("tricky-openapi31", run.transcript());
 }
+
+#[test]
+fn a_descriptions_own_retry_policy_applies_without_a_policy_file() {
+    // The description retries its POST itself; no retry-policy.yaml exists beside it.
+    let dir = std::path::PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("tricky-x-retry-policy");
+    std::fs::create_dir_all(&dir).unwrap();
+    std::fs::write(
+        dir.join("openapi.yaml"),
+        "openapi: 3.0.3\ninfo: {title: t, version: '1'}\nx-retry-policy: {maxAttempts: 3, deadline: 5s, retryOn: [503, timeout]}\npaths:\n  /a:\n    post:\n      responses: {'200': {description: ok}}\n",
+    )
+    .unwrap();
+    let run = common::retrylint_in(&dir, &["check", "openapi.yaml"]);
+    assert_eq!(run.code, 1, "{}", run.transcript());
+    assert!(
+        common::fired_rules(&run.stdout).contains(&"unprotected-write-retry".to_string()),
+        "{}",
+        run.stdout
+    );
+}
