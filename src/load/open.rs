@@ -12,6 +12,7 @@ use std::io::Read;
 use std::path::Path;
 
 use crate::error::InputError;
+use crate::source::LineIndex;
 
 /// Reads a regular file of at most `max_size` bytes as UTF-8 text.
 ///
@@ -106,21 +107,12 @@ fn over_limit(shown: &str, size: Option<u64>, max_size: u64) -> InputError {
 fn not_utf8(shown: &str, e: std::string::FromUtf8Error) -> InputError {
     let at = e.utf8_error().valid_up_to();
     let valid = String::from_utf8_lossy(&e.as_bytes()[..at]);
-    let (line, column) = line_column(&valid, at.min(valid.len()));
+    let position = LineIndex::new(&valid).position(&valid, valid.len() as u32);
+    let (line, column) = (position.line, position.column);
     InputError::new(format!(
         "`{shown}` is not UTF-8 text: invalid byte at line {line}, column {column} (byte {at})"
     ))
     .with_help("descriptions and policies must be UTF-8 encoded YAML or JSON")
-}
-
-fn line_column(text: &str, offset: usize) -> (usize, usize) {
-    let before = &text[..offset];
-    let line = before.matches('\n').count() + 1;
-    let column = before[before.rfind('\n').map_or(0, |i| i + 1)..]
-        .chars()
-        .count()
-        + 1;
-    (line, column)
 }
 
 /// A short reason for an I/O error.
