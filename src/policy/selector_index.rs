@@ -134,27 +134,29 @@ impl<'p> GlobTrie<'p> {
             return Vec::new();
         }
         let mut states = Vec::new();
-        self.enter(0, &mut states, &mut vec![false; self.nodes.len()]);
+        self.enter(0, &mut states);
         for segment in path.trim_start_matches('/').split('/') {
-            let mut next_states = Vec::new();
-            // Each state once per step, whatever number of ways leads to it.
-            let mut next_active = vec![false; self.nodes.len()];
+            let mut next = Vec::new();
             for &s in &states {
                 let node = &self.nodes[s];
                 if let Some(&n) = node.literal.get(segment) {
-                    self.enter(n, &mut next_states, &mut next_active);
+                    self.enter(n, &mut next);
                 }
                 if let Some(n) = node.star {
-                    self.enter(n, &mut next_states, &mut next_active);
+                    self.enter(n, &mut next);
                 }
                 if node.is_double_star {
-                    self.enter(s, &mut next_states, &mut next_active);
+                    self.enter(s, &mut next);
                 }
             }
-            if next_states.is_empty() {
+            // Each state once per step, whatever number of ways leads to it: the work per
+            // segment follows the states reached, not the size of the trie.
+            next.sort_unstable();
+            next.dedup();
+            if next.is_empty() {
                 return Vec::new();
             }
-            states = next_states;
+            states = next;
         }
         states
             .iter()
@@ -164,13 +166,9 @@ impl<'p> GlobTrie<'p> {
 
     /// Adds a state and, through `**` children (which may match no segment), the states
     /// reachable from it without consuming a segment.
-    fn enter(&self, start: usize, states: &mut Vec<usize>, active: &mut [bool]) {
+    fn enter(&self, start: usize, states: &mut Vec<usize>) {
         let mut at = Some(start);
         while let Some(s) = at {
-            if active[s] {
-                return;
-            }
-            active[s] = true;
             states.push(s);
             at = self.nodes[s].double_star;
         }
