@@ -17,6 +17,9 @@
 //! `target/fuzz-crashes/` and fails the test; inputs that once did are kept in
 //! `tests/fuzz-regressions/` and replayed on every run.
 
+#[path = "../benches/support/hostile.rs"]
+mod hostile;
+
 use std::alloc::System;
 use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::path::{Path, PathBuf};
@@ -173,97 +176,40 @@ fn mutate(rng: &mut Rng, seeds: &[Vec<u8>], input: &[u8]) -> Vec<u8> {
     out
 }
 
-const HEAD: &str = "openapi: 3.0.3\ninfo: {title: t, version: '1'}\n";
-
-/// One input of a hostile shape, sized at random: a description, and a policy for the
-/// shapes that need one.
-fn hostile(rng: &mut Rng) -> (Vec<u8>, Option<Vec<u8>>) {
-    let mut text = String::from(HEAD);
-    let mut policy = None;
-    match rng.below(7) {
-        // A long string aliased many times.
-        0 => {
-            let len = 1 << (10 + rng.below(9));
-            text.push_str(&format!(
-                "paths: {{}}\nx-s: &s \"{}\"\nx-l:\n",
-                "s".repeat(len)
-            ));
-            for _ in 0..1 + rng.below(5_000) {
-                text.push_str("  - *s\n");
-            }
-        }
-        // Anchored mappings nested in each other, one space more each level, no alias.
-        1 => {
-            let depth = 50 + rng.below(900);
-            let pad = "p".repeat(rng.below(1_000));
-            text.push_str("paths: {}\nx-n:\n");
-            for i in 0..depth {
-                let indent = " ".repeat(i + 1);
-                text.push_str(&format!("{indent}k: &a{i}\n{indent} p: \"{pad}\"\n"));
-            }
-            text.push_str(&format!("{} end: 1\n", " ".repeat(depth)));
-        }
-        // A large merge.
-        2 => {
-            let keys = 1 + rng.below(30_000);
-            text.push_str("paths: {}\nx-b: &b\n");
-            for i in 0..keys {
-                text.push_str(&format!("  b{i}: {i}\n"));
-            }
-            text.push_str("x-m:\n  <<: [*b, *b]\n");
-            for i in 0..keys {
-                text.push_str(&format!("  m{i}: {i}\n"));
-            }
-        }
-        // Deep nesting, past the depth limit or just under it.
-        3 => {
-            let depth = 1 + rng.below(5_000);
-            let (open, close) = if rng.below(2) == 0 {
-                ("[", "]")
-            } else {
-                ("{a: ", "}")
-            };
-            text.push_str(&format!(
-                "paths: {{}}\nx: {}1{}\n",
-                open.repeat(depth),
-                close.repeat(depth)
-            ));
-        }
-        // One path item reused through `$ref` from many paths.
-        4 => {
-            text.push_str("paths:\n");
-            for i in 0..1 + rng.below(5_000) {
-                text.push_str(&format!("  /p{i}: {{$ref: '#/x-shared'}}\n"));
-            }
-            text.push_str(&format!(
-                "x-shared:\n  post:\n    description: \"{}\"\n    responses: {{'200': {{description: ok}}}}\n",
-                "d".repeat(rng.below(100_000))
-            ));
-        }
-        // Many globs against many operations, or many suppression comments.
-        _ => {
+/// One input of a hostile shape (the shapes `benches/hostile.rs` measures), sized at
+/// random: a description, and a policy for the shapes that need one.
+fn hostile_input(rng: &mut Rng) -> (Vec<u8>, Option<Vec<u8>>) {
+    let (text, policy) = match rng.below(7) {
+        0 => (
+            hostile::long_string_aliased(1 << (10 + rng.below(9)), 1 + rng.below(5_000)),
+            None,
+        ),
+        1 => (
+            hostile::nested_anchors(50 + rng.below(900), rng.below(1_000)),
+            None,
+        ),
+        2 => (hostile::large_merge(1 + rng.below(30_000)), None),
+        3 => (
+            hostile::deep_list(1 + rng.below(5_000), rng.below(2) == 0),
+            None,
+        ),
+        4 => (
+            hostile::reused_path_item(1 + rng.below(5_000), rng.below(100_000)),
+            None,
+        ),
+        5 => {
             let n = 1 + rng.below(5_000);
-            let comments = rng.below(2) == 0;
-            text.push_str("paths:\n");
-            for i in 0..n {
-                text.push_str(&format!("  /r{i}/x:\n"));
-                if comments {
-                    text.push_str(
-                        "    # retrylint: ignore[unprotected-write-retry] deduplicated\n",
-                    );
-                }
-                text.push_str("    post:\n      responses: {'200': {description: ok}}\n");
-            }
-            let mut p = String::from(
-                "version: 1\ndefaults: {maxAttempts: 2, deadline: 5s, retryOn: [503], onUnknownOutcome: fail, backoff: {base: 100ms, cap: 1s, jitter: full}}\noperations:\n",
-            );
-            for i in 0..if comments { 1 } else { n } {
-                p.push_str(&format!("  \"* /r{i}/**\": {{maxAttempts: 2}}\n"));
-            }
-            policy = Some(p.into_bytes());
+            (
+                hostile::many_operations(n, false),
+                Some(hostile::glob_policy(n)),
+            )
         }
-    }
-    (text.into_bytes(), policy)
+        _ => (
+            hostile::many_operations(1 + rng.below(5_000), true),
+            Some(hostile::RETRY_POLICY.to_string()),
+        ),
+    };
+    (text.into_bytes(), policy.map(String::into_bytes))
 }
 
 /// Checks a description against a policy, as `check` does.
@@ -387,7 +333,7 @@ fn the_readers_survive_mutated_input() {
                     break;
                 }
                 if rng.below(100) < hostile_percent {
-                    hostile(&mut rng)
+                    hostile_input(&mut rng)
                 } else {
                     let base = &seeds[rng.below(seeds.len())];
                     (mutate(&mut rng, &seeds, base), None)
