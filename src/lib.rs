@@ -16,6 +16,7 @@ pub mod cli;
 pub mod error;
 pub mod finding;
 pub mod init;
+pub mod layers;
 pub mod load;
 pub mod location;
 pub mod model;

@@ -17,6 +17,10 @@ pub struct Loc {
     pub pointer: Arc<str>,
     /// What to underline: a key with its scalar value, or just the key of a larger value.
     pub span: Span,
+    /// Where the value really comes from, when it is not written at this place: a format's
+    /// built-in default (`built-in default of Istio`) or a command-line value. The place is
+    /// then the nearest thing written (the route the default applies to).
+    pub note: Option<Arc<str>>,
 }
 
 impl Loc {
@@ -25,6 +29,15 @@ impl Loc {
             file,
             pointer: pointer.into(),
             span,
+            note: None,
+        }
+    }
+
+    /// This place, standing for a value that is not written here (see [`Loc::note`]).
+    pub fn noted(&self, note: impl Into<Arc<str>>) -> Loc {
+        Loc {
+            note: Some(note.into()),
+            ..self.clone()
         }
     }
 

@@ -143,7 +143,7 @@ pub fn resolve(
     Ok((out, matches))
 }
 
-fn effect_of(op: &Operation, policy: &PolicyObject) -> Effect {
+pub fn effect_of(op: &Operation, policy: &PolicyObject) -> Effect {
     if let Some(stated) = &policy.side_effect {
         return Effect {
             side_effect: stated.value,

@@ -13,7 +13,7 @@ mod selector_index;
 use std::fmt;
 
 pub use duration::Duration;
-pub use effective::{Effect, EffectSource, Effective, Matches, resolve};
+pub use effective::{Effect, EffectSource, Effective, Matches, effect_of, resolve};
 pub(crate) use parse::parse_signal;
 pub use parse::{parse_policy_file, parse_policy_object};
 pub use selector::{Rank, Selector};
@@ -99,13 +99,56 @@ pub enum Signal {
     ConnectFailure,
     RefusedStream,
     Reset,
+    /// A reset before any byte of the request went upstream (Envoy `reset-before-request`).
+    ResetBeforeRequest,
     Timeout,
+    /// A gRPC status read from the response headers (a proxy's `unavailable`,
+    /// `cancelled`...): the request may have been processed.
+    Grpc(GrpcCode),
+}
+
+/// The gRPC statuses proxies retry on.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum GrpcCode {
+    Cancelled,
+    DeadlineExceeded,
+    ResourceExhausted,
+    Internal,
+    Unavailable,
+}
+
+impl GrpcCode {
+    pub const ALL: [GrpcCode; 5] = [
+        GrpcCode::Cancelled,
+        GrpcCode::DeadlineExceeded,
+        GrpcCode::ResourceExhausted,
+        GrpcCode::Internal,
+        GrpcCode::Unavailable,
+    ];
+
+    /// The name proxies write (`retryOn: unavailable`).
+    pub fn as_str(self) -> &'static str {
+        match self {
+            GrpcCode::Cancelled => "cancelled",
+            GrpcCode::DeadlineExceeded => "deadline-exceeded",
+            GrpcCode::ResourceExhausted => "resource-exhausted",
+            GrpcCode::Internal => "internal",
+            GrpcCode::Unavailable => "unavailable",
+        }
+    }
+
+    pub fn parse(text: &str) -> Option<GrpcCode> {
+        GrpcCode::ALL.into_iter().find(|c| c.as_str() == text)
+    }
 }
 
 impl Signal {
     /// The request was not processed: safe to repeat for any operation.
     pub fn is_unprocessed(self) -> bool {
-        matches!(self, Signal::ConnectFailure | Signal::RefusedStream)
+        matches!(
+            self,
+            Signal::ConnectFailure | Signal::RefusedStream | Signal::ResetBeforeRequest
+        )
     }
 
     /// Whether this condition fires on the status `code`.
@@ -126,7 +169,9 @@ impl fmt::Display for Signal {
             Signal::ConnectFailure => f.write_str("connect-failure"),
             Signal::RefusedStream => f.write_str("refused-stream"),
             Signal::Reset => f.write_str("reset"),
+            Signal::ResetBeforeRequest => f.write_str("reset-before-request"),
             Signal::Timeout => f.write_str("timeout"),
+            Signal::Grpc(code) => write!(f, "gRPC {}", code.as_str()),
         }
     }
 }

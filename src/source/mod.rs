@@ -212,6 +212,39 @@ impl SourceFile {
         }
     }
 
+    /// Parses `text` as a stream of documents (a Kubernetes manifest): the root is a
+    /// list of the documents. A JSON file is one document.
+    pub fn parse_documents(
+        display: PathBuf,
+        text: String,
+        limits: ParseLimits,
+    ) -> Result<SourceFile, (String, SyntaxError)> {
+        let is_json = display
+            .extension()
+            .is_some_and(|e| e.eq_ignore_ascii_case("json"));
+        let first = text
+            .trim_start_matches(['\u{feff}', ' ', '\t', '\r', '\n'])
+            .bytes()
+            .next();
+        if is_json || matches!(first, Some(b'{' | b'[')) {
+            return SourceFile::parse(display, text, limits).map(|mut file| {
+                let span = Span::new(0, file.text.len());
+                let root = std::mem::replace(&mut file.root, Node::new(span, Value::Null));
+                file.root = Node::new(span, Value::Seq(vec![root].into()));
+                file
+            });
+        }
+        match yaml::parse_stream(&text, limits) {
+            Ok(parsed) => {
+                let mut file = SourceFile::new(display, text, parsed.root, Syntax::Yaml);
+                file.expanded_bytes = parsed.expanded;
+                file.hash_scalars = parsed.hash_scalars.into_boxed_slice();
+                Ok(file)
+            }
+            Err(e) => Err((text, e)),
+        }
+    }
+
     /// The display path as text with forward slashes.
     pub fn name(&self) -> String {
         path_text(&self.display)

@@ -37,7 +37,19 @@ pub struct Parsed {
 /// Parses the single YAML document of `text`, with its expansion count and the places of
 /// scalars that hold a `#`.
 pub fn parse_counted(text: &str, limits: ParseLimits) -> Result<Parsed, SyntaxError> {
+    parse_with(text, limits, false)
+}
+
+/// Parses every YAML document of `text` (a Kubernetes manifest holds several, separated
+/// by `---`): the root is a list of the documents, in order. Anchors do not cross
+/// documents; the expansion budget covers the whole file. Empty documents are skipped.
+pub fn parse_stream(text: &str, limits: ParseLimits) -> Result<Parsed, SyntaxError> {
+    parse_with(text, limits, true)
+}
+
+fn parse_with(text: &str, limits: ParseLimits, stream: bool) -> Result<Parsed, SyntaxError> {
     let mut builder = Builder {
+        stream: stream.then(Vec::new),
         offsets: Offsets::new(text),
         stack: Vec::new(),
         anchors: HashMap::new(),
@@ -54,6 +66,15 @@ pub fn parse_counted(text: &str, limits: ParseLimits) -> Result<Parsed, SyntaxEr
         }
     }
     let (expanded, hash_scalars) = (builder.expanded, builder.hash_scalars);
+    if let Some(mut documents) = builder.stream {
+        documents.extend(builder.root);
+        let root = Node::new(Span::new(0, text.len()), Value::Seq(documents.into()));
+        return Ok(Parsed {
+            root,
+            expanded,
+            hash_scalars,
+        });
+    }
     builder
         .root
         .map(|root| Parsed {
@@ -90,6 +111,8 @@ enum Frame {
 
 struct Builder<'a> {
     offsets: Offsets<'a>,
+    /// The finished documents, when the whole stream is read.
+    stream: Option<Vec<Node>>,
     stack: Vec<Frame>,
     anchors: HashMap<usize, Built>,
     /// Bytes added by aliases and merges so far.
@@ -131,6 +154,11 @@ impl Builder<'_> {
             Event::StreamStart | Event::Nothing | Event::DocumentEnd => return Ok(false),
             Event::StreamEnd => return Ok(true),
             Event::DocumentStart(_) => {
+                if let Some(documents) = &mut self.stream {
+                    documents.extend(self.root.take());
+                    self.anchors.clear();
+                    return Ok(false);
+                }
                 if self.root.is_some() {
                     return Err(SyntaxError::new(
                         "a second YAML document starts here; a description or policy is one document",

@@ -1,0 +1,242 @@
+//! Binding: which of a description's operations each layer's routes take.
+//!
+//! A layer applies to the service when one of its hosts names it: the hosts of the
+//! description's `servers`, the `service.hosts` of the policy, or `--host` (the in-cluster
+//! name a mesh knows it by). A layer with no hosts, or a service whose names are unknown,
+//! applies everywhere. Within a layer, the first route whose match takes a request to the
+//! operation (`METHOD`, base path + path template) is the one that retries it.
+
+use super::{Layer, PathMatch, RouteMatch};
+use crate::model::Operation;
+
+/// The names and base paths a request to the service can carry.
+#[derive(Debug, Clone, Default)]
+pub struct Service {
+    /// Host names, lower case, without ports.
+    pub hosts: Vec<String>,
+    /// Base paths the operations' templates are appended to (`/v1`); always holds `""`.
+    pub base_paths: Vec<String>,
+}
+
+impl Service {
+    pub fn new(
+        hosts: impl IntoIterator<Item = String>,
+        base_paths: impl IntoIterator<Item = String>,
+    ) -> Service {
+        let mut service = Service::default();
+        for host in hosts {
+            let host = host.trim().to_ascii_lowercase();
+            if !host.is_empty() && !service.hosts.contains(&host) {
+                service.hosts.push(host);
+            }
+        }
+        service.base_paths.push(String::new());
+        for base in base_paths {
+            let base = base.trim_end_matches('/').to_string();
+            if !service.base_paths.contains(&base) {
+                service.base_paths.push(base);
+            }
+        }
+        service
+    }
+
+    /// Whether a layer serves this service: one of its hosts names one of the service's.
+    pub fn served_by(&self, layer: &Layer) -> bool {
+        layer.hosts.is_empty()
+            || self.hosts.is_empty()
+            || layer
+                .hosts
+                .iter()
+                .any(|h| self.hosts.iter().any(|n| host_matches(h, n)))
+    }
+
+    /// The index of the route of `layer` that takes requests to `op`, if any.
+    pub fn route_for(&self, layer: &Layer, op: &Operation) -> Option<usize> {
+        layer.routes.iter().position(|route| {
+            route.matches.is_empty() || route.matches.iter().any(|m| self.takes(m, op))
+        })
+    }
+
+    /// Whether one match takes requests to `op`.
+    pub fn takes(&self, m: &RouteMatch, op: &Operation) -> bool {
+        let method_ok = m
+            .method
+            .as_ref()
+            .is_none_or(|mm| mm.matches(op.method.as_str()));
+        method_ok
+            && self
+                .base_paths
+                .iter()
+                .any(|base| path_matches(&m.path, base, &op.path))
+    }
+}
+
+/// Whether a layer's host (`*.example.com`, `payments`, `payments.prod.svc.cluster.local`)
+/// names `name`. A short Kubernetes name matches its fully qualified forms.
+pub fn host_matches(host: &str, name: &str) -> bool {
+    let host = host.trim().to_ascii_lowercase();
+    let host = host.split(':').next().unwrap_or_default();
+    if host == "*" || host == name {
+        return true;
+    }
+    if let Some(suffix) = host.strip_prefix('*') {
+        return suffix.starts_with('.') && name.ends_with(suffix);
+    }
+    let in_cluster = |longer: &str, shorter: &str| {
+        longer.strip_prefix(shorter).is_some_and(|rest| {
+            rest.starts_with('.')
+                && (longer.ends_with(".svc.cluster.local") || longer.ends_with(".svc"))
+        })
+    };
+    in_cluster(host, name) || in_cluster(name, host)
+}
+
+/// Whether a path match takes requests to `base` + `template` (`/v1` + `/payments/{id}`).
+pub fn path_matches(path: &PathMatch, base: &str, template: &str) -> bool {
+    let full = format!("{base}{template}");
+    let segments: Vec<&str> = full.split('/').collect();
+    match path {
+        PathMatch::Any => true,
+        PathMatch::Exact(exact) => {
+            let wanted: Vec<&str> = exact.split('/').collect();
+            wanted.len() == segments.len()
+                && wanted
+                    .iter()
+                    .zip(&segments)
+                    .all(|(w, t)| segment_matches(t, w))
+        }
+        PathMatch::Prefix(prefix) => {
+            let wanted: Vec<&str> = prefix.split('/').collect();
+            let Some((last, whole)) = wanted.split_last() else {
+                return true;
+            };
+            whole.len() < segments.len()
+                && whole
+                    .iter()
+                    .zip(&segments)
+                    .all(|(w, t)| segment_matches(t, w))
+                && segment_starts_with(segments[whole.len()], last)
+        }
+        PathMatch::SegmentPrefix(prefix) => {
+            let trimmed = prefix.trim_end_matches('/');
+            if trimmed.is_empty() {
+                return true;
+            }
+            let wanted: Vec<&str> = trimmed.split('/').collect();
+            wanted.len() <= segments.len()
+                && wanted
+                    .iter()
+                    .zip(&segments)
+                    .all(|(w, t)| segment_matches(t, w))
+        }
+        PathMatch::Regex(regex) => SAMPLES
+            .iter()
+            .any(|sample| regex.is_match(&fill_parameters(&full, sample))),
+    }
+}
+
+/// Values tried for path parameters against a route's regular expression: a number, a
+/// word, and a UUID, the shapes identifiers take.
+const SAMPLES: [&str; 3] = ["1", "abc", "123e4567-e89b-12d3-a456-426614174000"];
+
+/// Whether a template segment (`{id}`, `v1`, `{name}.json`) matches a concrete one: the
+/// text before the first parameter and after the last must be there, with something
+/// between them.
+fn segment_matches(template: &str, concrete: &str) -> bool {
+    let (Some(open), Some(close)) = (template.find('{'), template.rfind('}')) else {
+        return template == concrete;
+    };
+    let (before, after) = (&template[..open], &template[close + 1..]);
+    concrete.len() > before.len() + after.len()
+        && concrete.starts_with(before)
+        && concrete.ends_with(after)
+}
+
+/// Whether some value of a template segment starts with `prefix`.
+fn segment_starts_with(template: &str, prefix: &str) -> bool {
+    match template.find('{') {
+        None => template.starts_with(prefix),
+        Some(at) => {
+            let literal = &template[..at];
+            if prefix.len() <= literal.len() {
+                literal.starts_with(prefix)
+            } else {
+                prefix.starts_with(literal)
+            }
+        }
+    }
+}
+
+/// The template with every `{parameter}` replaced by `value`.
+fn fill_parameters(template: &str, value: &str) -> String {
+    let mut out = String::with_capacity(template.len());
+    let mut rest = template;
+    while let Some(open) = rest.find('{') {
+        out.push_str(&rest[..open]);
+        match rest[open..].find('}') {
+            Some(close) => {
+                out.push_str(value);
+                rest = &rest[open + close + 1..];
+            }
+            None => {
+                rest = &rest[open..];
+                break;
+            }
+        }
+    }
+    out.push_str(rest);
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::sync::Arc;
+
+    fn regex(text: &str) -> PathMatch {
+        PathMatch::Regex(Arc::new(
+            regex::Regex::new(&format!("^(?:{text})$")).unwrap_or_else(|e| panic!("{e}")),
+        ))
+    }
+
+    #[test]
+    fn paths_match_templates() {
+        let exact = PathMatch::Exact("/payments/42".into());
+        assert!(path_matches(&exact, "", "/payments/{id}"));
+        assert!(!path_matches(&exact, "", "/payments"));
+        let prefix = PathMatch::Prefix("/pay".into());
+        assert!(path_matches(&prefix, "", "/payments/{id}"));
+        assert!(!path_matches(&prefix, "", "/refunds"));
+        let segments = PathMatch::SegmentPrefix("/payments".into());
+        assert!(path_matches(&segments, "", "/payments/{id}"));
+        assert!(path_matches(&segments, "", "/payments"));
+        assert!(!path_matches(
+            &PathMatch::SegmentPrefix("/pay".into()),
+            "",
+            "/payments"
+        ));
+        assert!(path_matches(
+            &PathMatch::Prefix("/v1/pay".into()),
+            "/v1",
+            "/payments"
+        ));
+        assert!(path_matches(&regex(r"/books/\d+"), "", "/books/{id}"));
+        assert!(!path_matches(&regex(r"/books/\d+"), "", "/authors/{id}"));
+        assert!(path_matches(
+            &PathMatch::Prefix("/".into()),
+            "",
+            "/anything"
+        ));
+    }
+
+    #[test]
+    fn hosts_match_short_and_wildcard_names() {
+        assert!(host_matches("payments", "payments.prod.svc.cluster.local"));
+        assert!(host_matches("payments.prod.svc.cluster.local", "payments"));
+        assert!(host_matches("*.example.com", "api.example.com"));
+        assert!(!host_matches("*.example.com", "example.com"));
+        assert!(host_matches("API.example.com:443", "api.example.com"));
+        assert!(!host_matches("payments", "payments.example.com"));
+        assert!(host_matches("*", "anything"));
+    }
+}

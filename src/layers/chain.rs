@@ -1,0 +1,188 @@
+//! What the layers add up to: which routes retry each operation, each layer's effective
+//! policy for it, and the attempts that reach the backend for one call.
+
+use super::bind::Service;
+use super::{Layer, Position, Route, UNBOUNDED_ATTEMPTS};
+use crate::location::Loc;
+use crate::model::{Api, Operation};
+use crate::policy::{Effective, PolicyObject, effect_of};
+
+/// Layers bound to one description's operations.
+#[derive(Debug, Default)]
+pub struct Bound {
+    pub layers: Vec<Layer>,
+    /// Per operation, the `(layer, route)` pairs that retry it, in layer order.
+    pub per_operation: Vec<Vec<(usize, usize)>>,
+    /// Per layer and route, how many operations the route takes.
+    pub route_hits: Vec<Vec<usize>>,
+    /// Per layer, whether one of its hosts names the service.
+    pub serves: Vec<bool>,
+    /// Per layer, the operations it serves that none of its routes takes.
+    pub uncovered: Vec<Vec<usize>>,
+}
+
+impl Bound {
+    /// Binds every layer's routes to the operations of `api`.
+    pub fn new(layers: Vec<Layer>, api: &Api, service: &Service) -> Bound {
+        let serves: Vec<bool> = layers.iter().map(|l| service.served_by(l)).collect();
+        let mut route_hits: Vec<Vec<usize>> =
+            layers.iter().map(|l| vec![0; l.routes.len()]).collect();
+        let mut uncovered = vec![Vec::new(); layers.len()];
+        let mut per_operation = Vec::with_capacity(api.operations.len());
+        for (op_index, op) in api.operations.iter().enumerate() {
+            let mut hops = Vec::new();
+            for (layer_index, layer) in layers.iter().enumerate() {
+                if !serves[layer_index] {
+                    continue;
+                }
+                match service.route_for(layer, op) {
+                    Some(route) => {
+                        route_hits[layer_index][route] += 1;
+                        hops.push((layer_index, route));
+                    }
+                    None => uncovered[layer_index].push(op_index),
+                }
+            }
+            per_operation.push(hops);
+        }
+        Bound {
+            layers,
+            per_operation,
+            route_hits,
+            serves,
+            uncovered,
+        }
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.layers.is_empty()
+    }
+
+    /// The route of `layer` at `route`.
+    pub fn route(&self, layer: usize, route: usize) -> &Route {
+        &self.layers[layer].routes[route]
+    }
+
+    /// The chain of retry loops one call to operation `op_index` goes through.
+    pub fn chain(&self, op_index: usize, client: Option<&Effective>) -> Chain {
+        let mut hops: Vec<Hop> = Vec::new();
+        if let Some(client) = client {
+            let attempts = client.max_attempts().max(1);
+            hops.push(Hop {
+                position: Position::Client,
+                layer: None,
+                attempts,
+                loc: client.policy.max_attempts.as_ref().map(|m| m.loc.clone()),
+            });
+        }
+        for &(layer, route) in self
+            .per_operation
+            .get(op_index)
+            .map_or(&[][..], Vec::as_slice)
+        {
+            let l = &self.layers[layer];
+            let r = &l.routes[route];
+            let attempts = r.policy.max_attempts.as_ref().map_or(1, |m| m.value).max(1);
+            hops.push(Hop {
+                position: l.position,
+                layer: Some((layer, route)),
+                attempts,
+                loc: r.policy.max_attempts.as_ref().map(|m| m.loc.clone()),
+            });
+        }
+        // Layers at one position are alternatives: the worst of them counts.
+        hops.sort_by_key(|h| (h.position, std::cmp::Reverse(h.attempts)));
+        hops.dedup_by_key(|h| h.position);
+        Chain { hops }
+    }
+
+    /// Each layer's effective policy for operation `op`: the retrying from the layer's
+    /// route, what the operation is and how it is protected from the client's policy (a key
+    /// the client sends travels with every retry a proxy makes).
+    pub fn effective(
+        &self,
+        layer: usize,
+        route: usize,
+        op: &Operation,
+        client: Option<&Effective>,
+    ) -> Effective {
+        let route = self.route(layer, route);
+        let mut policy = PolicyObject::default();
+        if let Some(client) = client {
+            let c = &client.policy;
+            policy.side_effect = c.side_effect.clone();
+            policy.idempotency = c.idempotency.clone();
+            policy.key_header = c.key_header.clone();
+            policy.key_retention = c.key_retention.clone();
+            policy.status_endpoint = c.status_endpoint.clone();
+            policy.on_unknown_outcome = c.on_unknown_outcome.clone();
+        }
+        policy.overlay(&route.policy);
+        let effect = client.map_or_else(|| effect_of(op, &policy), |c| c.effect.clone());
+        Effective {
+            policy,
+            effect,
+            description: None,
+        }
+    }
+}
+
+/// One retry loop on a call's way to the backend.
+#[derive(Debug, Clone)]
+pub struct Hop {
+    pub position: Position,
+    /// The layer and route; `None` for the client's retry policy.
+    pub layer: Option<(usize, usize)>,
+    /// Total attempts this loop makes for each request it receives.
+    pub attempts: i64,
+    /// Where the attempts are set (or the default is noted).
+    pub loc: Option<Loc>,
+}
+
+/// The retry loops of one call, client first, one per position.
+#[derive(Debug, Clone, Default)]
+pub struct Chain {
+    pub hops: Vec<Hop>,
+}
+
+impl Chain {
+    /// Requests at the backend for one call in the worst case; `None` when a layer's
+    /// retries are bounded only by a budget.
+    pub fn product(&self) -> Option<u64> {
+        self.hops.iter().try_fold(1u64, |total, hop| {
+            if hop.attempts == UNBOUNDED_ATTEMPTS {
+                None
+            } else {
+                Some(total.saturating_mul(u64::try_from(hop.attempts).unwrap_or(1)))
+            }
+        })
+    }
+
+    /// How many loops actually retry (more than one attempt).
+    pub fn retrying(&self) -> usize {
+        self.hops.iter().filter(|h| h.attempts > 1).count()
+    }
+
+    /// `3 × 3 × 3 = 27`, or `3 × unbounded`.
+    pub fn arithmetic(&self) -> String {
+        let factors: Vec<String> = self
+            .hops
+            .iter()
+            .map(|h| attempts_text(h.attempts))
+            .collect();
+        match self.product() {
+            Some(total) if self.hops.len() > 1 => format!("{} = {total}", factors.join(" × ")),
+            Some(total) => total.to_string(),
+            None => format!("{} = unbounded", factors.join(" × ")),
+        }
+    }
+}
+
+/// An attempt count for people: `3`, or `unbounded` for a budget-only layer.
+pub fn attempts_text(attempts: i64) -> String {
+    if attempts == UNBOUNDED_ATTEMPTS {
+        "unbounded".to_string()
+    } else {
+        attempts.to_string()
+    }
+}

@@ -1,0 +1,189 @@
+//! What a file given with `-p` is: retrylint's policy, or retry settings of a proxy,
+//! gateway or mesh, recognised from its content (never from its name).
+
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use super::{IMPORTERS, ImportFile, Layer};
+use crate::error::{ErrorSite, InputError};
+use crate::load::{FileId, LoadOptions, read_text};
+use crate::source::{Node, SourceFile, path_text};
+
+/// The kinds of file `-p` understands, for the error about any other.
+pub const KINDS_UNDERSTOOD: &str = "a retrylint policy (`version: 1`), Istio `VirtualService`, \
+Gateway API `HTTPRoute`, Linkerd `ServiceProfile` or `retry.linkerd.io` annotations on a `Service` \
+or `HTTPRoute`, or Envoy route configuration (a bootstrap with `route_config`, or a `RouteConfiguration`)";
+
+/// A file of retry settings, read and parsed once for the whole run.
+#[derive(Debug, Clone)]
+pub struct LayerFile {
+    /// Every YAML document of the file, as a list (see [`SourceFile::parse_documents`]).
+    pub file: Arc<SourceFile>,
+    /// Whether the file was found by walking a folder (then Kubernetes files of no known
+    /// kind are skipped instead of refused).
+    pub walked: bool,
+}
+
+/// What one `-p` file is.
+#[derive(Debug)]
+pub enum Detected {
+    /// retrylint's own policy: parse it as one.
+    Policy,
+    /// Retry settings of another layer.
+    Layers(LayerFile),
+    /// A file in a walked folder with nothing retrylint reads (other Kubernetes objects).
+    Nothing,
+}
+
+/// Expands `-p` arguments: a folder stands for its YAML and JSON files, found recursively
+/// and in name order; files stay in the order given.
+pub fn expand(paths: &[PathBuf]) -> Result<Vec<(PathBuf, bool)>, InputError> {
+    let mut out = Vec::new();
+    for path in paths {
+        let meta = std::fs::metadata(path).map_err(|e| {
+            InputError::new(format!(
+                "cannot read `{}`: {}",
+                path_text(path),
+                crate::load::io_reason(&e)
+            ))
+        })?;
+        if meta.is_dir() {
+            let mut found = Vec::new();
+            walk(path, &mut found, 0)?;
+            found.sort();
+            out.extend(found.into_iter().map(|p| (p, true)));
+        } else {
+            out.push((path.clone(), false));
+        }
+    }
+    Ok(out)
+}
+
+/// How deep a `-p` folder is walked.
+const MAX_WALK_DEPTH: usize = 16;
+
+fn walk(folder: &Path, out: &mut Vec<PathBuf>, depth: usize) -> Result<(), InputError> {
+    if depth > MAX_WALK_DEPTH {
+        return Ok(());
+    }
+    let entries = std::fs::read_dir(folder).map_err(|e| {
+        InputError::new(format!(
+            "cannot read the folder `{}`: {}",
+            path_text(folder),
+            crate::load::io_reason(&e)
+        ))
+    })?;
+    for entry in entries.flatten() {
+        let path = entry.path();
+        let name = entry.file_name();
+        let hidden = name.to_string_lossy().starts_with('.');
+        // Symbolic links are not followed while walking: a link out of the folder is not
+        // a file the user named.
+        let Ok(kind) = entry.file_type() else {
+            continue;
+        };
+        if hidden || kind.is_symlink() {
+            continue;
+        }
+        if kind.is_dir() {
+            walk(&path, out, depth + 1)?;
+        } else if kind.is_file()
+            && path
+                .extension()
+                .and_then(|e| e.to_str())
+                .is_some_and(|e| matches!(e.to_ascii_lowercase().as_str(), "yaml" | "yml" | "json"))
+        {
+            out.push(path);
+        }
+    }
+    Ok(())
+}
+
+/// Reads a `-p` file and decides what it is.
+pub fn detect(path: &Path, walked: bool, options: &LoadOptions) -> Result<Detected, InputError> {
+    let shown = path_text(path);
+    let text = read_text(path, &shown, options.max_file_size)?;
+    if text.trim_start_matches('\u{feff}').trim().is_empty() {
+        if walked {
+            return Ok(Detected::Nothing);
+        }
+        return Err(InputError::new(format!(
+            "`{shown}` is empty: expected {KINDS_UNDERSTOOD}"
+        )));
+    }
+    let file = SourceFile::parse_documents(path.to_path_buf(), text, options.parse).map_err(
+        |(text, e)| {
+            let site = ErrorSite {
+                file: shown.clone(),
+                text: text.into(),
+                span: e.span,
+                label: "here".into(),
+            };
+            InputError::new(format!("`{shown}` cannot be parsed: {}", e.message)).with_site(site)
+        },
+    )?;
+    let documents = file.root.as_seq().unwrap_or_default();
+    let is_policy = documents.len() == 1
+        && documents[0]
+            .as_map()
+            .is_some_and(|m| m.get("version").is_some() && m.get("apiVersion").is_none());
+    if is_policy {
+        return Ok(Detected::Policy);
+    }
+    let known = documents
+        .iter()
+        .any(|doc| IMPORTERS.iter().any(|i| i.recognises(doc)));
+    if known {
+        let layer_file = LayerFile {
+            file: Arc::new(file),
+            walked,
+        };
+        // Read it once now, so a bad value is reported before any description is checked.
+        import(&layer_file, 0)?;
+        return Ok(Detected::Layers(layer_file));
+    }
+    let kubernetes = documents.iter().any(is_kubernetes_object);
+    if walked && kubernetes {
+        return Ok(Detected::Nothing);
+    }
+    let what = if kubernetes {
+        "holds no Kubernetes object retrylint reads"
+    } else {
+        "is of no kind retrylint reads"
+    };
+    Err(
+        InputError::new(format!("`{shown}` {what}: -p takes {KINDS_UNDERSTOOD}"))
+            .with_help("give the description itself as an argument, not with -p"),
+    )
+}
+
+/// Whether a document is a Kubernetes object (`apiVersion` and `kind`).
+pub fn is_kubernetes_object(doc: &Node) -> bool {
+    doc.as_map()
+        .is_some_and(|m| m.get("apiVersion").is_some() && m.get("kind").is_some())
+}
+
+/// The layers of a file whose locations use file id `id`.
+pub fn import(layer_file: &LayerFile, id: FileId) -> Result<Vec<Layer>, InputError> {
+    let file = ImportFile {
+        file: &layer_file.file,
+        id,
+    };
+    let mut layers = Vec::new();
+    for (index, doc) in layer_file
+        .file
+        .root
+        .as_seq()
+        .unwrap_or_default()
+        .iter()
+        .enumerate()
+    {
+        let loc = file.document_loc(index, doc);
+        for importer in IMPORTERS {
+            if importer.recognises(doc) {
+                layers.extend(importer.import(&file, doc, &loc)?);
+            }
+        }
+    }
+    Ok(layers)
+}

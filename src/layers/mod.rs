@@ -1,0 +1,256 @@
+//! Retry layers: every place that retries a request on its way to the backend.
+//!
+//! A client (retrylint's policy, or the SDK's `x-speakeasy-retries`), an edge proxy
+//! (Envoy), a gateway (Gateway API `HTTPRoute`, an Istio ingress `VirtualService`) and a
+//! mesh sidecar (Istio, Linkerd) each retry on their own. An importer turns one format's
+//! file into [`Layer`]s: routes, each with a policy in retrylint's model (every field
+//! located in the layer's file, or noted as the format's built-in default) and the
+//! matches that [`bind`] them to the description's operations.
+//!
+//! Read [`detect`] for how a file's format is recognised, [`bind`] for which operations a
+//! route covers, and [`chain`] for what the layers add up to per operation.
+
+pub mod bind;
+pub mod chain;
+pub mod detect;
+pub mod envoy;
+pub mod gateway;
+pub mod istio;
+pub mod linkerd;
+pub mod speakeasy;
+pub mod values;
+
+use std::fmt;
+use std::sync::Arc;
+
+use crate::load::FileId;
+use crate::location::Loc;
+use crate::policy::PolicyObject;
+use crate::source::{Node, SourceFile};
+
+/// Where a layer sits on a request's way, client first.
+///
+/// Each position retries on its own, so attempts multiply across positions. Layers at the
+/// same position are alternatives (the generated SDK or a hand-written client): the worst
+/// of them counts.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum Position {
+    /// The caller: retrylint's policy, or the generated SDK.
+    Client,
+    /// An edge proxy in front of everything (Envoy).
+    Edge,
+    /// An API gateway (Gateway API `HTTPRoute` on a `Gateway`, Istio ingress).
+    Gateway,
+    /// The service mesh's sidecar in front of the backend (Istio, Linkerd).
+    Mesh,
+}
+
+impl Position {
+    pub const ALL: [Position; 4] = [
+        Position::Client,
+        Position::Edge,
+        Position::Gateway,
+        Position::Mesh,
+    ];
+
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Position::Client => "client",
+            Position::Edge => "edge",
+            Position::Gateway => "gateway",
+            Position::Mesh => "mesh",
+        }
+    }
+
+    pub fn parse(text: &str) -> Option<Position> {
+        Position::ALL.into_iter().find(|p| p.as_str() == text)
+    }
+}
+
+impl fmt::Display for Position {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// The formats retries are read from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Format {
+    /// retrylint's own `retry-policy.yaml`.
+    Policy,
+    /// `x-speakeasy-retries` in the description.
+    Speakeasy,
+    /// Istio `VirtualService`.
+    Istio,
+    /// Gateway API `HTTPRoute`.
+    GatewayApi,
+    /// Linkerd `ServiceProfile`.
+    LinkerdProfile,
+    /// Linkerd `retry.linkerd.io/*` and `timeout.linkerd.io/*` annotations.
+    LinkerdAnnotations,
+    /// Envoy route configuration.
+    Envoy,
+}
+
+impl Format {
+    /// How the format is named in messages.
+    pub fn name(self) -> &'static str {
+        match self {
+            Format::Policy => "retry policy",
+            Format::Speakeasy => "x-speakeasy-retries",
+            Format::Istio => "Istio VirtualService",
+            Format::GatewayApi => "Gateway API HTTPRoute",
+            Format::LinkerdProfile => "Linkerd ServiceProfile",
+            Format::LinkerdAnnotations => "Linkerd annotations",
+            Format::Envoy => "Envoy route configuration",
+        }
+    }
+
+    /// The position a layer of this format takes unless its file says otherwise.
+    pub fn default_position(self) -> Position {
+        match self {
+            Format::Policy | Format::Speakeasy => Position::Client,
+            Format::Envoy => Position::Edge,
+            Format::GatewayApi => Position::Gateway,
+            Format::Istio | Format::LinkerdProfile | Format::LinkerdAnnotations => Position::Mesh,
+        }
+    }
+
+    /// Whether the format has any way to honour `Retry-After`.
+    pub fn can_honor_retry_after(self) -> bool {
+        matches!(self, Format::Policy | Format::Envoy)
+    }
+
+    /// Whether the format can limit retries with a budget.
+    pub fn can_budget(self) -> bool {
+        matches!(
+            self,
+            Format::Envoy | Format::LinkerdProfile | Format::GatewayApi
+        )
+    }
+}
+
+/// One layer: the routes of one object (a `VirtualService`, an `HTTPRoute`, a
+/// `ServiceProfile`, an Envoy virtual host, the SDK's settings).
+#[derive(Debug, Clone)]
+pub struct Layer {
+    pub format: Format,
+    pub position: Position,
+    /// Who is who in messages: `Istio VirtualService payments`.
+    pub name: String,
+    /// The object (its `metadata.name`, or its first line).
+    pub loc: Loc,
+    /// The host names the object serves; empty means every host.
+    pub hosts: Vec<String>,
+    /// In the order the format tries them: the first route that matches a request wins.
+    pub routes: Vec<Route>,
+    /// A retry budget the layer has (Envoy `retry_budget`, Linkerd `retryBudget`).
+    pub budget: Option<Loc>,
+}
+
+/// One route of a layer and what it does with retries.
+#[derive(Debug, Clone)]
+pub struct Route {
+    /// The route entry (`http[1]`, `rules[0]`, `routes[2]`).
+    pub loc: Loc,
+    /// A short name for messages: the route's name, or `http[1]`.
+    pub name: String,
+    /// Alternatives: the route takes a request that any of them matches; empty means
+    /// every request.
+    pub matches: Vec<RouteMatch>,
+    /// What the route retries, in retrylint's model: `maxAttempts` (total attempts),
+    /// `deadline`, `perAttemptTimeout`, `backoff.*`, `retryOn`, `retryAfter.*`. Each field is
+    /// located where the layer writes it, or noted as the format's default.
+    pub policy: PolicyObject,
+    /// The policy is the format's implicit default: the route says nothing about retries
+    /// (an Istio route without `retries`).
+    pub implicit: bool,
+    /// Retries are limited only by a budget, never by a count per request (Linkerd
+    /// `isRetryable`): `policy.maxAttempts` is [`UNBOUNDED_ATTEMPTS`].
+    pub budget_only: bool,
+    /// The methods the layer retries (Envoy `retriable_request_headers` on `:method`);
+    /// `None` means every method.
+    pub retried_methods: Option<Vec<StringMatch>>,
+    /// What this route's format cannot say, e.g. `Retry-After`: never guessed.
+    pub unsupported: Vec<&'static str>,
+}
+
+/// What stands for "no limit per request" in `maxAttempts`.
+pub const UNBOUNDED_ATTEMPTS: i64 = i64::MAX;
+
+/// A match on a request: path and method (other conditions only narrow a route further).
+#[derive(Debug, Clone)]
+pub struct RouteMatch {
+    pub path: PathMatch,
+    /// `None` matches every method.
+    pub method: Option<StringMatch>,
+    pub loc: Loc,
+}
+
+/// How a route matches the request path.
+#[derive(Debug, Clone)]
+pub enum PathMatch {
+    Any,
+    Exact(String),
+    /// A plain string prefix (Istio, Envoy `prefix`).
+    Prefix(String),
+    /// A prefix of whole segments (Gateway API `PathPrefix`, Envoy `path_separated_prefix`).
+    SegmentPrefix(String),
+    Regex(Arc<regex::Regex>),
+}
+
+/// How a route matches a string such as the method.
+#[derive(Debug, Clone)]
+pub enum StringMatch {
+    Exact(String),
+    Prefix(String),
+    Regex(Arc<regex::Regex>),
+}
+
+impl StringMatch {
+    pub fn matches(&self, text: &str) -> bool {
+        match self {
+            StringMatch::Exact(e) => e == text,
+            StringMatch::Prefix(p) => text.starts_with(p.as_str()),
+            StringMatch::Regex(r) => r.is_match(text),
+        }
+    }
+}
+
+/// One file an importer reads, with the id its locations use.
+pub struct ImportFile<'a> {
+    pub file: &'a SourceFile,
+    pub id: FileId,
+}
+
+impl ImportFile<'_> {
+    /// The location of the whole document `index` of a multi-document file.
+    pub fn document_loc(&self, index: usize, doc: &Node) -> Loc {
+        Loc::new(self.id, format!("/{index}"), doc.span)
+    }
+}
+
+/// A format that turns one document of a file into layers.
+pub trait Importer: Sync {
+    fn format(&self) -> Format;
+
+    /// Whether the document is this format's (by `apiVersion`/`kind`, or by its shape).
+    fn recognises(&self, doc: &Node) -> bool;
+
+    /// The layers in the document, or an input error located in the file.
+    fn import(
+        &self,
+        file: &ImportFile<'_>,
+        doc: &Node,
+        loc: &Loc,
+    ) -> Result<Vec<Layer>, crate::error::InputError>;
+}
+
+/// Every importer of files given with `-p`, in the order they are tried.
+pub static IMPORTERS: &[&dyn Importer] = &[
+    &istio::VirtualService,
+    &gateway::HttpRoute,
+    &linkerd::ServiceProfile,
+    &linkerd::Annotations,
+    &envoy::RouteConfig,
+];
