@@ -8,8 +8,8 @@ use clap::{Args, Parser, Subcommand, ValueEnum};
 
 use crate::baseline::{self, Baseline};
 use crate::check::{
-    CheckOptions, LoadedPolicy, PolicyChoice, analyze, check_all, check_analysis, discover_policy,
-    load_policy,
+    CheckOptions, LayerInputs, LoadedPolicy, PolicyChoice, analyze, analyze_layers, check_all,
+    check_analysis, discover_policy, load_given,
 };
 use crate::error::InputError;
 use crate::finding::Severity;
@@ -53,9 +53,16 @@ enum Command {
 /// Where the policy comes from and how files are read.
 #[derive(Debug, Args)]
 struct InputArgs {
-    /// The retry policy; defaults to retry-policy.yaml beside each description.
+    /// The retry policy, and the retry settings of proxies, gateways and meshes in front of
+    /// the service (Istio, Gateway API, Linkerd, Envoy); repeatable; a folder is read
+    /// whole. Without a retrylint policy among them, retry-policy.yaml beside each
+    /// description is used.
     #[arg(short = 'p', long = "policy", value_name = "POLICY")]
-    policy: Option<PathBuf>,
+    policy: Vec<PathBuf>,
+    /// A host name the service answers to in the mesh or gateway (repeatable), besides
+    /// the description's servers and the policy's `service.hosts`.
+    #[arg(long = "host", value_name = "NAME")]
+    hosts: Vec<String>,
     /// Follow `$ref`s to files outside the root folder.
     #[arg(long)]
     allow_outside_refs: bool,
@@ -86,17 +93,27 @@ struct InputArgs {
 }
 
 impl InputArgs {
-    /// The policy named by `-p`, or the one beside the description, loaded.
+    /// The policy named by `-p`, or the one beside the description, loaded, and the
+    /// other layers `-p` names.
     fn policy_for(
         &self,
         spec: &std::path::Path,
-    ) -> Result<(Option<PathBuf>, Option<LoadedPolicy>), InputError> {
+    ) -> Result<(Option<PathBuf>, Option<LoadedPolicy>, LayerInputs), InputError> {
         let options = self.load_options();
-        Ok(match &self.policy {
-            Some(path) => (Some(path.clone()), Some(load_policy(path, &options)?)),
+        let given = load_given(&self.policy, &options)?;
+        let layers = LayerInputs {
+            files: given.layer_files,
+            hosts: self.hosts.clone(),
+        };
+        Ok(match given.policy {
+            Some((path, policy)) => (Some(path), Some(policy), layers),
             None => match discover_policy(spec, &options)? {
-                Some(found) => (Some(found.path.clone()), Some(found.load(&options)?)),
-                None => (None, None),
+                Some(found) => (
+                    Some(found.path.clone()),
+                    Some(found.load(&options)?),
+                    layers,
+                ),
+                None => (None, None, layers),
             },
         })
     }
@@ -278,15 +295,19 @@ fn run_check(args: CheckArgs) -> Result<ExitCode, Vec<InputError>> {
             return Err(vec![error]);
         }
     }
+    let load = args.input.load_options();
+    let given = load_given(&args.input.policy, &load).map_err(|e| vec![e])?;
     let options = CheckOptions {
-        load: args.input.load_options(),
+        load,
         select: args.select,
         ignore: args.ignore,
+        layers: LayerInputs {
+            files: given.layer_files,
+            hosts: args.input.hosts.clone(),
+        },
     };
-    let choice = match &args.input.policy {
-        Some(path) => PolicyChoice::Given(Box::new(
-            load_policy(path, &options.load).map_err(|e| vec![e])?,
-        )),
+    let choice = match given.policy {
+        Some((_, policy)) => PolicyChoice::Given(Box::new(policy)),
         None => PolicyChoice::Discover,
     };
     let mut results: Vec<CheckResult> = Vec::new();
@@ -359,8 +380,9 @@ fn run_plan(args: PlanArgs) -> Result<ExitCode, Vec<InputError>> {
         ),
         None => None,
     };
-    let (_, policy) = args.input.policy_for(&args.spec).map_err(|e| vec![e])?;
-    let analysis = analyze(&args.spec, policy.as_ref(), &options).map_err(|e| vec![e])?;
+    let (_, policy, layers) = args.input.policy_for(&args.spec).map_err(|e| vec![e])?;
+    let analysis =
+        analyze_layers(&args.spec, policy.as_ref(), &layers, &options).map_err(|e| vec![e])?;
     print(&plan::render(&analysis, only.as_ref()))
 }
 
@@ -390,11 +412,12 @@ fn run_init(args: InitArgs) -> Result<ExitCode, Vec<InputError>> {
 }
 
 fn run_report(args: ReportArgs) -> Result<ExitCode, Vec<InputError>> {
+    let (policy_path, policy, layers) = args.input.policy_for(&args.spec).map_err(|e| vec![e])?;
     let options = CheckOptions {
         load: args.input.load_options(),
+        layers,
         ..CheckOptions::default()
     };
-    let (policy_path, policy) = args.input.policy_for(&args.spec).map_err(|e| vec![e])?;
     let checked = check_analysis(&args.spec, policy.as_ref(), &options).map_err(|e| vec![e])?;
     let report = report::build(
         &checked,

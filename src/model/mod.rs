@@ -153,6 +153,9 @@ pub struct Api {
     pub webhook_count: usize,
     /// The document-level `x-retry-policy`.
     pub retry_policy: Option<Extension>,
+    /// The server URLs the document names (Swagger 2.0's `host` + `basePath` as
+    /// `//host/basePath`): which hosts and base paths requests to it carry.
+    pub servers: Vec<String>,
 }
 
 /// An extension value of the description, kept as a tree to be read later.

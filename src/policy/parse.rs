@@ -12,7 +12,16 @@ use crate::load::FileId;
 use crate::location::Loc;
 use crate::source::{Entry, Map, Node, SourceFile, Value};
 
-const TOP_KEYS: &[&str] = &["version", "defaults", "operations", "lint", "$schema"];
+/// `service` and `layers` are read by [`crate::layers::settings`].
+const TOP_KEYS: &[&str] = &[
+    "version",
+    "defaults",
+    "operations",
+    "lint",
+    "service",
+    "layers",
+    "$schema",
+];
 const POLICY_KEYS: &[&str] = &[
     "maxAttempts",
     "deadline",
@@ -32,7 +41,8 @@ const FALLBACKS: &[(&str, RetryAfterFallback)] = &[
     ("stop", RetryAfterFallback::Stop),
 ];
 const IDEMPOTENCY_KEYS: &[&str] = &["keyHeader", "keyRetention", "statusEndpoint"];
-const LINT_KEYS: &[&str] = &["rules", "maxAttemptsLimit", "ignore"];
+/// `maxAmplification` is read by [`crate::layers::settings`].
+const LINT_KEYS: &[&str] = &["rules", "maxAttemptsLimit", "maxAmplification", "ignore"];
 const IGNORE_KEYS: &[&str] = &["rule", "operations", "reason"];
 const SIGNALS: &[&str] = &["connect-failure", "refused-stream", "reset", "timeout"];
 
@@ -442,6 +452,7 @@ impl Reader<'_> {
                     }
                 }
                 "maxAttemptsLimit" => lint.max_attempts_limit = Some(self.integer(entry, at)?),
+                "maxAmplification" => {}
                 _ => {
                     for (i, item) in self.list(entry)?.iter().enumerate() {
                         lint.ignore
