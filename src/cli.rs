@@ -8,7 +8,7 @@ use clap::{Args, Parser, Subcommand, ValueEnum};
 
 use crate::baseline::{self, Baseline};
 use crate::check::{
-    CheckOptions, LayerInputs, LoadedPolicy, PolicyChoice, analyze, analyze_layers, check_all,
+    CheckOptions, LayerInputs, LoadedPolicy, PolicyChoice, analyze_layers, check_all,
     check_analysis, discover_policy, load_given,
 };
 use crate::error::InputError;
@@ -153,6 +153,14 @@ struct InitArgs {
     /// current folder].
     #[arg(long, value_name = "DIR")]
     root: Option<PathBuf>,
+    /// Retry settings of proxies, gateways and meshes in front of the service (files or
+    /// folders; repeatable): the client's attempts leave room for theirs.
+    #[arg(short = 'p', long = "policy", visible_alias = "layers", value_name = "FILE")]
+    layers: Vec<PathBuf>,
+    /// A host name the service answers to in the mesh or gateway (repeatable); written to
+    /// `service.hosts`.
+    #[arg(long = "host", value_name = "NAME")]
+    hosts: Vec<String>,
 }
 
 #[derive(Debug, Args)]
@@ -404,9 +412,26 @@ fn run_init(args: InitArgs) -> Result<ExitCode, Vec<InputError>> {
         root: args.root.clone(),
         ..LoadOptions::default()
     };
-    let analysis = analyze(&args.spec, None, &options).map_err(|e| vec![e])?;
+    let given = load_given(&args.layers, &options).map_err(|e| vec![e])?;
+    if let Some((path, _)) = &given.policy {
+        return Err(vec![InputError::new(format!(
+            "`{}` is a retrylint policy: init writes one",
+            crate::source::path_text(path)
+        ))
+        .with_help("give init only mesh, gateway or proxy files with -p")]);
+    }
+    let inputs = LayerInputs {
+        files: given.layer_files,
+        hosts: args.hosts.clone(),
+    };
+    let analysis = analyze_layers(&args.spec, None, &inputs, &options).map_err(|e| vec![e])?;
     let name = analysis.sources[analysis.api.root_file].name();
-    let text = crate::init::starting_policy(&analysis.api, &name);
+    let seen = crate::init::LayersSeen {
+        bound: &analysis.layers,
+        hosts: &args.hosts,
+    };
+    let layered = !analysis.layers.is_empty() || !args.hosts.is_empty();
+    let text = crate::init::starting_policy_with(&analysis.api, &name, layered.then_some(&seen));
     write_output(args.output.as_deref(), &text).map_err(|e| vec![e])?;
     Ok(ExitCode::SUCCESS)
 }

@@ -138,6 +138,8 @@ pub static ALL: &[&dyn Rule] = &[
     &operation_not_routed::OperationNotRouted,
 ];
 
+pub use retry_amplification::DEFAULT_MAX_AMPLIFICATION;
+
 /// The names of all rules.
 pub fn names() -> Vec<&'static str> {
     ALL.iter().map(|r| r.meta().name).collect()
