@@ -120,6 +120,7 @@ pub fn build(loader: &mut Loader, root: FileId) -> Result<Api, InputError> {
         operations,
         webhook_count,
         retry_policy: extension(&doc, "x-retry-policy"),
+        speakeasy_retries: extension(&doc, "x-speakeasy-retries"),
     })
 }
 
@@ -389,6 +390,7 @@ fn operation(
         responses,
         idempotent,
         retry_policy: extension(&op, "x-retry-policy"),
+        speakeasy_retries: extension(&op, "x-speakeasy-retries"),
         ignore: extension(&op, "x-retrylint-ignore"),
     })
 }

@@ -153,6 +153,9 @@ pub struct Api {
     pub webhook_count: usize,
     /// The document-level `x-retry-policy`.
     pub retry_policy: Option<Extension>,
+    /// The document-level `x-speakeasy-retries`: the generated SDK's retries for every
+    /// operation without its own.
+    pub speakeasy_retries: Option<Extension>,
 }
 
 /// An extension value of the description, kept as a tree to be read later.
@@ -180,6 +183,8 @@ pub struct Operation {
     /// `x-idempotent: true|false`.
     pub idempotent: Option<(bool, Loc)>,
     pub retry_policy: Option<Extension>,
+    /// The operation's own `x-speakeasy-retries`, which replaces the document's.
+    pub speakeasy_retries: Option<Extension>,
     pub ignore: Option<Extension>,
 }
 
