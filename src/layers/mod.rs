@@ -18,6 +18,8 @@ pub mod gateway;
 pub mod istio;
 pub mod linkerd;
 pub mod speakeasy;
+#[cfg(test)]
+mod test_support;
 pub mod values;
 
 use std::fmt;
