@@ -20,6 +20,14 @@ pub fn api(text: &str) -> Result<(Api, Sources), InputError> {
     Ok((api, loader.into_sources()))
 }
 
+/// The model of the description at `path` (relative to the crate), with its files.
+pub fn api_at(path: &str) -> Result<(Api, Sources), InputError> {
+    let mut loader = Loader::new(LoadOptions::default());
+    let root = loader.load_root(&Path::new(env!("CARGO_MANIFEST_DIR")).join(path))?;
+    let api = build(&mut loader, root)?;
+    Ok((api, loader.into_sources()))
+}
+
 /// The layers of a `-p` file named `name` holding `text`, and the file.
 pub fn layers(name: &str, text: &str) -> Result<(Vec<Layer>, Arc<SourceFile>), InputError> {
     let file = SourceFile::parse_documents(name.into(), text.into(), ParseLimits::default())
