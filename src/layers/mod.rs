@@ -19,6 +19,8 @@ pub mod istio;
 pub mod linkerd;
 pub mod settings;
 pub mod speakeasy;
+#[cfg(test)]
+mod test_support;
 pub mod values;
 
 use std::fmt;
@@ -206,6 +208,10 @@ pub enum StringMatch {
     Exact(String),
     Prefix(String),
     Regex(Arc<regex::Regex>),
+    /// Every string the inner match does not take (Envoy `invert_match`).
+    Not(Box<StringMatch>),
+    /// The strings every inner match takes (several Envoy matchers on one header).
+    All(Vec<StringMatch>),
 }
 
 impl StringMatch {
@@ -214,6 +220,8 @@ impl StringMatch {
             StringMatch::Exact(e) => e == text,
             StringMatch::Prefix(p) => text.starts_with(p.as_str()),
             StringMatch::Regex(r) => r.is_match(text),
+            StringMatch::Not(inner) => !inner.matches(text),
+            StringMatch::All(all) => all.iter().all(|m| m.matches(text)),
         }
     }
 }
@@ -255,3 +263,19 @@ pub static IMPORTERS: &[&dyn Importer] = &[
     &linkerd::Annotations,
     &envoy::RouteConfig,
 ];
+
+#[cfg(test)]
+mod tests {
+    use super::StringMatch;
+
+    #[test]
+    fn inverted_and_combined_matches() {
+        let get = StringMatch::Exact("GET".into());
+        let not_get = StringMatch::Not(Box::new(get.clone()));
+        assert!(!not_get.matches("GET") && not_get.matches("POST"));
+        let not_head = StringMatch::Not(Box::new(StringMatch::Exact("HEAD".into())));
+        let writes = StringMatch::All(vec![not_get, not_head]);
+        assert!(writes.matches("POST") && writes.matches("PURGE"));
+        assert!(!writes.matches("GET") && !writes.matches("HEAD"));
+    }
+}

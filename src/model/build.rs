@@ -121,6 +121,7 @@ pub fn build(loader: &mut Loader, root: FileId) -> Result<Api, InputError> {
         webhook_count,
         retry_policy: extension(&doc, "x-retry-policy"),
         servers: server_urls(&file.root),
+        speakeasy_retries: extension(&doc, "x-speakeasy-retries"),
     })
 }
 
@@ -412,6 +413,7 @@ fn operation(
         responses,
         idempotent,
         retry_policy: extension(&op, "x-retry-policy"),
+        speakeasy_retries: extension(&op, "x-speakeasy-retries"),
         ignore: extension(&op, "x-retrylint-ignore"),
     })
 }
