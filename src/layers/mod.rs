@@ -119,9 +119,18 @@ impl Format {
         }
     }
 
-    /// Whether the format has any way to honour `Retry-After`.
+    /// Whether the format has a setting that honours `Retry-After`.
     pub fn can_honor_retry_after(self) -> bool {
         matches!(self, Format::Policy | Format::Envoy)
+    }
+
+    /// Whether the format has no way at all to honour `Retry-After` (Istio, Gateway API
+    /// and Linkerd expose none). The SDK's depends on the generated language: neither.
+    pub fn cannot_honor_retry_after(self) -> bool {
+        matches!(
+            self,
+            Format::Istio | Format::GatewayApi | Format::LinkerdProfile | Format::LinkerdAnnotations
+        )
     }
 
     /// Whether the format can limit retries with a budget.

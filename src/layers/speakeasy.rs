@@ -197,7 +197,8 @@ fn backoff(
         None => anchor.noted(NO_COUNT_DEFAULT),
     };
     policy.max_attempts = Some(Spanned::new(attempts, attempts_loc));
-    policy.backoff_base = Some(initial);
+    // Speakeasy's first retry waits `initialInterval`.
+    policy.backoff_base = Some(crate::layers::values::base_for_first_wait(initial, exponent.value));
     policy.backoff_cap = Some(cap);
     policy.backoff_multiplier = Some(exponent);
     policy.deadline = Some(elapsed);

@@ -211,6 +211,15 @@ pub fn proto_duration(
     ))
 }
 
+/// retrylint's `backoff.base` for a format whose first retry waits `first`: in
+/// retrylint's model the wait before the retry after `k` attempts is
+/// `base × multiplier^k`, so the first retry waits `base × multiplier`. The value keeps
+/// the place `first` is written.
+pub fn base_for_first_wait(first: Spanned<Duration>, multiplier: f64) -> Spanned<Duration> {
+    let micros = first.value.as_micros() as f64 / multiplier.max(1.0);
+    Spanned::new(Duration::from_micros(micros.round() as i64), first.loc)
+}
+
 /// A regular expression of a route (RE2 syntax, which `regex` reads), anchored to the
 /// whole text as the proxies match it.
 pub fn route_regex(

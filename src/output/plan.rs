@@ -22,13 +22,16 @@ pub fn render(analysis: &Analysis, only: Option<&Selector>) -> String {
         }
         shown += 1;
         let _ = writeln!(out, "{}", heading(op));
-        let hops = &analysis.layers.per_operation[index];
-        if !hops.is_empty() {
-            out.push_str("  client:\n");
-        }
-        match analysis.effective.get(index) {
-            None => out.push_str("  not retried: no policy\n"),
-            Some(policy) => schedule(&mut out, policy),
+        let layered = !analysis.layers.per_operation[index].is_empty();
+        match (analysis.effective.get(index), layered) {
+            (None, false) => out.push_str("  not retried: no policy\n"),
+            (None, true) => out.push_str("  client: no retry policy\n"),
+            (Some(policy), layered) => {
+                if layered {
+                    out.push_str("  client:\n");
+                }
+                schedule(&mut out, policy);
+            }
         }
         layers(&mut out, analysis, index);
     }

@@ -24,7 +24,7 @@ impl Rule for LayerIgnoresRetryAfter {
             let Some((layer, route)) = l.layer else {
                 continue;
             };
-            if layer.format.can_honor_retry_after() || !l.policy.is_retried() {
+            if !layer.format.cannot_honor_retry_after() || !l.policy.is_retried() {
                 continue;
             }
             for code in [429u16, 503] {

@@ -3,6 +3,7 @@
 use super::layered::{has_budget, loops};
 use super::{OperationContext, Rule, declare_rule, declared_here};
 use crate::finding::{Finding, Label};
+use crate::layers::Position;
 use crate::layers::chain::attempts_text;
 
 declare_rule!(
@@ -21,7 +22,11 @@ impl Rule for RetryBudgetMissing {
             return;
         }
         let all = loops(cx);
-        if !all.iter().any(|l| l.layer.is_some()) || has_budget(cx.run, &all) {
+        // Only a call that passes through a proxy, gateway or mesh: the SDK is a client.
+        let behind = all
+            .iter()
+            .any(|l| l.layer.is_some_and(|(layer, _)| layer.position != Position::Client));
+        if !behind || has_budget(cx.run, &all) {
             return;
         }
         let Some(heavy) = all

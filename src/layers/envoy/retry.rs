@@ -271,7 +271,9 @@ fn backoff(
             )
         }
     };
-    policy.backoff_base = Some(base);
+    // Envoy's first retry waits up to `base_interval`; later ones up to (2^N − 1) × base,
+    // which retrylint's exponential model approaches from below until the cap.
+    policy.backoff_base = Some(crate::layers::values::base_for_first_wait(base, 2.0));
     policy.backoff_cap = Some(cap);
     policy.backoff_multiplier = Some(Spanned::new(2.0, anchor.noted(ENVOY_BACKOFF)));
     policy.jitter = Some(Spanned::new(Jitter::Full, anchor.noted(ENVOY_BACKOFF)));

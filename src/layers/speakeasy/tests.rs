@@ -87,7 +87,7 @@ fn the_root_setting_applies_to_every_operation_and_an_operation_replaces_it() {
     assert_eq!(l.name, "x-speakeasy-retries");
     assert!(l.hosts.is_empty() && l.budget.is_none());
     let post = route(&l, "POST /payments");
-    assert_eq!(value(&post.policy.backoff_base), ms(100));
+    assert_eq!(value(&post.policy.backoff_base), ms(50));
     assert_eq!(value(&post.policy.deadline), ms(5_000));
     let on: Vec<Signal> = value(&post.policy.retry_on)
         .into_iter()
@@ -96,7 +96,11 @@ fn the_root_setting_applies_to_every_operation_and_an_operation_replaces_it() {
     assert_eq!(on, [Signal::Status(503)]);
     // The operation's own setting replaces the root's whole: Speakeasy's defaults fill it.
     let get = route(&l, "GET /payments");
-    assert_eq!(value(&get.policy.backoff_base), ms(500));
+    // 500ms first wait with the default exponent 1.5: base × 1.5 = 500ms.
+    assert_eq!(
+        value(&get.policy.backoff_base),
+        crate::policy::Duration::from_micros(333_333)
+    );
     assert_eq!(
         get.policy
             .backoff_base

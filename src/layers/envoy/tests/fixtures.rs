@@ -189,7 +189,8 @@ fn rds_json_fixture() {
         .unwrap_or_else(|| panic!());
     assert_eq!(written(&file, &at), r#""name": "retry-after""#);
     assert_eq!(value(&get.policy.retry_after_max), ms(3_000));
-    assert_eq!(value(&get.policy.backoff_base), ms(50));
+    // 50ms written: the first retry waits up to 50ms, base × multiplier in retrylint's model.
+    assert_eq!(value(&get.policy.backoff_base), ms(25));
     assert_eq!(get.unsupported.len(), 1);
     let rest = &layer.routes[1];
     assert_eq!(value(&rest.policy.max_attempts), 1);

@@ -55,7 +55,11 @@ fn backoff_defaults_and_written_values() {
         (layers[0].routes[0].policy.clone(), file)
     };
     let (defaults, _) = policy("{ retry_on: 5xx }");
-    assert_eq!(value(&defaults.backoff_base), ms(25));
+    // Envoy's first retry waits up to 25ms: base × multiplier in retrylint's model.
+    assert_eq!(
+        value(&defaults.backoff_base),
+        crate::policy::Duration::from_micros(12_500)
+    );
     assert_eq!(value(&defaults.backoff_cap), ms(250));
     assert_eq!(value(&defaults.backoff_multiplier), 2.0);
     assert_eq!(value(&defaults.jitter), Jitter::Full);
@@ -65,7 +69,7 @@ fn backoff_defaults_and_written_values() {
     );
     assert!(defaults.backoff.is_none());
     let (written_base, file) = policy("{ retry_on: 5xx, retry_back_off: { base_interval: 0.2s } }");
-    assert_eq!(value(&written_base.backoff_base), ms(200));
+    assert_eq!(value(&written_base.backoff_base), ms(100));
     assert_eq!(value(&written_base.backoff_cap), ms(2_000));
     assert_eq!(
         note(&written_base.backoff_cap).as_deref(),
@@ -81,7 +85,10 @@ fn backoff_defaults_and_written_values() {
     let (tiny, _) = policy(
         "{ retry_on: 5xx, retry_back_off: { base_interval: { nanos: 1000 }, max_interval: 1s } }",
     );
-    assert_eq!(value(&tiny.backoff_base), ms(1));
+    assert_eq!(
+        value(&tiny.backoff_base),
+        crate::policy::Duration::from_micros(500)
+    );
 }
 
 #[test]
