@@ -1,6 +1,7 @@
 //! Linkerd's retry and timeout annotations (Linkerd 2.16 and later) on a `Service` (one
 //! route for every request) or on an `HTTPRoute` whose parent is a `Service` (a route per
-//! rule, in Gateway API's precedence).
+//! rule, in Gateway API's precedence; a route whose parents are all gateways is not
+//! Linkerd's and makes no layer).
 //!
 //! As Linkerd's policy controller reads them: `retry.linkerd.io/http` lists the retried
 //! statuses; `retry.linkerd.io/limit` counts retries (1 unless written, and a limit of 0
@@ -84,7 +85,12 @@ pub fn import(file: &SourceFile, doc: &Node, loc: &Loc) -> Result<Vec<Layer>, In
         let Some((spec, spec_at)) = k8s::spec(file, doc, loc)? else {
             return Ok(Vec::new());
         };
-        let (hosts, _) = rules::parents(file, spec, &spec_at, &meta)?;
+        let (hosts, position) = rules::parents(file, spec, &spec_at, &meta)?;
+        if position != Position::Mesh {
+            // Linkerd's proxies route by the `HTTPRoute`s of `Service`s; a gateway's
+            // route is not theirs, whatever it is annotated with.
+            return Ok(Vec::new());
+        }
         let mut routes = Vec::new();
         for rule in rules::ordered_rules(file, spec, &spec_at)? {
             let mut rule_policy = policy.clone();

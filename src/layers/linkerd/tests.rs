@@ -278,6 +278,23 @@ spec:
 }
 
 #[test]
+fn a_gateway_route_is_not_linkerds() {
+    let imported = import_text(
+        "apiVersion: gateway.networking.k8s.io/v1
+kind: HTTPRoute
+metadata:
+  name: public
+  annotations: {retry.linkerd.io/http: 5xx}
+spec:
+  parentRefs: [{name: ingress}]
+  rules: [{}]
+",
+    );
+    assert!(imported.of(Format::LinkerdAnnotations).is_empty());
+    assert_eq!(imported.of(Format::GatewayApi).len(), 1);
+}
+
+#[test]
 fn annotation_errors_are_located() {
     let (message, at) = import_error(&service("    retry.linkerd.io/http: 5xx,teapot\n"));
     assert_eq!(at, "retry.linkerd.io/http: 5xx,teapot");
