@@ -119,6 +119,19 @@ fn zero_attempts_or_none_written_turn_retries_off() {
 }
 
 #[test]
+fn retries_without_retry_on_keep_the_default_conditions() {
+    let text = virtual_service("  http:\n  - retries:\n      attempts: 1\n");
+    let imported = import_text(&text);
+    let route = &imported.layers[0].routes[0];
+    assert_eq!(attempts(route), 2);
+    assert!(!route.implicit);
+    assert_eq!(retry_on(route).len(), 4);
+    let on = route.policy.retry_on.as_ref().unwrap();
+    assert_eq!(imported.text_at(&on.loc), "retries");
+    assert!(on.loc.note.as_deref().unwrap().contains("Istio"));
+}
+
+#[test]
 fn matches_read_uri_and_method() {
     let text = virtual_service(
         "  http:\n  - match:\n    - uri: {exact: /a}\n      method: {exact: GET}\n    - uri: {prefix: /b}\n    - uri: {regex: '/c/[0-9]+'}\n      method: {regex: 'P(UT|OST)'}\n    - headers: {x-canary: {exact: 'yes'}}\n",
