@@ -16,6 +16,7 @@ pub mod detect;
 pub mod envoy;
 pub mod gateway;
 pub mod istio;
+pub mod k8s;
 pub mod linkerd;
 pub mod settings;
 pub mod speakeasy;
