@@ -88,16 +88,35 @@ fn main() {
     });
     let ratio = import.as_secs_f64() / parse.as_secs_f64();
     println!("{FILES} manifests (3 documents each, 3 routes per VirtualService)");
-    println!("  parse only:             {:>8.1} ms", parse.as_secs_f64() * 1e3);
-    println!("  read + recognise + import: {:>5.1} ms  ({ratio:.2}× the parse; target ≤ 2×)", import.as_secs_f64() * 1e3);
+    println!(
+        "  parse only:             {:>8.1} ms",
+        parse.as_secs_f64() * 1e3
+    );
+    println!(
+        "  read + recognise + import: {:>5.1} ms  ({ratio:.2}× the parse; target ≤ 2×)",
+        import.as_secs_f64() * 1e3
+    );
     let spec = write_spec(&work);
     let dir = manifests.to_string_lossy().into_owned();
     let spec = spec.to_string_lossy().into_owned();
-    let (wall, peak) = measure::process(3, &["check", &spec, "-p", &dir, "--host", "svc-7.prod.svc.cluster.local"]);
+    let (wall, peak) = measure::process(
+        3,
+        &[
+            "check",
+            &spec,
+            "-p",
+            &dir,
+            "--host",
+            "svc-7.prod.svc.cluster.local",
+        ],
+    );
     println!(
         "  check with -p of the folder: {:.1} ms wall, peak {}",
         wall.as_secs_f64() * 1e3,
-        peak.map_or("n/a".to_string(), |kib| format!("{:.1} MiB", kib as f64 / 1024.0))
+        peak.map_or("n/a".to_string(), |kib| format!(
+            "{:.1} MiB",
+            kib as f64 / 1024.0
+        ))
     );
 }
 

@@ -155,7 +155,12 @@ struct InitArgs {
     root: Option<PathBuf>,
     /// Retry settings of proxies, gateways and meshes in front of the service (files or
     /// folders; repeatable): the client's attempts leave room for theirs.
-    #[arg(short = 'p', long = "policy", visible_alias = "layers", value_name = "FILE")]
+    #[arg(
+        short = 'p',
+        long = "policy",
+        visible_alias = "layers",
+        value_name = "FILE"
+    )]
     layers: Vec<PathBuf>,
     /// A host name the service answers to in the mesh or gateway (repeatable); written to
     /// `service.hosts`.
@@ -414,11 +419,13 @@ fn run_init(args: InitArgs) -> Result<ExitCode, Vec<InputError>> {
     };
     let given = load_given(&args.layers, &options).map_err(|e| vec![e])?;
     if let Some((path, _)) = &given.policy {
-        return Err(vec![InputError::new(format!(
-            "`{}` is a retrylint policy: init writes one",
-            crate::source::path_text(path)
-        ))
-        .with_help("give init only mesh, gateway or proxy files with -p")]);
+        return Err(vec![
+            InputError::new(format!(
+                "`{}` is a retrylint policy: init writes one",
+                crate::source::path_text(path)
+            ))
+            .with_help("give init only mesh, gateway or proxy files with -p"),
+        ]);
     }
     let inputs = LayerInputs {
         files: given.layer_files,

@@ -163,7 +163,9 @@ pub fn starting_policy_with(api: &Api, name: &str, layers: Option<&LayersSeen<'_
 /// or fewer when the layers already retry (their attempts multiply with the client's).
 fn layer_section(out: &mut String, api: &Api, seen: &LayersSeen<'_>) -> i64 {
     if !seen.hosts.is_empty() {
-        out.push_str("\n# The names the mesh and gateways know the service by.\nservice:\n  hosts:\n");
+        out.push_str(
+            "\n# The names the mesh and gateways know the service by.\nservice:\n  hosts:\n",
+        );
         for host in seen.hosts {
             let _ = writeln!(out, "    - {}", quote(host));
         }
@@ -179,7 +181,8 @@ fn layer_section(out: &mut String, api: &Api, seen: &LayersSeen<'_>) -> i64 {
             .iter()
             .filter(|h| h.position != Position::Client)
             .try_fold(1u64, |total, h| {
-                (h.attempts != UNBOUNDED_ATTEMPTS).then(|| total.saturating_mul(h.attempts.max(1) as u64))
+                (h.attempts != UNBOUNDED_ATTEMPTS)
+                    .then(|| total.saturating_mul(h.attempts.max(1) as u64))
             });
         match product {
             Some(n) => worst = worst.map(|w| w.max(n)),
@@ -188,7 +191,11 @@ fn layer_section(out: &mut String, api: &Api, seen: &LayersSeen<'_>) -> i64 {
     }
     out.push_str("\n# Layers in front of the service (from -p), each retrying on its own:\n");
     for (layer, serves) in bound.layers.iter().zip(&bound.serves) {
-        let state = if *serves { "" } else { " (serves none of the service's hosts)" };
+        let state = if *serves {
+            ""
+        } else {
+            " (serves none of the service's hosts)"
+        };
         let text = format!("{}: {}{state}", layer.position, layer.name);
         let _ = writeln!(out, "#   {}", escape::yaml_comment(&text));
     }

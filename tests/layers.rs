@@ -19,7 +19,10 @@ fn findings(stdout: &str) -> Vec<(String, String, String)> {
         .map(|f| {
             (
                 f["rule"].as_str().unwrap_or_default().to_string(),
-                f["location"]["file"].as_str().unwrap_or_default().to_string(),
+                f["location"]["file"]
+                    .as_str()
+                    .unwrap_or_default()
+                    .to_string(),
                 f["message"].as_str().unwrap_or_default().to_string(),
             )
         })
@@ -28,7 +31,16 @@ fn findings(stdout: &str) -> Vec<(String, String, String)> {
 
 #[test]
 fn the_demo_chain_reaches_the_backend_27_times_and_the_mesh_default_is_reported() {
-    let run = retrylint(&["check", DEMO, "-p", DEMO_POLICY, "-p", DEMO_DEPLOY, "--format", "json"]);
+    let run = retrylint(&[
+        "check",
+        DEMO,
+        "-p",
+        DEMO_POLICY,
+        "-p",
+        DEMO_DEPLOY,
+        "--format",
+        "json",
+    ]);
     assert_eq!(run.code, 1, "{}", run.transcript());
     let all = findings(&run.stdout);
     let find = |rule: &str, about: &str| {
@@ -97,15 +109,35 @@ fn the_readme_shows_the_numbers_the_demo_prints() {
             check.stdout
         );
     }
-    assert!(plan.stdout.contains("at the backend: 27 requests per call"), "{}", plan.stdout);
+    assert!(
+        plan.stdout.contains("at the backend: 27 requests per call"),
+        "{}",
+        plan.stdout
+    );
 }
 
 #[test]
 fn each_format_checks_through_the_binary() {
     let cases: [(&str, &[&str]); 3] = [
-        ("envoy-front-proxy", &["check", DEMO, "-p", DEMO_POLICY, "-p", "fixtures/layers/envoy/front-proxy.yaml"]),
-        ("sdk-speakeasy", &["check", "fixtures/layers/sdk/payments-speakeasy.yaml"]),
-        ("demo-plan", &["plan", DEMO, "-p", DEMO_POLICY, "-p", DEMO_DEPLOY]),
+        (
+            "envoy-front-proxy",
+            &[
+                "check",
+                DEMO,
+                "-p",
+                DEMO_POLICY,
+                "-p",
+                "fixtures/layers/envoy/front-proxy.yaml",
+            ],
+        ),
+        (
+            "sdk-speakeasy",
+            &["check", "fixtures/layers/sdk/payments-speakeasy.yaml"],
+        ),
+        (
+            "demo-plan",
+            &["plan", DEMO, "-p", DEMO_POLICY, "-p", DEMO_DEPLOY],
+        ),
     ];
     for (name, args) in cases {
         let run = retrylint(args);
@@ -116,7 +148,16 @@ fn each_format_checks_through_the_binary() {
 
 #[test]
 fn every_layer_rule_has_a_finding_in_a_layer_file_with_the_operation_related() {
-    let run = retrylint(&["check", DEMO, "-p", DEMO_POLICY, "-p", DEMO_DEPLOY, "--format", "json"]);
+    let run = retrylint(&[
+        "check",
+        DEMO,
+        "-p",
+        DEMO_POLICY,
+        "-p",
+        DEMO_DEPLOY,
+        "--format",
+        "json",
+    ]);
     let json: serde_json::Value = serde_json::from_str(&run.stdout).expect("JSON");
     for f in json["findings"].as_array().expect("findings") {
         let file = f["location"]["file"].as_str().unwrap_or_default();
@@ -125,7 +166,11 @@ fn every_layer_rule_has_a_finding_in_a_layer_file_with_the_operation_related() {
         }
         let related: Vec<&str> = f["related"]
             .as_array()
-            .map(|r| r.iter().filter_map(|l| l["location"]["file"].as_str()).collect())
+            .map(|r| {
+                r.iter()
+                    .filter_map(|l| l["location"]["file"].as_str())
+                    .collect()
+            })
             .unwrap_or_default();
         assert!(
             related.iter().any(|r| r.ends_with("payments/openapi.yaml")),
@@ -136,7 +181,16 @@ fn every_layer_rule_has_a_finding_in_a_layer_file_with_the_operation_related() {
 
 #[test]
 fn sarif_names_the_layer_files_as_artifacts() {
-    let run = retrylint(&["check", DEMO, "-p", DEMO_POLICY, "-p", DEMO_DEPLOY, "--format", "sarif"]);
+    let run = retrylint(&[
+        "check",
+        DEMO,
+        "-p",
+        DEMO_POLICY,
+        "-p",
+        DEMO_DEPLOY,
+        "--format",
+        "sarif",
+    ]);
     let sarif: serde_json::Value = serde_json::from_str(&run.stdout).expect("SARIF");
     let uris: Vec<&str> = sarif["runs"][0]["artifacts"]
         .as_array()
@@ -144,13 +198,29 @@ fn sarif_names_the_layer_files_as_artifacts() {
         .iter()
         .filter_map(|a| a["location"]["uri"].as_str())
         .collect();
-    assert!(uris.iter().any(|u| u.ends_with("deploy/mesh.yaml")), "{uris:?}");
-    assert!(uris.iter().any(|u| u.ends_with("deploy/gateway-httproute.yaml")), "{uris:?}");
+    assert!(
+        uris.iter().any(|u| u.ends_with("deploy/mesh.yaml")),
+        "{uris:?}"
+    );
+    assert!(
+        uris.iter()
+            .any(|u| u.ends_with("deploy/gateway-httproute.yaml")),
+        "{uris:?}"
+    );
 }
 
 #[test]
 fn the_report_shows_layers_and_amplification() {
-    let run = retrylint(&["report", DEMO, "-p", DEMO_POLICY, "-p", DEMO_DEPLOY, "--format", "json"]);
+    let run = retrylint(&[
+        "report",
+        DEMO,
+        "-p",
+        DEMO_POLICY,
+        "-p",
+        DEMO_DEPLOY,
+        "--format",
+        "json",
+    ]);
     assert_eq!(run.code, 0, "{}", run.transcript());
     let report: serde_json::Value = serde_json::from_str(&run.stdout).expect("JSON");
     let create = report["operations"]
@@ -168,7 +238,13 @@ fn the_report_shows_layers_and_amplification() {
         .collect();
     assert_eq!(positions, ["gateway", "mesh"]);
     let markdown = retrylint(&["report", DEMO, "-p", DEMO_POLICY, "-p", DEMO_DEPLOY]);
-    assert!(markdown.stdout.contains("**Layers:** 27 requests at the backend"), "{}", markdown.stdout);
+    assert!(
+        markdown
+            .stdout
+            .contains("**Layers:** 27 requests at the backend"),
+        "{}",
+        markdown.stdout
+    );
 }
 
 #[test]
@@ -176,12 +252,24 @@ fn without_a_host_in_common_the_layers_are_reported_unchecked() {
     // Without the policy's service.hosts, the mesh's in-cluster name is unknown.
     let run = retrylint(&["check", DEMO, "-p", DEMO_DEPLOY]);
     assert!(
-        run.stdout.contains("no object in fixtures/layers/payments/deploy/mesh.yaml serves the hosts"),
+        run.stdout
+            .contains("no object in fixtures/layers/payments/deploy/mesh.yaml serves the hosts"),
         "{}",
         run.transcript()
     );
-    let named = retrylint(&["check", DEMO, "-p", DEMO_DEPLOY, "--host", "payments.prod.svc.cluster.local"]);
-    assert!(fired_rules(&named.stdout).contains(&"implicit-mesh-retry".to_string()), "{}", named.transcript());
+    let named = retrylint(&[
+        "check",
+        DEMO,
+        "-p",
+        DEMO_DEPLOY,
+        "--host",
+        "payments.prod.svc.cluster.local",
+    ]);
+    assert!(
+        fired_rules(&named.stdout).contains(&"implicit-mesh-retry".to_string()),
+        "{}",
+        named.transcript()
+    );
 }
 
 #[test]
@@ -189,19 +277,36 @@ fn p_refuses_files_of_no_known_kind_and_two_policies() {
     let dir = std::path::Path::new(env!("CARGO_TARGET_TMPDIR")).join("layers-refused");
     std::fs::create_dir_all(&dir).expect("a scratch folder");
     std::fs::write(dir.join("values.yaml"), "replicas: 3\nimage: payments\n").expect("written");
-    std::fs::write(dir.join("deploy.yaml"), "apiVersion: apps/v1\nkind: Deployment\nmetadata: { name: x }\n")
-        .expect("written");
+    std::fs::write(
+        dir.join("deploy.yaml"),
+        "apiVersion: apps/v1\nkind: Deployment\nmetadata: { name: x }\n",
+    )
+    .expect("written");
     let spec = format!("{}/{DEMO}", env!("CARGO_MANIFEST_DIR"));
     let unknown = retrylint_in(&dir, &["check", &spec, "-p", "values.yaml"]);
     assert_eq!(unknown.code, 2, "{}", unknown.transcript());
-    assert!(unknown.stderr.contains("Istio `VirtualService`"), "{}", unknown.stderr);
+    assert!(
+        unknown.stderr.contains("Istio `VirtualService`"),
+        "{}",
+        unknown.stderr
+    );
     let other_kind = retrylint_in(&dir, &["check", &spec, "-p", "deploy.yaml"]);
     assert_eq!(other_kind.code, 2, "{}", other_kind.transcript());
-    assert!(other_kind.stderr.contains("holds no Kubernetes object retrylint reads"), "{}", other_kind.stderr);
+    assert!(
+        other_kind
+            .stderr
+            .contains("holds no Kubernetes object retrylint reads"),
+        "{}",
+        other_kind.stderr
+    );
     let policy = format!("{}/{DEMO_POLICY}", env!("CARGO_MANIFEST_DIR"));
     let two = retrylint_in(&dir, &["check", &spec, "-p", &policy, "-p", &policy]);
     assert_eq!(two.code, 2, "{}", two.transcript());
-    assert!(two.stderr.contains("two retry policies given"), "{}", two.stderr);
+    assert!(
+        two.stderr.contains("two retry policies given"),
+        "{}",
+        two.stderr
+    );
     // In a folder, other Kubernetes objects are skipped, not refused.
     std::fs::remove_file(dir.join("values.yaml")).expect("removed");
     let folder = retrylint_in(&dir, &["check", &spec, "-p", "."]);

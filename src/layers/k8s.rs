@@ -3,11 +3,14 @@
 //! in-cluster names of a `Service`, and reading typed values with every error located at
 //! the value.
 
-use super::values::{bad_value, field, k8s_duration};
+use super::values::{field, k8s_duration};
 use crate::error::InputError;
 use crate::location::Loc;
 use crate::policy::{Duration, Spanned};
-use crate::source::{Map, Node, SourceFile, Value};
+use crate::source::{Node, SourceFile};
+
+/// The typed readers every importer shares.
+pub use super::values::{boolean, list, mapping, text, whole_number};
 
 /// What the Kubernetes formats cannot say about `Retry-After`: none exposes it.
 pub const RETRY_AFTER: &str = "Retry-After";
@@ -201,88 +204,6 @@ pub fn timeout(
             Ok((duration.value > Duration::ZERO).then_some(duration))
         }
     }
-}
-
-/// A mapping, or an error naming `what` should be one.
-pub fn mapping<'a>(
-    file: &SourceFile,
-    node: &'a Node,
-    loc: &Loc,
-    what: &str,
-) -> Result<&'a Map, InputError> {
-    node.as_map().ok_or_else(|| {
-        bad_value(
-            file,
-            loc,
-            format!("`{what}` must be a mapping, found {}", node.kind()),
-        )
-    })
-}
-
-/// A list, or an error naming `what` should be one.
-pub fn list<'a>(
-    file: &SourceFile,
-    node: &'a Node,
-    loc: &Loc,
-    what: &str,
-) -> Result<&'a [Node], InputError> {
-    node.as_seq().ok_or_else(|| {
-        bad_value(
-            file,
-            loc,
-            format!("`{what}` must be a list, found {}", node.kind()),
-        )
-    })
-}
-
-/// A string (a number or boolean is read as its text), or an error naming `what`.
-pub fn text<'a>(
-    file: &SourceFile,
-    node: &'a Node,
-    loc: &Loc,
-    what: &str,
-) -> Result<&'a str, InputError> {
-    node.scalar_text().ok_or_else(|| {
-        bad_value(
-            file,
-            loc,
-            format!("`{what}` must be a string, found {}", node.kind()),
-        )
-    })
-}
-
-/// `true` or `false`, or an error naming `what`.
-pub fn boolean(file: &SourceFile, node: &Node, loc: &Loc, what: &str) -> Result<bool, InputError> {
-    node.as_bool().ok_or_else(|| {
-        bad_value(
-            file,
-            loc,
-            format!("`{what}` must be true or false, found {}", node.kind()),
-        )
-    })
-}
-
-/// A whole number of zero or more, written as a number or (as annotations are) as a string
-/// of digits; an error naming `what` otherwise.
-pub fn whole_number(
-    file: &SourceFile,
-    node: &Node,
-    loc: &Loc,
-    what: &str,
-) -> Result<u64, InputError> {
-    let text = match &node.value {
-        Value::Number(t) | Value::String(t) => Some(&**t),
-        _ => None,
-    };
-    text.and_then(|t| t.trim().parse::<u64>().ok())
-        .ok_or_else(|| {
-            let found = text.map_or_else(|| node.kind().to_string(), |t| format!("`{t}`"));
-            bad_value(
-                file,
-                loc,
-                format!("`{what}` must be a whole number of zero or more, found {found}"),
-            )
-        })
 }
 
 /// Total attempts for a count of retries: the first attempt plus the retries.

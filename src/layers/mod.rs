@@ -130,7 +130,10 @@ impl Format {
     pub fn cannot_honor_retry_after(self) -> bool {
         matches!(
             self,
-            Format::Istio | Format::GatewayApi | Format::LinkerdProfile | Format::LinkerdAnnotations
+            Format::Istio
+                | Format::GatewayApi
+                | Format::LinkerdProfile
+                | Format::LinkerdAnnotations
         )
     }
 

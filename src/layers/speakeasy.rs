@@ -198,7 +198,10 @@ fn backoff(
     };
     policy.max_attempts = Some(Spanned::new(attempts, attempts_loc));
     // Speakeasy's first retry waits `initialInterval`.
-    policy.backoff_base = Some(crate::layers::values::base_for_first_wait(initial, exponent.value));
+    policy.backoff_base = Some(crate::layers::values::base_for_first_wait(
+        initial,
+        exponent.value,
+    ));
     policy.backoff_cap = Some(cap);
     policy.backoff_multiplier = Some(exponent);
     policy.deadline = Some(elapsed);

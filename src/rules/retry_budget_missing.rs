@@ -23,9 +23,10 @@ impl Rule for RetryBudgetMissing {
         }
         let all = loops(cx);
         // Only a call that passes through a proxy, gateway or mesh: the SDK is a client.
-        let behind = all
-            .iter()
-            .any(|l| l.layer.is_some_and(|(layer, _)| layer.position != Position::Client));
+        let behind = all.iter().any(|l| {
+            l.layer
+                .is_some_and(|(layer, _)| layer.position != Position::Client)
+        });
         if !behind || has_budget(cx.run, &all) {
             return;
         }

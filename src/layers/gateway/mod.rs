@@ -163,7 +163,12 @@ fn read_retry(
     policy.retry_on = Some(Spanned::new(signals, list_at));
     if let Some((backoff, backoff_at)) = field(retry, at, "backoff") {
         policy.backoff = Some(Spanned::new((), backoff_at.clone()));
-        policy.backoff_base = Some(k8s_duration(file, backoff, &backoff_at)?);
+        // Envoy-based gateways wait up to `backoff` before the first retry: base ×
+        // multiplier in retrylint's model.
+        policy.backoff_base = Some(crate::layers::values::base_for_first_wait(
+            k8s_duration(file, backoff, &backoff_at)?,
+            2.0,
+        ));
     }
     Ok(())
 }

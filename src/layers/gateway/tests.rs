@@ -49,9 +49,10 @@ fn a_retry_stanza_counts_retries_and_adds_connection_errors() {
         p.per_attempt_timeout.as_ref().unwrap().value,
         Duration::from_millis(1000)
     );
+    // The first retry waits up to the written base: base × 2 in retrylint's model.
     assert_eq!(
         p.backoff_base.as_ref().unwrap().value,
-        Duration::from_millis(50)
+        Duration::from_millis(25)
     );
     assert!(p.backoff_cap.is_none() && p.jitter.is_none());
     assert_eq!(route.unsupported, ["Retry-After"]);
@@ -250,9 +251,10 @@ fn the_payments_fixture() {
         ]
     );
     let p = &reads.policy;
+    // The first retry waits up to the written base: base × 2 in retrylint's model.
     assert_eq!(
         p.backoff_base.as_ref().unwrap().value,
-        Duration::from_millis(100)
+        Duration::from_millis(50)
     );
     assert_eq!(
         p.deadline.as_ref().unwrap().value,

@@ -169,6 +169,8 @@ fn route_match(file: &SourceFile, node: &Node, loc: &Loc) -> Result<RouteMatch, 
             Some(StringMatch::Exact(p)) => PathMatch::Exact(p),
             Some(StringMatch::Prefix(p)) => PathMatch::Prefix(p),
             Some(StringMatch::Regex(r)) => PathMatch::Regex(r),
+            // Istio's StringMatch is never inverted or combined.
+            Some(StringMatch::Not(_) | StringMatch::All(_)) => PathMatch::Any,
         },
     };
     let method = match field(node, loc, "method") {
@@ -305,7 +307,8 @@ fn envoy_backoff(policy: &mut PolicyObject, base: Option<Spanned<Duration>>, at:
         at
     };
     policy.backoff_cap = Some(built_in(cap, cap_at, NOTE_BACKOFF_CAP));
-    policy.backoff_base = Some(base);
+    // Envoy's first retry waits up to the base: base × multiplier in retrylint's model.
+    policy.backoff_base = Some(crate::layers::values::base_for_first_wait(base, 2.0));
     policy.backoff_multiplier = Some(built_in(2.0, at, NOTE_BACKOFF_MULTIPLIER));
     policy.jitter = Some(built_in(Jitter::Full, at, NOTE_JITTER));
 }

@@ -50,7 +50,8 @@ fn explicit_retries_count_the_first_attempt_and_are_located() {
         ]
     );
     let base = p.backoff_base.as_ref().unwrap();
-    assert_eq!(base.value, Duration::from_millis(100));
+    // The first retry waits up to the written base: base × 2 in retrylint's model.
+    assert_eq!(base.value, Duration::from_millis(50));
     assert!(base.loc.note.is_none());
     let cap = p.backoff_cap.as_ref().unwrap();
     assert_eq!(cap.value, Duration::from_millis(1000));
@@ -87,7 +88,8 @@ fn a_route_without_retries_gets_the_mesh_default() {
         "{note}"
     );
     let base = route.policy.backoff_base.as_ref().unwrap();
-    assert_eq!(base.value, Duration::from_millis(25));
+    // The first retry waits up to the written base: base × 2 in retrylint's model.
+    assert_eq!(base.value, Duration::from_micros(12_500));
     assert!(base.loc.note.as_deref().unwrap().contains("Envoy"));
     assert!(route.policy.deadline.is_none());
     assert!(route.policy.per_attempt_timeout.is_none());

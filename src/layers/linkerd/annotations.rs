@@ -188,7 +188,11 @@ fn annotation_policy(
         }
     }
     policy.retry_on = Some(Spanned::new(signals, list_at));
-    policy.backoff_base = Some(built_in(Duration::from_millis(25), at, NOTE_BACKOFF_BASE));
+    // The first retry waits up to 25ms: base × multiplier in retrylint's model.
+    policy.backoff_base = Some(crate::layers::values::base_for_first_wait(
+        built_in(Duration::from_millis(25), at, NOTE_BACKOFF_BASE),
+        2.0,
+    ));
     policy.backoff_cap = Some(built_in(Duration::from_millis(250), at, NOTE_BACKOFF_CAP));
     Ok(policy)
 }
