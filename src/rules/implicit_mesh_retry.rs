@@ -37,7 +37,7 @@ impl Rule for ImplicitMeshRetry {
             let (severity, why) = if unsafe_write {
                 (
                     Severity::Error,
-                    "a non-idempotent write with no idempotency key: a retry after the backend processed it repeats the write",
+                    "it is a non-idempotent write with no idempotency key, so a retry after the backend processed it repeats the write",
                 )
             } else {
                 (
@@ -49,11 +49,10 @@ impl Rule for ImplicitMeshRetry {
                 .finding(
                     &Self::META,
                     format!(
-                        "is retried by {}'s default policy ({} attempts on {}) because route {} has no retry settings: {why}",
-                        layer.name,
-                        attempts,
+                        "is retried by the mesh's default policy ({attempts} attempts on {}) because route {} of {} has no retry settings: {why}",
                         signals.join(", "),
-                        route.name
+                        route.name,
+                        layer.name,
                     ),
                     Label::new(&route.loc, "no `retries` here: the mesh's default applies"),
                 )
@@ -62,6 +61,9 @@ impl Rule for ImplicitMeshRetry {
                     if unsafe_write { "" } else { "; or write the retries you want explicitly" }
                 ))
                 .related(&op.loc, declared_here(op));
+            if let Some(default) = &l.policy.policy.max_attempts {
+                finding = finding.related(&default.loc, format!("{attempts} attempts"));
+            }
             finding.severity = severity;
             out.push(finding);
         }
