@@ -249,22 +249,35 @@ fn the_report_shows_layers_and_amplification() {
 
 #[test]
 fn without_a_host_in_common_the_layers_are_reported_unchecked() {
-    // Without the policy's service.hosts, the mesh's in-cluster name is unknown.
-    let run = retrylint(&["check", DEMO, "-p", DEMO_DEPLOY]);
+    // The description alone, without the policy's service.hosts beside it: the mesh's
+    // in-cluster name is unknown.
+    let dir = std::path::Path::new(env!("CARGO_TARGET_TMPDIR")).join("layers-no-host");
+    std::fs::create_dir_all(&dir).expect("a scratch folder");
+    std::fs::copy(
+        format!("{}/{DEMO}", env!("CARGO_MANIFEST_DIR")),
+        dir.join("openapi.yaml"),
+    )
+    .expect("copied");
+    let deploy = format!("{}/{DEMO_DEPLOY}", env!("CARGO_MANIFEST_DIR"));
+    let run = retrylint_in(&dir, &["check", "openapi.yaml", "-p", &deploy]);
     assert!(
         run.stdout
-            .contains("no object in fixtures/layers/payments/deploy/mesh.yaml serves the hosts"),
+            .contains("deploy/mesh.yaml serves the hosts of openapi.yaml"),
         "{}",
         run.transcript()
     );
-    let named = retrylint(&[
-        "check",
-        DEMO,
-        "-p",
-        DEMO_DEPLOY,
-        "--host",
-        "payments.prod.svc.cluster.local",
-    ]);
+    assert!(!fired_rules(&run.stdout).contains(&"implicit-mesh-retry".to_string()));
+    let named = retrylint_in(
+        &dir,
+        &[
+            "check",
+            "openapi.yaml",
+            "-p",
+            &deploy,
+            "--host",
+            "payments.prod.svc.cluster.local",
+        ],
+    );
     assert!(
         fired_rules(&named.stdout).contains(&"implicit-mesh-retry".to_string()),
         "{}",
