@@ -15,6 +15,7 @@ mod invalid_backoff;
 mod key_conflict_response_undeclared;
 mod key_retention_too_short;
 mod key_retention_undeclared;
+mod layer_help;
 mod layer_ignores_retry_after;
 mod layered;
 mod log_leaks_secret;
@@ -271,6 +272,9 @@ fn in_layer(mut finding: Finding, layer: &Layer, route: &Route, op: &Operation) 
         "{} ({}: {}, route {})",
         finding.message, layer.position, layer.name, route.name
     );
+    if let Some(help) = layer_help::help(finding.rule, layer.format) {
+        finding.help = Some(help.to_string());
+    }
     let in_description = std::iter::once(&finding.primary)
         .chain(&finding.related)
         .any(|l| l.loc.file == op.loc.file);
