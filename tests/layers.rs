@@ -340,3 +340,46 @@ fn a_bad_value_in_a_layer_file_is_an_input_error_at_its_line() {
     assert_eq!(run.code, 2, "{}", run.transcript());
     assert!(run.stderr.contains("vs.yaml:7"), "{}", run.stderr);
 }
+
+#[test]
+fn a_comment_in_a_layer_file_suppresses_a_finding_there() {
+    let dir = std::path::Path::new(env!("CARGO_TARGET_TMPDIR")).join("layers-suppressed");
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(dir.join("deploy")).expect("a scratch folder");
+    let root = env!("CARGO_MANIFEST_DIR");
+    for file in [
+        "openapi.yaml",
+        "retry-policy.yaml",
+        "deploy/gateway-httproute.yaml",
+    ] {
+        std::fs::copy(
+            format!("{root}/fixtures/layers/payments/{file}"),
+            dir.join(file),
+        )
+        .expect("copied");
+    }
+    let mesh = std::fs::read_to_string(format!("{root}/{DEMO_DEPLOY}/mesh.yaml")).expect("read");
+    let marked = mesh.replace(
+        "    - name: writes\n",
+        "    # retrylint: ignore[implicit-mesh-retry] the ledger deduplicates writes\n    - name: writes\n",
+    );
+    assert_ne!(mesh, marked);
+    std::fs::write(dir.join("deploy/mesh.yaml"), marked).expect("written");
+    let run = retrylint_in(
+        &dir,
+        &[
+            "check",
+            "openapi.yaml",
+            "-p",
+            "retry-policy.yaml",
+            "-p",
+            "deploy",
+        ],
+    );
+    assert!(
+        !fired_rules(&run.stdout).contains(&"implicit-mesh-retry".to_string()),
+        "{}",
+        run.transcript()
+    );
+    assert!(run.stdout.contains("(2 suppressed)"), "{}", run.stdout);
+}
