@@ -118,7 +118,51 @@ fn the_readme_shows_the_numbers_the_demo_prints() {
 
 #[test]
 fn each_format_checks_through_the_binary() {
-    let cases: [(&str, &[&str]); 3] = [
+    let cases: [(&str, &[&str]); 7] = [
+        (
+            "envoy-rds-json",
+            &[
+                "check",
+                DEMO,
+                "-p",
+                DEMO_POLICY,
+                "-p",
+                "fixtures/layers/envoy/rds.json",
+            ],
+        ),
+        (
+            "istio",
+            &[
+                "check",
+                DEMO,
+                "-p",
+                DEMO_POLICY,
+                "-p",
+                "fixtures/layers/istio/payments-virtualservice.yaml",
+            ],
+        ),
+        (
+            "linkerd-profile",
+            &[
+                "check",
+                DEMO,
+                "-p",
+                DEMO_POLICY,
+                "-p",
+                "fixtures/layers/linkerd/payments-serviceprofile.yaml",
+            ],
+        ),
+        (
+            "linkerd-annotations",
+            &[
+                "check",
+                DEMO,
+                "-p",
+                DEMO_POLICY,
+                "-p",
+                "fixtures/layers/linkerd/annotations.yaml",
+            ],
+        ),
         (
             "envoy-front-proxy",
             &[
@@ -382,4 +426,101 @@ fn a_comment_in_a_layer_file_suppresses_a_finding_there() {
         run.transcript()
     );
     assert!(run.stdout.contains("(2 suppressed)"), "{}", run.stdout);
+}
+
+#[test]
+fn the_policy_places_layers_and_reports_an_entry_that_places_none() {
+    let dir = std::path::Path::new(env!("CARGO_TARGET_TMPDIR")).join("layers-placed");
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).expect("a scratch folder");
+    let root = env!("CARGO_MANIFEST_DIR");
+    std::fs::copy(format!("{root}/{DEMO}"), dir.join("openapi.yaml")).expect("copied");
+    let policy = std::fs::read_to_string(format!("{root}/{DEMO_POLICY}")).expect("read");
+    // The mesh's VirtualService placed at the gateway: the two are alternatives there, so
+    // a call reaches the backend 3 × 3 = 9 times, within the limit.
+    let placed = format!(
+        "{policy}layers:\n  - file: deploy/mesh.yaml\n    position: gateway\n  - name: nothing-by-this-name\n    position: edge\n"
+    );
+    std::fs::write(dir.join("retry-policy.yaml"), placed).expect("written");
+    let deploy = format!("{root}/{DEMO_DEPLOY}");
+    let run = retrylint_in(
+        &dir,
+        &[
+            "check",
+            "openapi.yaml",
+            "-p",
+            "retry-policy.yaml",
+            "-p",
+            &deploy,
+            "--format",
+            "json",
+        ],
+    );
+    let all = findings(&run.stdout);
+    assert!(
+        !all.iter().any(|(r, _, _)| r == "retry-amplification"),
+        "{all:#?}"
+    );
+    assert!(
+        all.iter().any(|(r, f, m)| r == "route-matches-nothing"
+            && f.ends_with("retry-policy.yaml")
+            && m.contains("places no layer")),
+        "{all:#?}"
+    );
+}
+
+#[test]
+fn init_leaves_the_client_the_attempts_the_layers_leave_room_for() {
+    let run = retrylint(&[
+        "init",
+        DEMO,
+        "-p",
+        DEMO_DEPLOY,
+        "--host",
+        "payments.prod.svc.cluster.local",
+    ]);
+    assert_eq!(run.code, 0, "{}", run.transcript());
+    assert!(run.stdout.contains("maxAttempts: 1\n"), "{}", run.stdout);
+    assert!(
+        run.stdout
+            .contains("the layers already make up to 9 requests per call"),
+        "{}",
+        run.stdout
+    );
+    assert!(
+        run.stdout
+            .contains("    - \"payments.prod.svc.cluster.local\""),
+        "{}",
+        run.stdout
+    );
+    // The policy it writes reads back, and check binds the same layers with it.
+    let dir = std::path::Path::new(env!("CARGO_TARGET_TMPDIR")).join("layers-init");
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).expect("a scratch folder");
+    std::fs::copy(
+        format!("{}/{DEMO}", env!("CARGO_MANIFEST_DIR")),
+        dir.join("openapi.yaml"),
+    )
+    .expect("copied");
+    std::fs::write(dir.join("retry-policy.yaml"), &run.stdout).expect("written");
+    let deploy = format!("{}/{DEMO_DEPLOY}", env!("CARGO_MANIFEST_DIR"));
+    let check = retrylint_in(
+        &dir,
+        &[
+            "check",
+            "openapi.yaml",
+            "-p",
+            "retry-policy.yaml",
+            "-p",
+            &deploy,
+        ],
+    );
+    assert_ne!(check.code, 2, "{}", check.transcript());
+    assert!(
+        !fired_rules(&check.stdout).contains(&"retry-amplification".to_string()),
+        "{}",
+        check.stdout
+    );
+    let refused = retrylint(&["init", DEMO, "-p", DEMO_POLICY]);
+    assert_eq!(refused.code, 2, "{}", refused.transcript());
 }
