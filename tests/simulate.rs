@@ -57,6 +57,7 @@ fn target(spec: &str, operation_id: &str) -> Target {
     Target {
         operation: analysis.api.operations[index].key(),
         policy: analysis.effective[index].clone(),
+        layers: Vec::new(),
     }
 }
 

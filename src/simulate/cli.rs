@@ -200,6 +200,7 @@ fn targets(
         targets.push(Target {
             operation: op.key(),
             policy,
+            layers: Vec::new(),
         });
     }
     if targets.is_empty() {
