@@ -131,6 +131,7 @@ pub fn run(args: SimulateArgs) -> Result<ExitCode, Vec<InputError>> {
     let report = Report {
         scenario,
         operations,
+        loops: targets.iter().map(Target::loops).collect(),
         outcomes,
     };
     let text = match args.format {
