@@ -45,6 +45,7 @@ use crate::policy::{Effective, SideEffect, Signal};
 /// A layer's retry loop in front of the backend, as `simulate` runs it.
 #[derive(Debug, Clone, PartialEq)]
 pub struct LayerLoop {
+    /// Where the layer sits: edge, gateway or mesh.
     pub position: Position,
     /// The layer, as messages name it: `Istio VirtualService payments`.
     pub layer: String,
@@ -239,7 +240,11 @@ impl Call {
             let policy = loops.at(k);
             let state = self.state(inner, k);
             if k > from {
-                *state = LoopState::new(policy, t, horizon);
+                // Afresh, but its random draws go on: each try of the call has its own.
+                *state = LoopState {
+                    sent: state.sent,
+                    ..LoopState::new(policy, t, horizon)
+                };
             }
             state.attempts += 1;
             state.sent += 1;
@@ -403,9 +408,10 @@ fn decide(
 pub struct LoopSummary {
     /// `client`, `edge`, `gateway` or `mesh`.
     pub position: &'static str,
-    /// The layer and route (none for the client).
+    /// The layer (none for the client).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub layer: Option<String>,
+    /// The layer's route that takes the operation (none for the client).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub route: Option<String>,
     /// Attempts as set (`None`: bounded only by a budget).

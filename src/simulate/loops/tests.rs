@@ -252,3 +252,20 @@ fn a_layer_that_passes_requests_through_changes_nothing() {
         assert_eq!(nested(s, client, vec![pass.clone()]), alone);
     }
 }
+
+#[test]
+fn a_layer_started_afresh_keeps_drawing_new_random_units() {
+    let loops = Loops {
+        client: retrying(3, &[S503]),
+        layers: vec![retrying(3, &[S503])],
+    };
+    let horizon = 3_600_000_000;
+    let mut call = Call::new(&loops, 0, 0, horizon);
+    let mut inner = [LoopState::new(&loops.layers[0], 0, horizon)];
+    // Two client attempts: the mesh starts afresh for the second.
+    call.open(&mut inner, &loops, 0, horizon);
+    call.open(&mut inner, &loops, 1_000, horizon);
+    assert_eq!((call.own.attempts, call.own.sent), (2, 2));
+    assert_eq!((inner[0].attempts, inner[0].sent), (1, 2));
+    assert_eq!(inner[0].start, 1_000);
+}
