@@ -52,7 +52,7 @@ enum Command {
 
 /// Where the policy comes from and how files are read.
 #[derive(Debug, Args)]
-struct InputArgs {
+pub(crate) struct InputArgs {
     /// The retry policy, and the retry settings of proxies, gateways and meshes in front of
     /// the service (Istio, Gateway API, Linkerd, Envoy); repeatable; a folder is read
     /// whole. Without a retrylint policy among them, retry-policy.yaml beside each
@@ -95,7 +95,7 @@ struct InputArgs {
 impl InputArgs {
     /// The policy named by `-p`, or the one beside the description, loaded, and the
     /// other layers `-p` names.
-    fn policy_for(
+    pub(crate) fn policy_for(
         &self,
         spec: &std::path::Path,
     ) -> Result<(Option<PathBuf>, Option<LoadedPolicy>, LayerInputs), InputError> {
@@ -118,7 +118,7 @@ impl InputArgs {
         })
     }
 
-    fn load_options(&self) -> LoadOptions {
+    pub(crate) fn load_options(&self) -> LoadOptions {
         LoadOptions {
             allow_outside_refs: self.allow_outside_refs,
             root: self.root.clone(),
