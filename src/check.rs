@@ -5,10 +5,10 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
 use crate::error::InputError;
+use crate::finding::CheckResult;
 use crate::finding::{Finding, OperationRef};
 use crate::load::{LoadOptions, Loader, Sources, io_reason, read_source, root_for};
 use crate::model;
-use crate::output::CheckResult;
 use crate::policy::{Effective, Matches, PolicyFile, parse_policy_file, resolve};
 use crate::rules::{self, RuleLevels, RunContext};
 use crate::source::{SourceFile, path_text};
