@@ -5,6 +5,7 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
 use crate::error::InputError;
+use crate::finding::CheckResult;
 use crate::finding::{Finding, OperationRef};
 use crate::layers::Layer;
 use crate::layers::bind::Service;
@@ -13,7 +14,6 @@ use crate::layers::detect::{Detected, LayerFile};
 use crate::layers::settings::LayerSettings;
 use crate::load::{LoadOptions, Loader, Sources, io_reason, read_source, root_for};
 use crate::model;
-use crate::output::CheckResult;
 use crate::policy::{Effective, Matches, PolicyFile, parse_policy_file, resolve};
 use crate::rules::{self, RuleLevels, RunContext};
 use crate::source::{SourceFile, path_text};

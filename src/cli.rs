@@ -14,6 +14,7 @@ use crate::check::{
 use crate::error::InputError;
 use crate::finding::Severity;
 use crate::load::LoadOptions;
+use crate::output::write::to_file_or_stdout as write_output;
 use crate::output::{CheckResult, github, human, json, junit, plan, sarif};
 use crate::policy::Selector;
 use crate::report;
@@ -369,14 +370,6 @@ fn run_check(args: CheckArgs) -> Result<ExitCode, Vec<InputError>> {
     // would only delay the exit.
     std::mem::forget(results);
     Ok(ExitCode::from(u8::from(failed)))
-}
-
-/// Writes a command's output to a file (replaced whole), or to standard output.
-pub(crate) fn write_output(path: Option<&std::path::Path>, text: &str) -> Result<(), InputError> {
-    match path {
-        Some(path) => crate::output::write::to_file(path, text),
-        None => crate::output::write::to_stdout(text),
-    }
 }
 
 fn print(text: &str) -> Result<ExitCode, Vec<InputError>> {

@@ -1,7 +1,9 @@
-//! Findings: what a rule reports, with its primary place and related places.
+//! Findings: what a rule reports, with its primary place and related places, and
+//! [`CheckResult`], the findings of one description as every output format reads them.
 
 use std::fmt;
 
+use crate::load::Sources;
 use crate::location::Loc;
 use crate::model::Operation;
 
@@ -104,4 +106,21 @@ impl Finding {
         self.related.push(Label::new(loc, text));
         self
     }
+}
+
+/// The outcome of checking one description.
+#[derive(Debug)]
+pub struct CheckResult {
+    /// The description's display name.
+    pub description: String,
+    pub sources: Sources,
+    /// The operations checked, in description order.
+    pub operations: Vec<OperationRef>,
+    pub findings: Vec<Finding>,
+    /// Findings silenced by suppressions.
+    pub suppressed: usize,
+    /// Findings left out because the baseline holds them.
+    pub baselined: usize,
+    /// Webhooks the description declares: server-to-client calls, not checked.
+    pub webhooks: usize,
 }

@@ -5,8 +5,10 @@
 
 use std::sync::Arc;
 
-use crate::load::FileId;
 use crate::source::{Node, Span, pointer};
+
+/// The index of a file among the run's files, given as each file is loaded.
+pub type FileId = usize;
 
 /// A place in a file.
 #[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]

@@ -15,12 +15,11 @@ use std::sync::Arc;
 use crate::error::{ErrorSite, InputError};
 use crate::source::{ParseLimits, SourceFile, path_text};
 
+/// Defined beside [`crate::location::Loc`], which carries one; loading hands them out.
+pub use crate::location::FileId;
 pub use open::{io_reason, read_text};
 pub use refs::Target;
 pub use root::{Root, root_for};
-
-/// The index of a file in a [`Loader`] (and in the [`Sources`] it becomes).
-pub type FileId = usize;
 
 /// What loading may do.
 #[derive(Debug, Clone)]

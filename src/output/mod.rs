@@ -10,26 +10,10 @@ pub mod plan;
 pub mod sarif;
 pub mod write;
 
-use crate::finding::{Finding, OperationRef, Severity};
+pub use crate::finding::CheckResult;
+use crate::finding::{Finding, Severity};
 use crate::load::Sources;
 use crate::location::Loc;
-
-/// The outcome of checking one description.
-#[derive(Debug)]
-pub struct CheckResult {
-    /// The description's display name.
-    pub description: String,
-    pub sources: Sources,
-    /// The operations checked, in description order.
-    pub operations: Vec<OperationRef>,
-    pub findings: Vec<Finding>,
-    /// Findings silenced by suppressions.
-    pub suppressed: usize,
-    /// Findings left out because the baseline holds them.
-    pub baselined: usize,
-    /// Webhooks the description declares: server-to-client calls, not checked.
-    pub webhooks: usize,
-}
 
 /// Counts by severity over several results.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]

@@ -12,6 +12,14 @@ use std::sync::atomic::{AtomicU32, Ordering};
 use crate::error::InputError;
 use crate::output::escape;
 
+/// Writes `text` to the file at `path` (replaced whole), or to standard output without one.
+pub fn to_file_or_stdout(path: Option<&Path>, text: &str) -> Result<(), InputError> {
+    match path {
+        Some(path) => to_file(path, text),
+        None => to_stdout(text),
+    }
+}
+
 /// Writes `text` to standard output.
 ///
 /// A broken pipe (`retrylint check | head -1`) stops the output quietly and is not an

@@ -141,7 +141,7 @@ pub fn run(args: SimulateArgs) -> Result<ExitCode, Vec<InputError>> {
         SimulateFormat::Json => output::json(&report),
         SimulateFormat::Html => html::render(&report),
     };
-    crate::cli::write_output(args.output.as_deref(), &text).map_err(|e| vec![e])?;
+    crate::output::write::to_file_or_stdout(args.output.as_deref(), &text).map_err(|e| vec![e])?;
     Ok(ExitCode::SUCCESS)
 }
 
