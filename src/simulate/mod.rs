@@ -46,14 +46,13 @@
 //! Every variant runs on the same arrivals and the same random units, one after the
 //! other; a variant changes the client's loop only. `engine` holds the event loop.
 
-pub mod cli;
 mod engine;
 pub mod html;
 pub mod loops;
 pub mod output;
 pub mod rng;
 pub mod scenario;
-mod scenario_file;
+pub mod scenario_file;
 pub mod timeline;
 pub mod variant;
 

@@ -17,17 +17,17 @@ use std::process::ExitCode;
 
 use clap::ValueEnum;
 
-use super::loops::LayerLoop;
-use super::output::{self, Report};
-use super::scenario::{Scenario, ScenarioFlags};
-use super::scenario_file::ScenarioFile;
-use super::variant::Variant;
-use super::{MAX_ATTEMPTS, Target, html, simulate};
+use super::InputArgs;
 use crate::check::{Analysis, analyze_layers};
-use crate::cli::InputArgs;
 use crate::error::InputError;
 use crate::layers::Position;
 use crate::policy::{Effective, Selector, resolve};
+use crate::simulate::loops::LayerLoop;
+use crate::simulate::output::{self, Report};
+use crate::simulate::scenario::{Scenario, ScenarioFlags};
+use crate::simulate::scenario_file::ScenarioFile;
+use crate::simulate::variant::Variant;
+use crate::simulate::{MAX_ATTEMPTS, Target, html, simulate};
 
 /// The flags of `retrylint simulate`.
 #[derive(Debug, clap::Args)]
