@@ -7,11 +7,11 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use crate::error::InputError;
 use crate::finding::CheckResult;
 use crate::finding::{Finding, OperationRef};
-use crate::layers::Layer;
 use crate::layers::bind::Service;
 use crate::layers::chain::Bound;
 use crate::layers::detect::{Detected, LayerFile};
 use crate::layers::settings::LayerSettings;
+use crate::layers::{Layer, Route};
 use crate::load::{LoadOptions, Loader, Sources, io_reason, read_source, root_for};
 use crate::model;
 use crate::policy::{Effective, Matches, PolicyFile, parse_policy_file, resolve};
@@ -169,6 +169,14 @@ pub struct Analysis {
     pub layer_effective: Vec<Vec<Effective>>,
     /// Per `layers:` entry of the policy, how many layers it placed.
     pub position_hits: Vec<usize>,
+}
+
+impl Analysis {
+    /// The layers that retry operation `index`, each with its route and its effective
+    /// policy for the operation, in layer order.
+    pub fn layer_hops(&self, index: usize) -> impl Iterator<Item = (&Layer, &Route, &Effective)> {
+        crate::layers::chain::hops(&self.layers, &self.layer_effective, index)
+    }
 }
 
 /// The retry settings a check reads besides the description and its policy.

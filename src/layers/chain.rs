@@ -127,6 +127,24 @@ impl Bound {
     }
 }
 
+/// The layers that retry operation `index`, each with its route and its effective policy
+/// for the operation (`effective[index]`, in the order of `bound.per_operation[index]`).
+pub fn hops<'a>(
+    bound: &'a Bound,
+    effective: &'a [Vec<Effective>],
+    index: usize,
+) -> impl Iterator<Item = (&'a Layer, &'a Route, &'a Effective)> {
+    let pairs = bound
+        .per_operation
+        .get(index)
+        .map_or(&[][..], Vec::as_slice);
+    let policies = effective.get(index).map_or(&[][..], Vec::as_slice);
+    pairs
+        .iter()
+        .zip(policies)
+        .map(|(&(layer, route), policy)| (&bound.layers[layer], bound.route(layer, route), policy))
+}
+
 /// One retry loop on a call's way to the backend.
 #[derive(Debug, Clone)]
 pub struct Hop {

@@ -5,8 +5,8 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use super::{IMPORTERS, ImportFile, Layer};
-use crate::error::{ErrorSite, InputError};
-use crate::load::{FileId, LoadOptions, read_text};
+use crate::error::InputError;
+use crate::load::{FileId, LoadOptions, read_text, syntax_error};
 use crate::source::{Node, SourceFile, path_text};
 
 /// The kinds of file `-p` understands, for the error about any other.
@@ -111,17 +111,8 @@ pub fn detect(path: &Path, walked: bool, options: &LoadOptions) -> Result<Detect
             "`{shown}` is empty: expected {KINDS_UNDERSTOOD}"
         )));
     }
-    let file = SourceFile::parse_documents(path.to_path_buf(), text, options.parse).map_err(
-        |(text, e)| {
-            let site = ErrorSite {
-                file: shown.clone(),
-                text: text.into(),
-                span: e.span,
-                label: "here".into(),
-            };
-            InputError::new(format!("`{shown}` cannot be parsed: {}", e.message)).with_site(site)
-        },
-    )?;
+    let file = SourceFile::parse_documents(path.to_path_buf(), text, options.parse)
+        .map_err(|(text, e)| syntax_error(&shown, text, e))?;
     let documents = file.root.as_seq().unwrap_or_default();
     let is_policy = documents.len() == 1
         && documents[0]

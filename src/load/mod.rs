@@ -254,15 +254,19 @@ pub fn read_source(
             "`{shown}` is empty: expected a YAML or JSON document"
         )));
     }
-    SourceFile::parse(display, text, options.parse).map_err(|(text, e)| {
-        let site = ErrorSite {
-            file: shown.clone(),
-            text: text.into(),
-            span: e.span,
-            label: "here".into(),
-        };
-        InputError::new(format!("`{shown}` cannot be parsed: {}", e.message)).with_site(site)
-    })
+    SourceFile::parse(display, text, options.parse)
+        .map_err(|(text, e)| syntax_error(&shown, text, e))
+}
+
+/// The input error for a file that cannot be parsed, pointing into its text.
+pub fn syntax_error(shown: &str, text: String, e: crate::source::SyntaxError) -> InputError {
+    let site = ErrorSite {
+        file: shown.to_string(),
+        text: text.into(),
+        span: e.span,
+        label: "here".into(),
+    };
+    InputError::new(format!("`{shown}` cannot be parsed: {}", e.message)).with_site(site)
 }
 
 /// Joins a relative path onto a folder and folds `.` and `..` lexically (for display).

@@ -62,12 +62,10 @@ fn schedule(out: &mut String, policy: &Effective) {
 /// Each layer's schedule for the operation, then the requests that reach the backend.
 fn layers(out: &mut String, analysis: &Analysis, index: usize) {
     let bound = &analysis.layers;
-    let hops = &bound.per_operation[index];
-    if hops.is_empty() {
+    if bound.per_operation[index].is_empty() {
         return;
     }
-    for (k, &(layer, route)) in hops.iter().enumerate() {
-        let (l, r) = (&bound.layers[layer], bound.route(layer, route));
+    for (l, r, policy) in analysis.layer_hops(index) {
         let how = if r.implicit {
             " — no retry settings: the format's default applies"
         } else {
@@ -75,7 +73,6 @@ fn layers(out: &mut String, analysis: &Analysis, index: usize) {
         };
         let text = format!("{}: {}, route {}{how}", l.position, l.name, r.name);
         let _ = writeln!(out, "  {}:", crate::output::escape::terminal(&text));
-        let policy = &analysis.layer_effective[index][k];
         if r.budget_only {
             let _ = writeln!(
                 out,

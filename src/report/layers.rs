@@ -9,13 +9,11 @@ use crate::output::Place;
 /// Adds the layers that retry operation `index` to its report, when there are any.
 pub fn describe(report: &mut OperationReport, analysis: &Analysis, index: usize) {
     let bound = &analysis.layers;
-    let hops = &bound.per_operation[index];
-    if hops.is_empty() {
+    if bound.per_operation[index].is_empty() {
         return;
     }
-    for (k, &(layer, route)) in hops.iter().enumerate() {
-        let (l, r) = (&bound.layers[layer], bound.route(layer, route));
-        let attempts = analysis.layer_effective[index][k].max_attempts();
+    for (l, r, policy) in analysis.layer_hops(index) {
+        let attempts = policy.max_attempts();
         report.layers.push(LayerReport {
             position: l.position.as_str(),
             name: l.name.clone(),

@@ -65,18 +65,11 @@ pub fn loops<'a>(cx: &'a OperationContext<'a>) -> Vec<Loop<'a>> {
             policy: client,
         });
     }
-    let hops = run
-        .layers
-        .per_operation
-        .get(cx.op_index)
-        .map_or(&[][..], Vec::as_slice);
-    let effective = run
-        .layer_effective
-        .get(cx.op_index)
-        .map_or(&[][..], Vec::as_slice);
-    for (&(layer, route), policy) in hops.iter().zip(effective) {
+    for (layer, route, policy) in
+        crate::layers::chain::hops(run.layers, run.layer_effective, cx.op_index)
+    {
         out.push(Loop {
-            layer: Some((&run.layers.layers[layer], run.layers.route(layer, route))),
+            layer: Some((layer, route)),
             policy,
         });
     }

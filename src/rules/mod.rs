@@ -379,15 +379,11 @@ pub fn check(cx: &RunContext<'_>, levels: &RuleLevels) -> Vec<Finding> {
             }));
         }
         // The same checks, for each layer that retries the operation on its own.
-        let hops = cx
-            .layers
-            .per_operation
-            .get(index)
-            .map_or(&[][..], Vec::as_slice);
-        for (k, &(layer, route)) in hops.iter().enumerate() {
-            let (layer, route) = (&cx.layers.layers[layer], cx.layers.route(layer, route));
+        for (layer, route, policy) in
+            crate::layers::chain::hops(cx.layers, cx.layer_effective, index)
+        {
             let layer_cx = OperationContext {
-                policy: cx.layer_effective.get(index).and_then(|e| e.get(k)),
+                policy: Some(policy),
                 layer: Some((layer, route)),
                 ..op_cx
             };
