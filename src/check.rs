@@ -78,7 +78,17 @@ pub struct GivenPolicies {
 /// them by what they hold.
 pub fn load_given(paths: &[PathBuf], options: &LoadOptions) -> Result<GivenPolicies, InputError> {
     let mut given = GivenPolicies::default();
-    for (path, walked) in crate::layers::detect::expand(paths)? {
+    let files = crate::layers::detect::expand(paths)?;
+    if files.len() > options.max_files {
+        return Err(InputError::new(format!(
+            "-p names more than {} files; refusing to go further",
+            options.max_files
+        ))
+        .with_help(
+            "raise the limit with --max-files N, or give -p the folders of this service only",
+        ));
+    }
+    for (path, walked) in files {
         match crate::layers::detect::detect(&path, walked, options)? {
             Detected::Policy => {
                 if let Some((first, _)) = &given.policy {
@@ -227,7 +237,7 @@ pub fn analyze_layers(
         &api.servers,
         hosts.into_iter().chain(inputs.hosts.iter().cloned()),
     );
-    let bound = Bound::new(layers, &api, &service);
+    let bound = Bound::new(layers, &api, &service)?;
     // The description's own `x-retry-policy` is a layer of its own: with no policy file it
     // still decides what is retried (and is read, so a bad one is an input error).
     let described =

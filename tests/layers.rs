@@ -524,3 +524,37 @@ fn init_leaves_the_client_the_attempts_the_layers_leave_room_for() {
     let refused = retrylint(&["init", DEMO, "-p", DEMO_POLICY]);
     assert_eq!(refused.code, 2, "{}", refused.transcript());
 }
+
+#[test]
+fn binding_many_routes_to_many_operations_is_refused_quickly() {
+    let dir = std::path::Path::new(env!("CARGO_TARGET_TMPDIR")).join("layers-many-routes");
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).expect("a scratch folder");
+    let mut spec = String::from("openapi: 3.0.3\ninfo: { title: Many, version: '1' }\npaths:\n");
+    for i in 0..2_000 {
+        spec.push_str(&format!(
+            "  /r{i}:\n    get: {{ responses: {{ '200': {{ description: ok }} }} }}\n"
+        ));
+    }
+    std::fs::write(dir.join("openapi.yaml"), spec).expect("written");
+    let mut vs = String::from(
+        "apiVersion: networking.istio.io/v1\nkind: VirtualService\nmetadata: { name: many }\nspec:\n  hosts: ['*']\n  http:\n",
+    );
+    for i in 0..20_000 {
+        vs.push_str(&format!("  - match: [{{ uri: {{ prefix: /nothing{i} }} }}]\n    route: [{{ destination: {{ host: x }} }}]\n"));
+    }
+    std::fs::write(dir.join("vs.yaml"), vs).expect("written");
+    let start = std::time::Instant::now();
+    let run = retrylint_in(&dir, &["check", "openapi.yaml", "-p", "vs.yaml"]);
+    assert_eq!(run.code, 2, "{}", run.transcript());
+    assert!(
+        run.stderr.contains("20000 routes for 2000 operations"),
+        "{}",
+        run.stderr
+    );
+    assert!(
+        start.elapsed() < std::time::Duration::from_secs(20),
+        "{:?}",
+        start.elapsed()
+    );
+}

@@ -3,9 +3,14 @@
 
 use super::bind::Service;
 use super::{Layer, Position, Route, UNBOUNDED_ATTEMPTS};
+use crate::error::InputError;
 use crate::location::Loc;
 use crate::model::{Api, Operation};
 use crate::policy::{Effective, PolicyObject, effect_of};
+
+/// The most route matches binding may try: routes of the layers that serve the service ×
+/// operations (a few seconds at worst).
+pub const MAX_BINDING_WORK: usize = 20_000_000;
 
 /// Layers bound to one description's operations.
 #[derive(Debug, Default)]
@@ -22,9 +27,24 @@ pub struct Bound {
 }
 
 impl Bound {
-    /// Binds every layer's routes to the operations of `api`.
-    pub fn new(layers: Vec<Layer>, api: &Api, service: &Service) -> Bound {
+    /// Binds every layer's routes to the operations of `api`. Each operation is tried
+    /// against the routes of every layer that serves the service, so their product is
+    /// bounded ([`MAX_BINDING_WORK`]): files anyone can change must not make it quadratic.
+    pub fn new(layers: Vec<Layer>, api: &Api, service: &Service) -> Result<Bound, InputError> {
         let serves: Vec<bool> = layers.iter().map(|l| service.served_by(l)).collect();
+        let routes: usize = layers
+            .iter()
+            .zip(&serves)
+            .filter(|(_, serves)| **serves)
+            .map(|(l, _)| l.routes.len())
+            .sum();
+        if routes.saturating_mul(api.operations.len()) > MAX_BINDING_WORK {
+            return Err(InputError::new(format!(
+                "the layers serving the service have {routes} routes for {} operations: binding them would take more than {MAX_BINDING_WORK} route matches; refusing",
+                api.operations.len()
+            ))
+            .with_help("give -p only the files of this service's mesh, gateway and proxy, or name its hosts (service.hosts, --host) so that other services' objects are left out"));
+        }
         let mut route_hits: Vec<Vec<usize>> =
             layers.iter().map(|l| vec![0; l.routes.len()]).collect();
         let mut uncovered = vec![Vec::new(); layers.len()];
@@ -45,13 +65,13 @@ impl Bound {
             }
             per_operation.push(hops);
         }
-        Bound {
+        Ok(Bound {
             layers,
             per_operation,
             route_hits,
             serves,
             uncovered,
-        }
+        })
     }
 
     pub fn is_empty(&self) -> bool {
