@@ -6,9 +6,11 @@
 
 mod duration;
 pub mod effective;
+pub mod fields;
 mod parse;
 mod selector;
 mod selector_index;
+mod store;
 
 use std::fmt;
 
@@ -215,6 +217,16 @@ macro_rules! policy_fields {
                 $(if higher.$name.is_some() {
                     self.$name = higher.$name.clone();
                 })*
+            }
+
+            /// The Rust names of the fields.
+            #[cfg(test)]
+            pub(crate) const FIELD_NAMES: &[&str] = &[$(stringify!($name)),*];
+
+            /// How many fields are set.
+            #[cfg(test)]
+            pub(crate) fn count_set(&self) -> usize {
+                0 $(+ usize::from(self.$name.is_some()))*
             }
         }
     };
