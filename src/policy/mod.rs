@@ -8,6 +8,7 @@ mod duration;
 pub mod effective;
 pub mod fields;
 mod parse;
+pub mod schema;
 mod selector;
 mod selector_index;
 mod store;
