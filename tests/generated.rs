@@ -1,7 +1,7 @@
 //! Files generated from the policy field table (`src/policy/fields.rs`) are up to date: the
-//! JSON Schema that `retrylint schema` prints.
+//! JSON Schema that `retrylint schema` prints and the Markdown reference of the fields.
 //!
-//! After changing the table, rewrite them and review the diff, as with snapshots:
+//! After changing the table, rewrite both and review the diff, as with snapshots:
 //!
 //! ```sh
 //! UPDATE_GENERATED=1 cargo test --test generated
@@ -41,4 +41,19 @@ fn the_checked_in_json_schema_is_the_generated_one() {
         "schema/retry-policy.schema.json",
         &retrylint::policy::schema::text(),
     );
+}
+
+#[test]
+fn the_checked_in_field_reference_is_the_generated_one() {
+    up_to_date(
+        "docs/policy-fields.md",
+        &retrylint::policy::reference::markdown(),
+    );
+}
+
+#[test]
+fn the_readme_points_at_the_field_reference() {
+    let readme =
+        std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/README.md")).unwrap();
+    assert!(readme.contains("(docs/policy-fields.md)"));
 }

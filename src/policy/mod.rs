@@ -8,6 +8,7 @@ mod duration;
 pub mod effective;
 pub mod fields;
 mod parse;
+pub mod reference;
 pub mod schema;
 mod selector;
 mod selector_index;
