@@ -41,6 +41,7 @@ fn main() {
     let target = Target {
         operation: analysis.api.operations[index].key(),
         policy: five.apply(&analysis.effective[index]),
+        layers: Vec::new(),
     };
     let faults = ["503@0s..10m".to_string()];
     let scenario = Scenario::from_flags(&ScenarioFlags {

@@ -7,6 +7,11 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use crate::error::InputError;
 use crate::finding::CheckResult;
 use crate::finding::{Finding, OperationRef};
+use crate::layers::Layer;
+use crate::layers::bind::Service;
+use crate::layers::chain::Bound;
+use crate::layers::detect::{Detected, LayerFile};
+use crate::layers::settings::LayerSettings;
 use crate::load::{LoadOptions, Loader, Sources, io_reason, read_source, root_for};
 use crate::model;
 use crate::policy::{Effective, Matches, PolicyFile, parse_policy_file, resolve};
@@ -25,6 +30,8 @@ pub struct CheckOptions {
     pub select: Vec<String>,
     /// Not these rules.
     pub ignore: Vec<String>,
+    /// Proxies, gateways and meshes in front of the service.
+    pub layers: LayerInputs,
 }
 
 /// A parsed policy file, shared by the descriptions it is checked against.
@@ -32,6 +39,8 @@ pub struct CheckOptions {
 pub struct LoadedPolicy {
     pub file: Arc<SourceFile>,
     pub policy: PolicyFile,
+    /// What it says about layers (`service`, `layers`, `lint.maxAmplification`).
+    pub layers: LayerSettings,
 }
 
 /// The policy is always the first file of a check, so its locations are valid in every one.
@@ -49,10 +58,44 @@ fn load_policy_from(
 ) -> Result<LoadedPolicy, InputError> {
     let file = read_source(path, display, options)?;
     let policy = parse_policy_file(&file, POLICY_FILE_ID, &rules::names())?;
+    let layers = crate::layers::settings::read(&file, POLICY_FILE_ID)?;
     Ok(LoadedPolicy {
         file: Arc::new(file),
         policy,
+        layers,
     })
+}
+
+/// What `-p` names: at most one retrylint policy, and the files of other layers.
+#[derive(Debug, Clone, Default)]
+pub struct GivenPolicies {
+    /// retrylint's policy, with the path it was named by.
+    pub policy: Option<(PathBuf, LoadedPolicy)>,
+    pub layer_files: Vec<LayerFile>,
+}
+
+/// Reads every `-p` argument (files, or folders walked for YAML and JSON files) and sorts
+/// them by what they hold.
+pub fn load_given(paths: &[PathBuf], options: &LoadOptions) -> Result<GivenPolicies, InputError> {
+    let mut given = GivenPolicies::default();
+    for (path, walked) in crate::layers::detect::expand(paths)? {
+        match crate::layers::detect::detect(&path, walked, options)? {
+            Detected::Policy => {
+                if let Some((first, _)) = &given.policy {
+                    return Err(InputError::new(format!(
+                        "two retry policies given: `{}` and `{}`",
+                        path_text(first),
+                        path_text(&path)
+                    ))
+                    .with_help("give one retrylint policy (`version: 1`); the other -p files may be mesh, gateway or proxy settings"));
+                }
+                given.policy = Some((path.clone(), load_policy(&path, options)?));
+            }
+            Detected::Layers(file) => given.layer_files.push(file),
+            Detected::Nothing => {}
+        }
+    }
+    Ok(given)
 }
 
 /// A policy file found beside a description, inside its root folder.
@@ -119,6 +162,22 @@ pub struct Analysis {
     /// Per operation, in the order of `api.operations` (empty without a policy).
     pub effective: Vec<Effective>,
     pub matches: Matches,
+    /// The other layers' routes bound to the operations (empty without layers).
+    pub layers: Bound,
+    /// Per operation, each layer's effective policy, in the order of
+    /// `layers.per_operation[op]`.
+    pub layer_effective: Vec<Vec<Effective>>,
+    /// Per `layers:` entry of the policy, how many layers it placed.
+    pub position_hits: Vec<usize>,
+}
+
+/// The retry settings a check reads besides the description and its policy.
+#[derive(Debug, Clone, Default)]
+pub struct LayerInputs {
+    /// Files of proxies, gateways and meshes given with `-p`.
+    pub files: Vec<LayerFile>,
+    /// Host names the service answers to (`--host`).
+    pub hosts: Vec<String>,
 }
 
 /// Loads a description and works out every operation's effective policy.
@@ -127,13 +186,40 @@ pub fn analyze(
     policy: Option<&LoadedPolicy>,
     options: &LoadOptions,
 ) -> Result<Analysis, InputError> {
+    analyze_layers(path, policy, &LayerInputs::default(), options)
+}
+
+/// Loads a description and works out every operation's effective policy, in the client
+/// and in every layer on the way to the backend.
+pub fn analyze_layers(
+    path: &Path,
+    policy: Option<&LoadedPolicy>,
+    inputs: &LayerInputs,
+    options: &LoadOptions,
+) -> Result<Analysis, InputError> {
     let mut loader = Loader::new(options.clone());
     if let Some(policy) = policy {
         loader.add(policy.file.clone());
     }
+    let mut layers = Vec::new();
+    for file in &inputs.files {
+        let id = loader.add(file.file.clone());
+        layers.extend(crate::layers::detect::import(file, id)?);
+    }
     let root = loader.load_root(path)?;
     let api = model::build(&mut loader, root)?;
     let sources = loader.into_sources();
+    layers.extend(crate::layers::speakeasy::import(&api, &sources)?);
+    let settings = policy.map(|p| &p.layers);
+    let position_hits = place_layers(&mut layers, settings, &sources);
+    let hosts = settings
+        .map(|s| s.hosts.iter().map(|h| h.value.clone()).collect::<Vec<_>>())
+        .unwrap_or_default();
+    let service = Service::of(
+        &api.servers,
+        hosts.into_iter().chain(inputs.hosts.iter().cloned()),
+    );
+    let bound = Bound::new(layers, &api, &service);
     // The description's own `x-retry-policy` is a layer of its own: with no policy file it
     // still decides what is retried (and is read, so a bad one is an input error).
     let described =
@@ -143,12 +229,50 @@ pub fn analyze(
         None if described => resolve(&api, None, &sources)?,
         None => (Vec::new(), Matches::default()),
     };
+    let layer_effective = api
+        .operations
+        .iter()
+        .enumerate()
+        .map(|(index, op)| {
+            let client = effective.get(index);
+            bound.per_operation[index]
+                .iter()
+                .map(|&(layer, route)| bound.effective(layer, route, op, client))
+                .collect()
+        })
+        .collect();
     Ok(Analysis {
         api,
         sources,
         effective,
         matches,
+        layers: bound,
+        layer_effective,
+        position_hits,
     })
+}
+
+/// Gives layers the positions the policy's `layers:` entries set (the last entry that
+/// applies wins); returns how many layers each entry placed.
+fn place_layers(
+    layers: &mut [Layer],
+    settings: Option<&LayerSettings>,
+    sources: &Sources,
+) -> Vec<usize> {
+    let Some(settings) = settings else {
+        return Vec::new();
+    };
+    let mut hits = vec![0; settings.positions.len()];
+    for layer in layers.iter_mut() {
+        let file_name = sources[layer.loc.file].name();
+        for (i, setting) in settings.positions.iter().enumerate() {
+            if setting.applies_to(&file_name, &layer.name) {
+                layer.position = setting.position.value;
+                hits[i] += 1;
+            }
+        }
+    }
+    hits
 }
 
 /// A description checked: its analysis and the findings left after suppressions.
@@ -165,7 +289,7 @@ pub fn check_analysis(
     policy: Option<&LoadedPolicy>,
     options: &CheckOptions,
 ) -> Result<Checked, InputError> {
-    let analysis = analyze(path, policy, &options.load)?;
+    let analysis = analyze_layers(path, policy, &options.layers, &options.load)?;
     let policy_file = policy.map(|p| &p.policy);
     let cx = RunContext {
         api: &analysis.api,
@@ -173,6 +297,10 @@ pub fn check_analysis(
         policy: policy_file,
         effective: &analysis.effective,
         matches: &analysis.matches,
+        layers: &analysis.layers,
+        layer_effective: &analysis.layer_effective,
+        layer_settings: policy.map(|p| &p.layers),
+        position_hits: &analysis.position_hits,
         reads: Default::default(),
     };
     let levels = RuleLevels::new(policy_file, &options.select, &options.ignore);

@@ -78,7 +78,8 @@ pub struct Finding {
 }
 
 impl Finding {
-    /// A finding at `primary`; the rule's severity is filled in by the engine.
+    /// A finding at `primary`. The engine sets the rule's severity; a rule may lower one
+    /// finding below it (the engine keeps the lower of the two).
     pub fn new(rule: &'static str, message: impl Into<String>, primary: Label) -> Finding {
         Finding {
             rule,

@@ -13,6 +13,7 @@
 pub mod baseline;
 pub mod check;
 pub mod cli;
+pub mod commands;
 pub mod error;
 pub mod finding;
 pub mod init;

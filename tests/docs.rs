@@ -62,7 +62,24 @@ fn every_rule_page_example_fires_its_rule_and_only_the_rules_it_names() {
         std::fs::create_dir_all(&work).unwrap();
         std::fs::write(work.join("openapi.yaml"), description).unwrap();
         std::fs::write(work.join("retry-policy.yaml"), policy).unwrap();
-        let run = retrylint_in(&work, &["check", "openapi.yaml"]);
+        // A page about layers adds a mesh, gateway or proxy file, given with -p.
+        let run = match block(&page, "yaml layer") {
+            Some(layer) => {
+                std::fs::write(work.join("layer.yaml"), layer).unwrap();
+                retrylint_in(
+                    &work,
+                    &[
+                        "check",
+                        "openapi.yaml",
+                        "-p",
+                        "retry-policy.yaml",
+                        "-p",
+                        "layer.yaml",
+                    ],
+                )
+            }
+            None => retrylint_in(&work, &["check", "openapi.yaml"]),
+        };
         assert_ne!(
             run.code,
             2,

@@ -139,6 +139,73 @@ operations:
 }
 
 #[test]
+fn speakeasy_retries_are_kept_at_the_root_and_per_operation() {
+    let dir = folder(
+        "speakeasy",
+        &[
+            (
+                "openapi.yaml",
+                r#"openapi: 3.0.3
+info: { title: t, version: "1" }
+x-speakeasy-retries: { strategy: backoff, statusCodes: [5XX] }
+paths:
+  /orders:
+    get:
+      responses: { '200': { description: ok } }
+    post:
+      x-speakeasy-retries: { strategy: none }
+      responses: { '201': { description: ok } }
+  /orders/{id}:
+    put: { $ref: "put.yaml" }
+"#,
+            ),
+            (
+                "put.yaml",
+                "x-speakeasy-retries: { strategy: backoff, statusCodes: [503] }
+responses: { '200': { description: ok } }
+",
+            ),
+        ],
+    );
+    let mut loader = Loader::new(LoadOptions::default());
+    let root = loader.load_root(&dir.join("openapi.yaml")).unwrap();
+    let api = retrylint::model::build(&mut loader, root).unwrap();
+    let sources = loader.into_sources();
+    let written = |ext: &retrylint::model::Extension| {
+        let file = &sources[ext.loc.file];
+        (file.name(), file.text[ext.loc.span.range()].to_string())
+    };
+    let root_ext = api.speakeasy_retries.as_ref().unwrap();
+    assert_eq!(&*root_ext.loc.pointer, "/x-speakeasy-retries");
+    assert_eq!(
+        root_ext.node.get("strategy").and_then(|n| n.as_str()),
+        Some("backoff")
+    );
+    let op = |key: &str| {
+        api.operations
+            .iter()
+            .find(|o| o.key() == key)
+            .unwrap()
+            .speakeasy_retries
+            .as_ref()
+    };
+    assert!(
+        op("GET /orders").is_none(),
+        "the root's is not copied into operations"
+    );
+    let post = op("POST /orders").unwrap();
+    assert_eq!(written(post).1, "x-speakeasy-retries");
+    assert_eq!(
+        &*post.loc.pointer,
+        "/paths/~1orders/post/x-speakeasy-retries"
+    );
+    // A referenced operation's extension is located in the file that writes it.
+    let put = op("PUT /orders/{id}").unwrap();
+    assert!(written(put).0.ends_with("put.yaml"), "{:?}", written(put));
+    assert_eq!(&*put.loc.pointer, "/x-speakeasy-retries");
+}
+
+#[test]
 fn equal_rank_entries_apply_in_file_order() {
     let s = setup(
         "equal-rank",

@@ -20,6 +20,22 @@ fn rule_dirs() -> Vec<String> {
     names
 }
 
+/// `check` of a fixture case; a case with a `layers` folder gives it with its policy as -p.
+fn check_case(rule: &str, case: &str) -> common::Run {
+    let dir = format!("fixtures/rules/{rule}/{case}");
+    let spec = format!("{dir}/openapi.yaml");
+    let layers = format!("{dir}/layers");
+    if std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join(&layers)
+        .is_dir()
+    {
+        let policy = format!("{dir}/retry-policy.yaml");
+        retrylint(&["check", &spec, "-p", &policy, "-p", &layers])
+    } else {
+        retrylint(&["check", &spec])
+    }
+}
+
 #[test]
 fn each_rule_fires_on_its_failing_fixture_only() {
     let names = rule_dirs();
@@ -29,7 +45,7 @@ fn each_rule_fires_on_its_failing_fixture_only() {
     );
     for rule in &names {
         let spec = format!("fixtures/rules/{rule}/fail/openapi.yaml");
-        let run = retrylint(&["check", &spec]);
+        let run = check_case(rule, "fail");
         assert_ne!(run.code, 2, "{rule}: input error\n{}", run.transcript());
         let fired = fired_rules(&run.stdout);
         assert!(
@@ -45,7 +61,7 @@ fn each_rule_fires_on_its_failing_fixture_only() {
 fn each_rule_is_silent_on_its_passing_fixture() {
     for rule in &rule_dirs() {
         let spec = format!("fixtures/rules/{rule}/pass/openapi.yaml");
-        let run = retrylint(&["check", &spec]);
+        let run = check_case(rule, "pass");
         assert_ne!(run.code, 2, "{rule}: input error\n{}", run.transcript());
         let fired = fired_rules(&run.stdout);
         assert!(

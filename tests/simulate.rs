@@ -57,6 +57,7 @@ fn target(spec: &str, operation_id: &str) -> Target {
     Target {
         operation: analysis.api.operations[index].key(),
         policy: analysis.effective[index].clone(),
+        layers: Vec::new(),
     }
 }
 
@@ -534,5 +535,44 @@ fn a_scenario_file_says_what_the_flags_say() {
         typo.stderr.contains("did you mean `clients`?"),
         "{}",
         typo.stderr
+    );
+}
+
+#[test]
+fn takes_the_policy_and_layer_inputs_check_takes() {
+    let base = [
+        "simulate",
+        SHOP,
+        "--operation",
+        "listOrders",
+        "--clients",
+        "50",
+        "--fault",
+        "503@1s..20s",
+    ];
+    let plain = retrylint(&base);
+    assert_eq!(plain.code, 0, "{}", plain.stderr);
+    let mut args = base.to_vec();
+    args.extend([
+        "-p",
+        "fixtures/shop/retry-policy.yaml",
+        "--host",
+        "shop.internal",
+        "--host",
+        "orders",
+    ]);
+    let given = retrylint(&args);
+    assert_eq!(given.code, 0, "{}", given.stderr);
+    assert_eq!(given.stdout, plain.stdout);
+    // With no layer in front of the backend, no loop but the client's is listed.
+    assert!(!plain.stdout.contains("loops"));
+    // Two retrylint policies: the same error as check's.
+    args.extend(["-p", "fixtures/simulate/storm/retry-policy.yaml"]);
+    let twice = retrylint(&args);
+    assert_eq!(twice.code, 2);
+    assert!(
+        twice.stderr.contains("two retry policies given"),
+        "{}",
+        twice.stderr
     );
 }

@@ -40,6 +40,23 @@ impl Service {
         service
     }
 
+    /// The service of a description: its server URLs' hosts and base paths, plus host
+    /// names given by the user (`service.hosts`, `--host`).
+    pub fn of(servers: &[String], hosts: impl IntoIterator<Item = String>) -> Service {
+        let mut names: Vec<String> = hosts.into_iter().collect();
+        let mut bases = Vec::new();
+        for url in servers {
+            let (host, path) = split_url(url);
+            if let Some(host) = host.filter(|h| !h.contains('{') && !h.is_empty()) {
+                names.push(host.split(':').next().unwrap_or_default().to_string());
+            }
+            if !path.contains('{') {
+                bases.push(path.to_string());
+            }
+        }
+        Service::new(names, bases)
+    }
+
     /// Whether a layer serves this service: one of its hosts names one of the service's.
     pub fn served_by(&self, layer: &Layer) -> bool {
         layer.hosts.is_empty()
@@ -69,6 +86,26 @@ impl Service {
                 .iter()
                 .any(|base| path_matches(&m.path, base, &op.path))
     }
+}
+
+/// A server URL's host (when it names one) and path: `https://api.example.com/v1` →
+/// (`api.example.com`, `/v1`); `/v1` → (none, `/v1`).
+fn split_url(url: &str) -> (Option<&str>, &str) {
+    let rest = match url.find("//") {
+        Some(at)
+            if url[..at].bytes().all(|b| {
+                b.is_ascii_alphanumeric() || b == b':' || b == b'+' || b == b'.' || b == b'-'
+            }) =>
+        {
+            &url[at + 2..]
+        }
+        _ => return (None, url.split(['?', '#']).next().unwrap_or_default()),
+    };
+    let (host, path) = rest.find('/').map_or((rest, ""), |i| rest.split_at(i));
+    (
+        Some(host),
+        path.split(['?', '#']).next().unwrap_or_default(),
+    )
 }
 
 /// Whether a layer's host (`*.example.com`, `payments`, `payments.prod.svc.cluster.local`)
@@ -227,6 +264,20 @@ mod tests {
             "",
             "/anything"
         ));
+    }
+
+    #[test]
+    fn services_come_from_server_urls() {
+        let service = Service::of(
+            &[
+                "https://API.example.com:8443/v1/".into(),
+                "/v2".into(),
+                "https://{region}.example.com/v3".into(),
+            ],
+            ["payments".to_string()],
+        );
+        assert_eq!(service.hosts, ["payments", "api.example.com"]);
+        assert_eq!(service.base_paths, ["", "/v1", "/v2", "/v3"]);
     }
 
     #[test]

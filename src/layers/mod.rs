@@ -16,8 +16,12 @@ pub mod detect;
 pub mod envoy;
 pub mod gateway;
 pub mod istio;
+pub mod k8s;
 pub mod linkerd;
+pub mod settings;
 pub mod speakeasy;
+#[cfg(test)]
+mod test_support;
 pub mod values;
 
 use std::fmt;
@@ -116,9 +120,21 @@ impl Format {
         }
     }
 
-    /// Whether the format has any way to honour `Retry-After`.
+    /// Whether the format has a setting that honours `Retry-After`.
     pub fn can_honor_retry_after(self) -> bool {
         matches!(self, Format::Policy | Format::Envoy)
+    }
+
+    /// Whether the format has no way at all to honour `Retry-After` (Istio, Gateway API
+    /// and Linkerd expose none). The SDK's depends on the generated language: neither.
+    pub fn cannot_honor_retry_after(self) -> bool {
+        matches!(
+            self,
+            Format::Istio
+                | Format::GatewayApi
+                | Format::LinkerdProfile
+                | Format::LinkerdAnnotations
+        )
     }
 
     /// Whether the format can limit retries with a budget.
@@ -205,6 +221,10 @@ pub enum StringMatch {
     Exact(String),
     Prefix(String),
     Regex(Arc<regex::Regex>),
+    /// Every string the inner match does not take (Envoy `invert_match`).
+    Not(Box<StringMatch>),
+    /// The strings every inner match takes (several Envoy matchers on one header).
+    All(Vec<StringMatch>),
 }
 
 impl StringMatch {
@@ -213,6 +233,8 @@ impl StringMatch {
             StringMatch::Exact(e) => e == text,
             StringMatch::Prefix(p) => text.starts_with(p.as_str()),
             StringMatch::Regex(r) => r.is_match(text),
+            StringMatch::Not(inner) => !inner.matches(text),
+            StringMatch::All(all) => all.iter().all(|m| m.matches(text)),
         }
     }
 }
@@ -254,3 +276,19 @@ pub static IMPORTERS: &[&dyn Importer] = &[
     &linkerd::Annotations,
     &envoy::RouteConfig,
 ];
+
+#[cfg(test)]
+mod tests {
+    use super::StringMatch;
+
+    #[test]
+    fn inverted_and_combined_matches() {
+        let get = StringMatch::Exact("GET".into());
+        let not_get = StringMatch::Not(Box::new(get.clone()));
+        assert!(!not_get.matches("GET") && not_get.matches("POST"));
+        let not_head = StringMatch::Not(Box::new(StringMatch::Exact("HEAD".into())));
+        let writes = StringMatch::All(vec![not_get, not_head]);
+        assert!(writes.matches("POST") && writes.matches("PURGE"));
+        assert!(!writes.matches("GET") && !writes.matches("HEAD"));
+    }
+}

@@ -7,7 +7,7 @@ use std::sync::Arc;
 use crate::error::InputError;
 use crate::location::Loc;
 use crate::policy::{Duration, GrpcCode, Signal, Spanned};
-use crate::source::{Node, SourceFile};
+use crate::source::{Map, Node, SourceFile, Value};
 
 /// The compiled size a route's regular expression may take: patterns come from files
 /// anyone can change.
@@ -22,6 +22,115 @@ pub fn field<'a>(node: &'a Node, loc: &Loc, key: &str) -> Option<(&'a Node, Loc)
 /// The error for a value a format does not allow, located at the value.
 pub fn bad_value(file: &SourceFile, loc: &Loc, message: impl Into<String>) -> InputError {
     InputError::at(file, loc.span, message)
+}
+
+/// A field of a protobuf message as Envoy's YAML or JSON writes it: under its proto name
+/// (`num_retries`), or under the lowerCamelCase JSON name (`numRetries`) that protobuf JSON
+/// printers, xDS control planes among them, emit.
+pub fn proto_field<'a>(node: &'a Node, loc: &Loc, name: &str) -> Option<(&'a Node, Loc)> {
+    field(node, loc, name).or_else(|| {
+        let camel = lower_camel(name);
+        (camel != name).then(|| field(node, loc, &camel)).flatten()
+    })
+}
+
+/// `num_retries` as protobuf JSON names it: `numRetries`.
+fn lower_camel(name: &str) -> String {
+    let mut out = String::with_capacity(name.len());
+    let mut upper = false;
+    for c in name.chars() {
+        if c == '_' {
+            upper = true;
+        } else if upper {
+            out.extend(c.to_uppercase());
+            upper = false;
+        } else {
+            out.push(c);
+        }
+    }
+    out
+}
+
+/// A mapping, or an error naming `what` should be one.
+pub fn mapping<'a>(
+    file: &SourceFile,
+    node: &'a Node,
+    loc: &Loc,
+    what: &str,
+) -> Result<&'a Map, InputError> {
+    node.as_map().ok_or_else(|| {
+        bad_value(
+            file,
+            loc,
+            format!("`{what}` must be a mapping, found {}", node.kind()),
+        )
+    })
+}
+
+/// A list, or an error naming `what` should be one.
+pub fn list<'a>(
+    file: &SourceFile,
+    node: &'a Node,
+    loc: &Loc,
+    what: &str,
+) -> Result<&'a [Node], InputError> {
+    node.as_seq().ok_or_else(|| {
+        bad_value(
+            file,
+            loc,
+            format!("`{what}` must be a list, found {}", node.kind()),
+        )
+    })
+}
+
+/// A string (a number or boolean is read as its text), or an error naming `what`.
+pub fn text<'a>(
+    file: &SourceFile,
+    node: &'a Node,
+    loc: &Loc,
+    what: &str,
+) -> Result<&'a str, InputError> {
+    node.scalar_text().ok_or_else(|| {
+        bad_value(
+            file,
+            loc,
+            format!("`{what}` must be a string, found {}", node.kind()),
+        )
+    })
+}
+
+/// `true` or `false`, or an error naming `what`.
+pub fn boolean(file: &SourceFile, node: &Node, loc: &Loc, what: &str) -> Result<bool, InputError> {
+    node.as_bool().ok_or_else(|| {
+        bad_value(
+            file,
+            loc,
+            format!("`{what}` must be true or false, found {}", node.kind()),
+        )
+    })
+}
+
+/// A whole number of zero or more, written as a number or (as protobuf JSON may) as a
+/// string of digits; an error naming `what` otherwise.
+pub fn whole_number(
+    file: &SourceFile,
+    node: &Node,
+    loc: &Loc,
+    what: &str,
+) -> Result<u64, InputError> {
+    let text = match &node.value {
+        Value::Number(t) | Value::String(t) => Some(&**t),
+        _ => None,
+    };
+    text.and_then(|t| t.trim().parse::<u64>().ok())
+        .ok_or_else(|| {
+            let found = text.map_or_else(|| node.kind().to_string(), |t| format!("`{t}`"));
+            bad_value(
+                file,
+                loc,
+                format!("`{what}` must be a whole number of zero or more, found {found}"),
+            )
+        })
 }
 
 /// A duration as Kubernetes formats write it (Istio `1h/1m/1s/1ms`, Gateway API
@@ -100,6 +209,15 @@ pub fn proto_duration(
         Duration::from_micros((value * 1e6).round().min(i64::MAX as f64) as i64),
         loc.clone(),
     ))
+}
+
+/// retrylint's `backoff.base` for a format whose first retry waits `first`: in
+/// retrylint's model the wait before the retry after `k` attempts is
+/// `base × multiplier^k`, so the first retry waits `base × multiplier`. The value keeps
+/// the place `first` is written.
+pub fn base_for_first_wait(first: Spanned<Duration>, multiplier: f64) -> Spanned<Duration> {
+    let micros = first.value.as_micros() as f64 / multiplier.max(1.0);
+    Spanned::new(Duration::from_micros(micros.round() as i64), first.loc)
 }
 
 /// A regular expression of a route (RE2 syntax, which `regex` reads), anchored to the
@@ -206,5 +324,46 @@ mod tests {
         );
         assert_eq!(envoy_retry_on("sometimes", false), None);
         assert_eq!(envoy_retry_on("999", false), None);
+    }
+
+    fn parsed(text: &str) -> SourceFile {
+        SourceFile::parse("t.yaml".into(), text.into(), Default::default())
+            .unwrap_or_else(|(_, e)| panic!("{}", e.message))
+    }
+
+    #[test]
+    fn proto_fields_are_read_by_proto_or_json_name() {
+        let file = parsed("numRetries: 3\nretry_on: 5xx\n");
+        let loc = Loc::new(0, "", file.root.span);
+        let (value, at) = proto_field(&file.root, &loc, "num_retries").unwrap();
+        assert_eq!(value.scalar_text(), Some("3"));
+        assert_eq!(&*at.pointer, "/numRetries");
+        assert_eq!(&file.text[at.span.range()], "numRetries: 3");
+        assert!(proto_field(&file.root, &loc, "retry_on").is_some());
+        assert!(proto_field(&file.root, &loc, "per_try_timeout").is_none());
+    }
+
+    #[test]
+    fn typed_values_say_what_they_found() {
+        let file = parsed("n: '7'\nm: -1\nb: 'yes'\nl: x\n");
+        let loc = Loc::new(0, "", file.root.span);
+        let get = |key| field(&file.root, &loc, key).unwrap();
+        let (n, at) = get("n");
+        assert_eq!(whole_number(&file, n, &at, "n").ok(), Some(7));
+        let (m, at) = get("m");
+        let error = whole_number(&file, m, &at, "m").unwrap_err();
+        assert!(error.message.contains("found `-1`"), "{}", error.message);
+        assert_eq!(error.site.map(|s| s.span), Some(at.span));
+        let (b, at) = get("b");
+        assert!(boolean(&file, b, &at, "b").is_err());
+        let (l, at) = get("l");
+        assert!(
+            list(&file, l, &at, "l")
+                .unwrap_err()
+                .message
+                .contains("found a string")
+        );
+        assert!(mapping(&file, l, &at, "l").is_err());
+        assert_eq!(text(&file, l, &at, "l").ok(), Some("x"));
     }
 }

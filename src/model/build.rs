@@ -120,7 +120,31 @@ pub fn build(loader: &mut Loader, root: FileId) -> Result<Api, InputError> {
         operations,
         webhook_count,
         retry_policy: extension(&doc, "x-retry-policy"),
+        servers: server_urls(&file.root),
+        speakeasy_retries: extension(&doc, "x-speakeasy-retries"),
     })
+}
+
+/// The document's server URLs: OpenAPI 3 `servers[].url`, or Swagger 2.0's `host` and
+/// `basePath` written as `//host/basePath`.
+fn server_urls(root: &Node) -> Vec<String> {
+    let mut urls: Vec<String> = root
+        .get("servers")
+        .and_then(Node::as_seq)
+        .unwrap_or_default()
+        .iter()
+        .filter_map(|s| s.get("url").and_then(Node::as_str).map(str::to_string))
+        .collect();
+    let host = root.get("host").and_then(Node::as_str);
+    let base = root.get("basePath").and_then(Node::as_str);
+    if host.is_some() || base.is_some() {
+        urls.push(format!(
+            "//{}{}",
+            host.unwrap_or_default(),
+            base.unwrap_or_default()
+        ));
+    }
+    urls
 }
 
 fn spec_version(doc: &At<'_>) -> Result<SpecVersion, InputError> {
@@ -389,6 +413,7 @@ fn operation(
         responses,
         idempotent,
         retry_policy: extension(&op, "x-retry-policy"),
+        speakeasy_retries: extension(&op, "x-speakeasy-retries"),
         ignore: extension(&op, "x-retrylint-ignore"),
     })
 }

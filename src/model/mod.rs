@@ -153,6 +153,12 @@ pub struct Api {
     pub webhook_count: usize,
     /// The document-level `x-retry-policy`.
     pub retry_policy: Option<Extension>,
+    /// The server URLs the document names (Swagger 2.0's `host` + `basePath` as
+    /// `//host/basePath`): which hosts and base paths requests to it carry.
+    pub servers: Vec<String>,
+    /// The document-level `x-speakeasy-retries`: the generated SDK's retries for every
+    /// operation without its own.
+    pub speakeasy_retries: Option<Extension>,
 }
 
 /// An extension value of the description, kept as a tree to be read later.
@@ -180,6 +186,8 @@ pub struct Operation {
     /// `x-idempotent: true|false`.
     pub idempotent: Option<(bool, Loc)>,
     pub retry_policy: Option<Extension>,
+    /// The operation's own `x-speakeasy-retries`, which replaces the document's.
+    pub speakeasy_retries: Option<Extension>,
     pub ignore: Option<Extension>,
 }
 

@@ -3,6 +3,7 @@
 use std::fmt::Write;
 
 use crate::check::Analysis;
+use crate::layers::chain::attempts_text;
 use crate::model::Operation;
 use crate::plan::StopReason;
 use crate::plan::schedule::{RetryAfterBound, Schedule, shown, worst_case};
@@ -21,27 +22,110 @@ pub fn render(analysis: &Analysis, only: Option<&Selector>) -> String {
         }
         shown += 1;
         let _ = writeln!(out, "{}", heading(op));
-        match analysis.effective.get(index) {
-            None => out.push_str("  not retried: no policy\n"),
-            Some(policy) if !policy.is_retried() => {
-                let _ = writeln!(
-                    out,
-                    "  not retried (maxAttempts: {})",
-                    policy.max_attempts()
-                );
+        let layered = !analysis.layers.per_operation[index].is_empty();
+        match (analysis.effective.get(index), layered) {
+            (None, false) => out.push_str("  not retried: no policy\n"),
+            (None, true) => out.push_str("  client: no retry policy\n"),
+            (Some(policy), layered) => {
+                if layered {
+                    out.push_str("  client:\n");
+                }
+                schedule(&mut out, policy);
             }
-            Some(policy) => match worst_case(policy) {
-                Some(schedule) => table(&mut out, policy, &schedule),
-                None => out.push_str(
-                    "  no worst case: neither perAttemptTimeout nor deadline bounds an attempt\n",
-                ),
-            },
         }
+        layers(&mut out, analysis, index);
     }
     if shown == 0 {
         out.push_str("no operation matches\n");
     }
     out
+}
+
+/// One retry loop's schedule: its table, or why it has none.
+fn schedule(out: &mut String, policy: &Effective) {
+    if !policy.is_retried() {
+        let _ = writeln!(
+            out,
+            "  not retried (maxAttempts: {})",
+            policy.max_attempts()
+        );
+        return;
+    }
+    match worst_case(policy) {
+        Some(schedule) => table(out, policy, &schedule),
+        None => out.push_str(
+            "  no worst case: neither perAttemptTimeout nor deadline bounds an attempt\n",
+        ),
+    }
+}
+
+/// Each layer's schedule for the operation, then the requests that reach the backend.
+fn layers(out: &mut String, analysis: &Analysis, index: usize) {
+    let bound = &analysis.layers;
+    let hops = &bound.per_operation[index];
+    if hops.is_empty() {
+        return;
+    }
+    for (k, &(layer, route)) in hops.iter().enumerate() {
+        let (l, r) = (&bound.layers[layer], bound.route(layer, route));
+        let how = if r.implicit {
+            " — no retry settings: the format's default applies"
+        } else {
+            ""
+        };
+        let text = format!("{}: {}, route {}{how}", l.position, l.name, r.name);
+        let _ = writeln!(out, "  {}:", crate::output::escape::terminal(&text));
+        let policy = &analysis.layer_effective[index][k];
+        if r.budget_only {
+            let _ = writeln!(
+                out,
+                "  retries on {} with no count per request: bounded only by a retry budget{}",
+                signals(policy),
+                policy
+                    .policy
+                    .deadline
+                    .as_ref()
+                    .map_or(String::new(), |d| format!(" and a {} deadline", d.value))
+            );
+        } else {
+            schedule(out, policy);
+        }
+        if !r.unsupported.is_empty() {
+            let _ = writeln!(
+                out,
+                "  not supported by this layer: {}",
+                r.unsupported.join(", ")
+            );
+        }
+    }
+    let chain = bound.chain(index, analysis.effective.get(index));
+    let _ = writeln!(
+        out,
+        "  at the backend: {} requests per call in the worst case ({})",
+        chain
+            .product()
+            .map_or("unbounded".to_string(), |t| t.to_string()),
+        chain
+            .hops
+            .iter()
+            .map(|h| format!("{} {}", h.position, attempts_text(h.attempts)))
+            .collect::<Vec<_>>()
+            .join(" × ")
+    );
+}
+
+/// `503, connect-failure`: what a loop retries on.
+fn signals(policy: &Effective) -> String {
+    let names: Vec<String> = policy
+        .retry_on()
+        .iter()
+        .map(|s| s.value.to_string())
+        .collect();
+    if names.is_empty() {
+        "nothing".to_string()
+    } else {
+        names.join(", ")
+    }
 }
 
 /// The operation's method, path and operationId, on one line whatever they hold.

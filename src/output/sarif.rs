@@ -36,6 +36,26 @@ pub fn render(results: &[CheckResult]) -> String {
                 .map(|f| result(f, &r.sources, used.iter().position(|m| m.name == f.rule)))
         })
         .collect();
+    // Every file a result points into: the description's files, the policy, and the
+    // mesh, gateway and proxy files of layers.
+    let mut artifacts: Vec<String> = Vec::new();
+    let mut seen = std::collections::HashSet::new();
+    for (i, r) in results.iter().enumerate() {
+        for f in &r.findings {
+            for label in std::iter::once(&f.primary).chain(&f.related) {
+                if seen.insert((i, label.loc.file)) {
+                    let file = uri(&r.sources[label.loc.file].name());
+                    if !artifacts.contains(&file) {
+                        artifacts.push(file);
+                    }
+                }
+            }
+        }
+    }
+    let artifacts: Vec<Value> = artifacts
+        .into_iter()
+        .map(|file| json!({ "location": { "uri": file } }))
+        .collect();
     let log = json!({
         "$schema": "https://json.schemastore.org/sarif-2.1.0.json",
         "version": "2.1.0",
@@ -49,6 +69,7 @@ pub fn render(results: &[CheckResult]) -> String {
                 }
             },
             "columnKind": "unicodeCodePoints",
+            "artifacts": artifacts,
             "results": results_json,
         }]
     });

@@ -14,8 +14,18 @@ use crate::load::FileId;
 use crate::location::Loc;
 use crate::source::{Entry, Map, Node, SourceFile, Value};
 
-const TOP_KEYS: &[&str] = &["version", "defaults", "operations", "lint", "$schema"];
-const LINT_KEYS: &[&str] = &["rules", "maxAttemptsLimit", "ignore"];
+/// `service` and `layers` are read by [`crate::layers::settings`].
+const TOP_KEYS: &[&str] = &[
+    "version",
+    "defaults",
+    "operations",
+    "lint",
+    "service",
+    "layers",
+    "$schema",
+];
+/// `maxAmplification` is read by [`crate::layers::settings`].
+const LINT_KEYS: &[&str] = &["rules", "maxAttemptsLimit", "maxAmplification", "ignore"];
 const IGNORE_KEYS: &[&str] = &["rule", "operations", "reason"];
 
 /// Reads a whole policy file. `known_rules` are the rule names `lint` may mention.
@@ -391,6 +401,7 @@ impl Reader<'_> {
                     }
                 }
                 "maxAttemptsLimit" => lint.max_attempts_limit = Some(self.integer(entry, at)?),
+                "maxAmplification" => {}
                 _ => {
                     for (i, item) in self.list(entry)?.iter().enumerate() {
                         lint.ignore

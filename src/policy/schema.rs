@@ -35,6 +35,26 @@ pub fn file() -> Value {
                 "type": ["object", "null"],
                 "additionalProperties": { "$ref": "#/definitions/policy" }
             },
+            "service": {
+                "description": "The names a mesh or gateway knows the service by, besides the hosts of the description's servers.",
+                "type": ["object", "null"],
+                "additionalProperties": false,
+                "properties": { "hosts": { "type": "array", "items": { "type": "string" } } }
+            },
+            "layers": {
+                "description": "The position of the layers of a -p file or object: client, edge, gateway or mesh.",
+                "type": ["array", "null"],
+                "items": {
+                    "type": "object",
+                    "required": ["position"],
+                    "additionalProperties": false,
+                    "properties": {
+                        "file": { "type": "string", "description": "The end of a -p file's path." },
+                        "name": { "type": "string", "description": "A layer's object name, or its full name." },
+                        "position": { "enum": ["client", "edge", "gateway", "mesh"] }
+                    }
+                }
+            },
             "lint": { "$ref": "#/definitions/lint" }
         },
         "definitions": {
@@ -62,6 +82,7 @@ pub fn file() -> Value {
                         "additionalProperties": { "enum": ["off", "info", "warning", "error"] }
                     },
                     "maxAttemptsLimit": { "type": "integer", "description": "The most attempts unbounded-attempts allows (10 by default)." },
+                    "maxAmplification": { "type": "integer", "minimum": 1, "description": "The most requests at the backend per call that retry-amplification allows across layers (10 by default)." },
                     "ignore": {
                         "type": "array",
                         "items": {

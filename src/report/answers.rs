@@ -22,6 +22,7 @@ pub fn answer(op: &Operation, policy: Option<&Effective>, plan: Option<&Schedule
         safety: safety(policy, effect),
         budget: budget(policy, plan),
         unknown_outcome: unknown_outcome(policy, effect),
+        layers: None,
     }
 }
 

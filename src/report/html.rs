@@ -386,12 +386,14 @@ fn operation(out: &mut String, i: usize, op: &OperationReport, description: &str
         "</td></tr>\n<tr class=\"detail\" id=\"op-{id}-d\"><td colspan=\"8\"><div class=\"detail-body\">\n<div class=\"answers\">\n"
     );
     let a = &op.answers;
-    for (title, text) in [
+    let answers = [
         ("What repeats", &a.effect),
         ("Why repeating is safe", &a.safety),
         ("Time and attempts", &a.budget),
         ("Unknown outcome", &a.unknown_outcome),
-    ] {
+    ];
+    let layers = a.layers.as_ref().map(|text| ("Layers", text));
+    for (title, text) in answers.into_iter().chain(layers) {
         let weak = text.starts_with("not safe") || text == "not said";
         w!(
             out,

@@ -202,6 +202,9 @@ fn operation(out: &mut String, op: &OperationReport) {
     let _ = writeln!(out, "- **Why repeating is safe:** {}", cell(&a.safety));
     let _ = writeln!(out, "- **Budget:** {}", cell(&a.budget));
     let _ = writeln!(out, "- **Unknown outcome:** {}", cell(&a.unknown_outcome));
+    if let Some(layers) = &a.layers {
+        let _ = writeln!(out, "- **Layers:** {}", cell(layers));
+    }
     if let Some(schedule) = &op.schedule {
         out.push('\n');
         timeline(out, schedule);

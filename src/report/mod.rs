@@ -8,6 +8,7 @@
 
 mod answers;
 pub mod html;
+mod layers;
 pub mod markdown;
 
 use std::collections::HashMap;
@@ -110,7 +111,30 @@ pub struct OperationReport {
     /// The four answers in plain words.
     pub answers: Answers,
     pub schedule: Option<ScheduleReport>,
+    /// The layers in front of the operation, client first (only when layers are given).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub layers: Vec<LayerReport>,
+    /// Requests at the backend for one call in the worst case; `null` when unbounded.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub amplification: Option<Option<u64>>,
     pub findings: Vec<FindingReport>,
+}
+
+/// One layer that retries an operation.
+#[derive(Debug, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct LayerReport {
+    /// `client`, `edge`, `gateway` or `mesh`.
+    pub position: &'static str,
+    pub name: String,
+    pub route: String,
+    /// Total attempts per request the layer receives; `null` when only a budget bounds it.
+    pub attempts: Option<i64>,
+    /// The route says nothing about retries: the format's default applies.
+    pub implicit: bool,
+    /// What the layer's format cannot say (`Retry-After`).
+    pub unsupported: Vec<&'static str>,
+    pub location: Place,
 }
 
 /// The four questions of a retry contract, answered in plain words.
@@ -125,6 +149,10 @@ pub struct Answers {
     pub budget: String,
     /// What happens when a write's outcome is unknown.
     pub unknown_outcome: String,
+    /// How many requests reach the backend for one call, through the layers that retry
+    /// it (only when layers are given).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub layers: Option<String>,
 }
 
 /// The worst-case schedule, in milliseconds.
@@ -190,12 +218,14 @@ pub fn build(checked: &Checked, policy: Option<String>) -> Report {
             let findings = by_operation
                 .remove(&(op.method.as_str(), op.path.as_str()))
                 .unwrap_or_default();
-            operation(
+            let mut report = operation(
                 op,
                 analysis.effective.get(index),
                 &findings,
                 &finding_report,
-            )
+            );
+            layers::describe(&mut report, analysis, index);
+            report
         })
         .collect();
     operations.sort_by_key(|o| {
@@ -284,6 +314,8 @@ fn operation(
                 })
                 .collect(),
         }),
+        layers: Vec::new(),
+        amplification: None,
         findings: findings.iter().map(|f| finding_report(f)).collect(),
     }
 }

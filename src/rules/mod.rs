@@ -10,21 +10,30 @@ mod backoff_without_jitter;
 mod idempotency_key_optional;
 mod idempotency_key_undeclared;
 mod immediate_retry;
+mod implicit_mesh_retry;
 mod invalid_backoff;
 mod key_conflict_response_undeclared;
 mod key_retention_too_short;
 mod key_retention_undeclared;
+mod layer_help;
+mod layer_ignores_retry_after;
+mod layered;
 mod log_leaks_secret;
 mod log_missing_retry_context;
 mod missing_deadline;
+mod multi_layer_write_retry;
+mod operation_not_routed;
 mod policy_contradicts_spec;
 mod policy_matches_nothing;
 mod request_id_as_idempotency_key;
 mod retry_after_header_undeclared;
 mod retry_after_ignored;
 mod retry_after_unbounded;
+mod retry_amplification;
+mod retry_budget_missing;
 mod retry_on_non_transient;
 mod retry_status_undeclared;
+mod route_matches_nothing;
 mod side_effect_on_safe_method;
 mod status_endpoint_missing;
 mod unbounded_attempts;
@@ -35,6 +44,9 @@ mod unprotected_write_retry;
 use std::collections::HashMap;
 
 use crate::finding::{Finding, Label, Severity};
+use crate::layers::chain::Bound;
+use crate::layers::settings::LayerSettings;
+use crate::layers::{Layer, Route};
 use crate::load::Sources;
 use crate::model::{Api, Operation};
 use crate::policy::{Effective, Level, Matches, PolicyFile, Signal, Spanned};
@@ -118,7 +130,16 @@ pub static ALL: &[&dyn Rule] = &[
     &policy_contradicts_spec::PolicyContradictsSpec,
     &log_leaks_secret::LogLeaksSecret,
     &log_missing_retry_context::LogMissingRetryContext,
+    &implicit_mesh_retry::ImplicitMeshRetry,
+    &multi_layer_write_retry::MultiLayerWriteRetry,
+    &retry_amplification::RetryAmplification,
+    &layer_ignores_retry_after::LayerIgnoresRetryAfter,
+    &retry_budget_missing::RetryBudgetMissing,
+    &route_matches_nothing::RouteMatchesNothing,
+    &operation_not_routed::OperationNotRouted,
 ];
+
+pub use retry_amplification::DEFAULT_MAX_AMPLIFICATION;
 
 /// The names of all rules.
 pub fn names() -> Vec<&'static str> {
@@ -138,6 +159,14 @@ pub struct RunContext<'a> {
     /// Effective policy per operation (empty without a policy).
     pub effective: &'a [Effective],
     pub matches: &'a Matches,
+    /// Other layers' routes bound to the operations.
+    pub layers: &'a Bound,
+    /// Per operation, each bound layer's effective policy (see [`Bound::per_operation`]).
+    pub layer_effective: &'a [Vec<Effective>],
+    /// What the policy says about layers.
+    pub layer_settings: Option<&'a LayerSettings>,
+    /// Per `layers:` entry, how many layers it placed.
+    pub position_hits: &'a [usize],
     /// `GET /path`, `HEAD /path` and the operationIds of the reads, built on first use.
     pub reads: std::sync::OnceLock<std::collections::HashSet<String>>,
 }
@@ -169,6 +198,8 @@ pub struct OperationContext<'a> {
     /// The operation's index in `run.api.operations`.
     pub op_index: usize,
     pub policy: Option<&'a Effective>,
+    /// The layer and route whose retrying `policy` is, when it is not the client's.
+    pub layer: Option<(&'a Layer, &'a Route)>,
 }
 
 impl OperationContext<'_> {
@@ -208,6 +239,59 @@ impl OperationContext<'_> {
             ));
         }
         finding
+    }
+}
+
+/// Whether a client-policy rule also checks a layer's route. Rules about the description
+/// or the client's own behaviour (keys, logs, selectors) do not; a route that retries
+/// by an implicit default is left to `implicit-mesh-retry`; a value a format leaves to the
+/// implementation (jitter, backoff) is not judged; budget-only routes have no count.
+fn runs_in_layer(rule: &str, layer: &Layer, route: &Route) -> bool {
+    if route.implicit {
+        return false;
+    }
+    match rule {
+        "unprotected-write-retry"
+        | "retry-on-non-transient"
+        | "invalid-backoff"
+        | "retry-after-unbounded" => true,
+        "retry-after-ignored" => layer.format.can_honor_retry_after(),
+        "immediate-retry" => route.policy.backoff_base.is_some(),
+        "backoff-without-jitter" => route.policy.jitter.is_some(),
+        "missing-deadline" | "unbounded-attempts" | "attempts-exceed-deadline" => {
+            !route.budget_only
+        }
+        _ => false,
+    }
+}
+
+/// A finding of a client-policy rule about a layer's route: the message names the layer,
+/// and the operation is a related location when no label points into the description.
+fn in_layer(mut finding: Finding, layer: &Layer, route: &Route, op: &Operation) -> Finding {
+    finding.message = format!(
+        "{} ({}: {}, route {})",
+        finding.message, layer.position, layer.name, route.name
+    );
+    if let Some(help) = layer_help::help(finding.rule, layer.format) {
+        finding.help = Some(help.to_string());
+    }
+    let in_description = std::iter::once(&finding.primary)
+        .chain(&finding.related)
+        .any(|l| l.loc.file == op.loc.file);
+    if !in_description {
+        finding.related.push(Label::new(&op.loc, declared_here(op)));
+    }
+    finding
+}
+
+/// Says where a value really comes from on every label whose place stands for a default.
+fn show_notes(finding: &mut Finding) {
+    for label in std::iter::once(&mut finding.primary).chain(&mut finding.related) {
+        if let Some(note) = &label.loc.note
+            && !label.text.contains(&**note)
+        {
+            label.text = format!("{} ({note})", label.text);
+        }
     }
 }
 
@@ -285,21 +369,49 @@ pub fn check(cx: &RunContext<'_>, levels: &RuleLevels) -> Vec<Finding> {
             op,
             op_index: index,
             policy: cx.effective.get(index),
+            layer: None,
         };
         for (rule, severity) in &enabled {
             rule.check_operation(&op_cx, &mut out);
             findings.extend(out.drain(..).map(|f| Finding {
-                severity: *severity,
+                severity: f.severity.min(*severity),
                 ..op_cx.with_definition(f)
             }));
+        }
+        // The same checks, for each layer that retries the operation on its own.
+        let hops = cx
+            .layers
+            .per_operation
+            .get(index)
+            .map_or(&[][..], Vec::as_slice);
+        for (k, &(layer, route)) in hops.iter().enumerate() {
+            let (layer, route) = (&cx.layers.layers[layer], cx.layers.route(layer, route));
+            let layer_cx = OperationContext {
+                policy: cx.layer_effective.get(index).and_then(|e| e.get(k)),
+                layer: Some((layer, route)),
+                ..op_cx
+            };
+            for (rule, severity) in &enabled {
+                if !runs_in_layer(rule.meta().name, layer, route) {
+                    continue;
+                }
+                rule.check_operation(&layer_cx, &mut out);
+                findings.extend(out.drain(..).map(|f| Finding {
+                    severity: f.severity.min(*severity),
+                    ..in_layer(f, layer, route, op)
+                }));
+            }
         }
     }
     for (rule, severity) in &enabled {
         rule.check_run(cx, &mut out);
         findings.extend(out.drain(..).map(|f| Finding {
-            severity: *severity,
+            severity: f.severity.min(*severity),
             ..f
         }));
+    }
+    for finding in &mut findings {
+        show_notes(finding);
     }
     sort(&mut findings, cx.sources);
     // Findings about a policy value (not about one operation) arrive once per operation

@@ -4,34 +4,12 @@
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
 
-use super::rng;
+use super::loops::{Call, Heard, LoopState, Loops, Next, react};
 use super::scenario::{Capacity, FaultKind, RetryAfterHeader, Scenario};
 use super::timeline::Timeline;
-use super::variant::{Client, Mode};
-use super::{
-    BUCKET_US, DEFAULT_ATTEMPT_TIMEOUT_US, HORIZON_US, JITTER_STREAM, Outcome, reason_index,
-};
-use crate::plan::{Decision, Protections, RetryInput, StopReason, ms, plan_retry};
+use super::variant::Client;
+use super::{BUCKET_US, HORIZON_US, Outcome, reason_index};
 use crate::policy::{Duration, SideEffect, Signal};
-
-/// The state of one call.
-#[derive(Debug, Clone, Copy)]
-struct Call {
-    start: i64,
-    /// The absolute deadline (the horizon when the policy has none).
-    deadline: i64,
-    /// The earliest time a `Retry-After` asked for (`i64::MIN` when none did).
-    not_before: i64,
-    /// The wait before the previous attempt, in milliseconds (negative when none).
-    previous_delay_ms: f64,
-    client: u32,
-    /// Requests sent.
-    requests: u32,
-    /// Times the write was processed (replays of a deduplicated key not counted).
-    writes: u32,
-    /// A reconciling client's next request is a status lookup.
-    unknown: bool,
-}
 
 /// The server's capacity: a token bucket, in millionths of a request.
 struct Bucket {
@@ -75,10 +53,10 @@ impl Bucket {
     }
 }
 
-/// What the client learns about a request, and when.
-enum Heard {
+/// What the backend answers.
+enum Answer {
     Success,
-    Signal(Signal, Option<RetryAfterHeader>),
+    Failure(Signal, Option<RetryAfterHeader>),
 }
 
 /// Runs one variant: `clients[i % clients.len()]` is the policy of call `i`.
@@ -98,9 +76,21 @@ pub fn run_on(
     clients: &[Client],
     arrivals: &[(i64, u32)],
 ) -> Outcome {
-    let operation = clients
+    let loops: Vec<Loops> = clients.iter().cloned().map(Loops::new).collect();
+    run_loops(scenario, faults, &loops, arrivals)
+}
+
+/// Runs one variant through nested retry loops: `loops[i % loops.len()]` are the loops of
+/// call `i` (see [`super::loops`]).
+pub fn run_loops(
+    scenario: &Scenario,
+    faults: &Timeline,
+    loops: &[Loops],
+    arrivals: &[(i64, u32)],
+) -> Outcome {
+    let operation = loops
         .iter()
-        .map(|c| c.operation.as_str())
+        .map(|l| l.client.operation.as_str())
         .collect::<Vec<_>>()
         .join(", ");
     let mut out = Outcome {
@@ -117,37 +107,23 @@ pub fn run_on(
         most_requests_per_call: 0,
         past_deadline: 0,
     };
-    if clients.is_empty() {
+    let Some(first) = loops.first() else {
         out.calls = 0;
         return out;
-    }
+    };
     let last_arrival = arrivals.last().map_or(0, |a| a.0);
     let horizon = last_arrival
         .max(scenario.recovery().as_micros())
         .saturating_add(HORIZON_US);
-    let mut calls: Vec<Call> = vec![
-        Call {
-            start: 0,
-            deadline: 0,
-            not_before: i64::MIN,
-            previous_delay_ms: -1.0,
-            client: 0,
-            requests: 0,
-            writes: 0,
-            unknown: false,
-        };
-        arrivals.len()
-    ];
+    let mut calls: Vec<Call> = vec![Call::new(first, 0, 0, horizon); arrivals.len()];
     for &(t, i) in arrivals {
-        let client = i % clients.len() as u32;
-        let policy_deadline = clients[client as usize]
-            .deadline
-            .map_or(i64::MAX, |d| t.saturating_add(d.as_micros()));
-        let call = &mut calls[i as usize];
-        call.start = t;
-        call.client = client;
-        call.deadline = policy_deadline.min(horizon);
+        let client = i % loops.len() as u32;
+        calls[i as usize] = Call::new(&loops[client as usize], client, t, horizon);
     }
+    // The layers' loops of call `i` are `inner[i * stride..][..depth - 1]`.
+    let stride = loops.iter().map(|l| l.layers.len()).max().unwrap_or(0);
+    let mut inner: Vec<LoopState> =
+        vec![LoopState::new(&first.client, 0, horizon); calls.len() * stride];
     let mut bucket = Bucket::new(scenario.capacity);
     let mut heap: BinaryHeap<Reverse<(i64, u32)>> = BinaryHeap::with_capacity(1_024);
     let mut next_arrival = 0usize;
@@ -171,21 +147,21 @@ pub fn run_on(
             (None, None) => break,
         };
         let call = &mut calls[i as usize];
-        let client = &clients[call.client as usize];
-        if let Some(next) = send(
+        let stack = &loops[call.client as usize];
+        let from = i as usize * stride;
+        let mine = &mut inner[from..from + stack.layers.len()];
+        let server = Server {
             scenario,
             faults,
-            client,
-            call,
-            (t, i),
-            bucket.as_mut(),
-            &mut out,
-        ) {
+            bucket: bucket.as_mut(),
+            horizon,
+        };
+        if let Some(next) = send(server, stack, call, mine, (t, i), &mut out) {
             heap.push(Reverse((next, i)));
         }
     }
-    for (call, client) in calls.iter().map(|c| (c, &clients[c.client as usize])) {
-        if client.side_effect == SideEffect::NonIdempotent {
+    for (call, stack) in calls.iter().map(|c| (c, &loops[c.client as usize])) {
+        if stack.client.side_effect == SideEffect::NonIdempotent {
             out.duplicates += u64::from(call.writes.saturating_sub(1));
         }
         out.most_requests_per_call = out.most_requests_per_call.max(call.requests);
@@ -193,14 +169,22 @@ pub fn run_on(
     out
 }
 
+/// What a request meets at the backend.
+struct Server<'a> {
+    scenario: &'a Scenario,
+    faults: &'a Timeline,
+    bucket: Option<&'a mut Bucket>,
+    /// When the simulation ends.
+    horizon: i64,
+}
+
 /// Sends call `i`'s next request at `t`; returns when it sends the one after, if it does.
 fn send(
-    scenario: &Scenario,
-    faults: &Timeline,
-    client: &Client,
+    server: Server<'_>,
+    loops: &Loops,
     call: &mut Call,
+    inner: &mut [LoopState],
     (t, i): (i64, u32),
-    bucket: Option<&mut Bucket>,
     out: &mut Outcome,
 ) -> Option<i64> {
     out.requests += 1;
@@ -215,128 +199,89 @@ fn send(
     }
     call.not_before = i64::MIN;
     let lookup = call.unknown;
+    let (bound, bounded_by) = call.open(inner, loops, t, server.horizon);
 
     // The server.
-    let fault = faults.at(t);
+    let scenario = server.scenario;
+    let fault = server.faults.at(t);
     let mut processed = false;
     // What the server answers (`None`: it never answers).
-    let answer: Option<Heard> = match fault {
-        Some(FaultKind::ConnectFailure) => Some(Heard::Signal(Signal::ConnectFailure, None)),
+    let answer: Option<Answer> = match fault {
+        Some(FaultKind::ConnectFailure) => Some(Answer::Failure(Signal::ConnectFailure, None)),
         Some(FaultKind::Status { code, retry_after }) => {
-            Some(Heard::Signal(Signal::Status(code), retry_after))
+            Some(Answer::Failure(Signal::Status(code), retry_after))
         }
         Some(FaultKind::TimeoutBeforeProcessing) => None,
         Some(FaultKind::TimeoutAfterProcessing) | None => {
-            if bucket.is_none_or(|b| b.take(t)) {
+            if server.bucket.is_none_or(|b| b.take(t)) {
                 processed = true;
                 match fault {
                     Some(_) => None,
-                    None => Some(Heard::Success),
+                    None => Some(Answer::Success),
                 }
             } else {
-                Some(Heard::Signal(Signal::Status(503), None))
+                Some(Answer::Failure(Signal::Status(503), None))
             }
         }
     };
-    if processed && !lookup && !(client.key && call.writes > 0) {
+    if processed && !lookup && !(loops.client.key && call.writes > 0) {
         call.writes += 1;
     }
 
-    // The client.
-    let timeout = match (client.per_attempt_timeout, client.deadline) {
-        (Some(limit), _) => limit.as_micros(),
-        (None, Some(_)) => i64::MAX,
-        (None, None) => DEFAULT_ATTEMPT_TIMEOUT_US,
-    }
-    .min(call.deadline - t)
-    .max(0);
+    // The loops.
+    let timeout = (bound - t).max(0);
     let latency = scenario.latency.as_micros();
-    let (heard, at) = match answer {
-        Some(heard) if latency < timeout => (heard, t + latency),
-        _ => (Heard::Signal(Signal::Timeout, None), t + timeout),
+    let (answer, at, from) = match answer {
+        Some(answer) if latency < timeout => (answer, t + latency, loops.depth() - 1),
+        _ => (
+            Answer::Failure(Signal::Timeout, None),
+            t + timeout,
+            bounded_by,
+        ),
     };
-    let finish = |out: &mut Outcome, call: &Call| {
-        let took = at - call.start;
-        if took > out.longest_call.as_micros() {
-            out.longest_call = Duration::from_micros(took);
-        }
-        if at > call.deadline.max(call.start) {
-            out.past_deadline += 1;
-        }
-    };
-    let (signal, retry_after) = match heard {
-        Heard::Success if !lookup || call.writes > 0 => {
+    let heard = match answer {
+        Answer::Success if !lookup || call.writes > 0 => {
             out.succeeded += 1;
-            finish(out, call);
+            finish(out, call, at);
             return None;
         }
         // The status endpoint says the write never happened: sending it again is safe.
-        Heard::Success => {
+        Answer::Success => {
             call.unknown = false;
-            (Signal::RefusedStream, None)
-        }
-        Heard::Signal(signal, retry_after) => (signal, retry_after),
-    };
-    let known_unprocessed = lookup && !call.unknown;
-    let write = client.side_effect == SideEffect::NonIdempotent;
-    if client.mode == Mode::Reconcile && write && !lookup && signal == Signal::Timeout {
-        call.unknown = true;
-    }
-    let (side_effect, protections) = match client.mode {
-        // Most clients retry what `retryOn` lists whatever the method.
-        Mode::Naive if write => (SideEffect::Idempotent, Protections::default()),
-        Mode::Naive => (client.side_effect, Protections::default()),
-        Mode::Fail => (client.side_effect, Protections::default()),
-        Mode::Reconcile => (
-            client.side_effect,
-            Protections {
-                idempotency_key: client.key,
-                status_endpoint: client.status_endpoint,
-            },
-        ),
-    };
-    let decision = plan_retry(&RetryInput {
-        side_effect,
-        signal,
-        attempts_made: call.requests,
-        now_ms: (at - call.start) as f64 / 1_000.0,
-        deadline_ms: (call.deadline - call.start) as f64 / 1_000.0,
-        backoff: client.backoff,
-        random: rng::unit(scenario.seed, JITTER_STREAM, i, call.requests),
-        previous_delay_ms: (call.previous_delay_ms >= 0.0).then_some(call.previous_delay_ms),
-        retry_after_ms: retry_after.map(|h| match h {
-            RetryAfterHeader::After(after) => ms(after),
-            RetryAfterHeader::Invalid => f64::NAN,
-        }),
-        honor_retry_after: client.honor_retry_after,
-        retry_after_max_ms: client.retry_after_max_ms,
-        on_missing_retry_after: client.retry_after_fallbacks.0,
-        on_invalid_retry_after: client.retry_after_fallbacks.1,
-        protections,
-    });
-    // A condition `retryOn` does not list is, for this client, not transient: it stops
-    // there, after the checks `plan_retry` makes first (attempts left, sane values).
-    let unlisted = !known_unprocessed && !client.retries(signal);
-    let decision = match decision {
-        Decision::Stop(
-            StopReason::InvalidAttempt | StopReason::InvalidDelay | StopReason::MaxAttempts,
-        ) => decision,
-        _ if unlisted => Decision::Stop(StopReason::NotTransient),
-        _ => decision,
-    };
-    match decision {
-        Decision::Retry { delay, .. } => {
-            call.previous_delay_ms = ms(delay);
-            if let Some(RetryAfterHeader::After(after)) = retry_after {
-                call.not_before = at.saturating_add(after.as_micros());
+            Heard {
+                from: 0,
+                at,
+                signal: Signal::RefusedStream,
+                retry_after: None,
+                known_unprocessed: true,
             }
-            Some(at.saturating_add(delay.as_micros().max(0)))
         }
-        Decision::Stop(reason) => {
+        Answer::Failure(signal, retry_after) => Heard {
+            from,
+            at,
+            signal,
+            retry_after,
+            known_unprocessed: false,
+        },
+    };
+    match react(loops, call, inner, heard, (scenario.seed, i)) {
+        Next::Send(next) => Some(next),
+        Next::Stop(at, reason) => {
             out.stopped[reason_index(reason)] += 1;
-            finish(out, call);
+            finish(out, call, at);
             None
         }
+    }
+}
+
+/// Records a call that ended at `at`.
+fn finish(out: &mut Outcome, call: &Call, at: i64) {
+    let took = at - call.start();
+    if took > out.longest_call.as_micros() {
+        out.longest_call = Duration::from_micros(took);
+    }
+    if at > call.own.deadline.max(call.start()) {
+        out.past_deadline += 1;
     }
 }
 
@@ -344,9 +289,11 @@ fn send(
 mod tests {
     use super::*;
     use crate::plan::Backoff;
+    use crate::plan::StopReason;
     use crate::policy::Jitter;
     use crate::simulate::arrivals;
     use crate::simulate::scenario::{Arrival, Fault};
+    use crate::simulate::variant::Mode;
 
     fn client(side_effect: SideEffect, key: bool, mode: Mode) -> Client {
         Client {

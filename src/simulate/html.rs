@@ -89,6 +89,23 @@ pub fn render(report: &Report) -> String {
         out.push('.');
     }
     out.push_str("</p>\n");
+    let loops = report.loop_lines();
+    if !loops.is_empty() {
+        w!(
+            out,
+            "<p>Retry loops, client first{}:</p>\n<ul>\n",
+            esc(report.loops_note())
+        );
+        for (operation, text) in &loops {
+            w!(
+                out,
+                "<li>{}: <code>{}</code></li>\n",
+                esc(operation),
+                esc(text)
+            );
+        }
+        out.push_str("</ul>\n");
+    }
     chart(&mut out, report);
     legend(&mut out, report);
     table(&mut out, report);

@@ -38,22 +38,28 @@
 //! - A call with no deadline gets one: the simulation ends an hour after the last arrival
 //!   or fault, and a call still retrying then ends as `deadline-exhausted`.
 //!
+//! - Proxies, gateways and meshes in front of the backend retry on their own: each client
+//!   attempt goes through every layer's retry loop in turn, and the backend (its load,
+//!   requests, duplicates) sees what the innermost loop sends. [`loops`] describes the
+//!   nesting and what it leaves out; with no layer, the client's loop is the only one.
+//!
 //! Every variant runs on the same arrivals and the same random units, one after the
-//! other; `engine` holds the event loop.
+//! other; a variant changes the client's loop only. `engine` holds the event loop.
 
-pub mod cli;
 mod engine;
 pub mod html;
+pub mod loops;
 pub mod output;
 pub mod rng;
 pub mod scenario;
-mod scenario_file;
+pub mod scenario_file;
 pub mod timeline;
 pub mod variant;
 
 use crate::plan::StopReason;
 use crate::policy::{Duration, Effective};
-pub use engine::{run, run_on};
+pub use engine::{run, run_loops, run_on};
+use loops::{LayerLoop, LoopSummary, Loops};
 use rng::SplitMix64;
 use scenario::{Arrival, Scenario};
 use variant::{Client, Variant};
@@ -97,6 +103,8 @@ fn reason_index(reason: StopReason) -> usize {
 /// Random streams of one seed.
 const ARRIVAL_STREAM: u64 = 1;
 const JITTER_STREAM: u64 = 2;
+/// The first layer's jitter; the next layers take the next streams.
+const LAYER_JITTER_STREAM: u64 = 3;
 
 /// What one variant did in the scenario.
 #[derive(Debug, Clone, PartialEq)]
@@ -153,11 +161,23 @@ impl Outcome {
     }
 }
 
-/// One simulated operation: its `METHOD /path` and effective policy.
+/// One simulated operation: its `METHOD /path`, effective policy, and the layers that
+/// retry it in front of the backend.
 #[derive(Debug, Clone)]
 pub struct Target {
     pub operation: String,
     pub policy: Effective,
+    /// The layers' loops, outermost first (none: the client's loop alone).
+    pub layers: Vec<LayerLoop>,
+}
+
+impl Target {
+    /// The loops the policy as written goes through, client first.
+    pub fn loops(&self) -> Vec<LoopSummary> {
+        std::iter::once(LoopSummary::client(self.policy.max_attempts()))
+            .chain(self.layers.iter().map(LoopSummary::layer))
+            .collect()
+    }
 }
 
 /// Runs the scenario once per variant: the policy as written first, then each variant.
@@ -168,11 +188,15 @@ pub fn simulate(scenario: &Scenario, targets: &[Target], variants: &[Variant]) -
     std::iter::once(Variant::policy())
         .chain(variants.iter().cloned())
         .map(|variant| {
-            let clients: Vec<Client> = targets
+            // A variant changes the client's loop only.
+            let loops: Vec<Loops> = targets
                 .iter()
-                .map(|t| Client::new(t.operation.clone(), &variant.apply(&t.policy)))
+                .map(|t| Loops {
+                    client: Client::new(t.operation.clone(), &variant.apply(&t.policy)),
+                    layers: t.layers.iter().map(|l| l.client.clone()).collect(),
+                })
                 .collect();
-            let mut outcome = run_on(scenario, &timeline, &clients, &arrivals);
+            let mut outcome = run_loops(scenario, &timeline, &loops, &arrivals);
             outcome.name = variant.name.clone();
             outcome
         })

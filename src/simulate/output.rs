@@ -7,6 +7,7 @@ use std::fmt::Write;
 use serde::Serialize;
 use serde::ser::SerializeMap;
 
+use super::loops::{self, LoopSummary};
 use super::scenario::{Capacity, Scenario};
 use super::{BUCKET_US, Outcome, STOP_REASONS};
 
@@ -20,10 +21,34 @@ pub struct Report {
     pub scenario: Scenario,
     /// `POST /orders (createOrder)`, one per simulated operation.
     pub operations: Vec<String>,
+    /// Per operation, the retry loops of the policy as written, client first.
+    pub loops: Vec<Vec<LoopSummary>>,
     pub outcomes: Vec<Outcome>,
 }
 
 impl Report {
+    /// Per operation, its heading and its loops (`client 3 × mesh 3`), when a layer in
+    /// front of the backend retries any of them; none when only clients retry.
+    pub fn loop_lines(&self) -> Vec<(&str, String)> {
+        if self.loops.iter().all(|l| l.len() < 2) {
+            return Vec::new();
+        }
+        self.operations
+            .iter()
+            .zip(&self.loops)
+            .map(|(operation, loops)| (operation.as_str(), loops::text(loops)))
+            .collect()
+    }
+
+    /// What the outputs add after the loops when variants are compared.
+    pub fn loops_note(&self) -> &'static str {
+        if self.outcomes.len() > 1 {
+            " (--compare changes the client loop only)"
+        } else {
+            ""
+        }
+    }
+
     /// How many one-second buckets the longest load curve has (at least one).
     pub fn seconds(&self) -> usize {
         self.outcomes
@@ -90,6 +115,22 @@ pub fn text(report: &Report) -> String {
         "{label}: {}",
         crate::output::escape::terminal(&operations)
     );
+    match report.loop_lines().as_slice() {
+        [] => {}
+        [(_, loops)] => {
+            let _ = writeln!(out, "loops: {loops}{}", report.loops_note());
+        }
+        lines => {
+            let _ = writeln!(out, "loops{}:", report.loops_note());
+            for (operation, loops) in lines {
+                let _ = writeln!(
+                    out,
+                    "  {}: {loops}",
+                    crate::output::escape::terminal(operation)
+                );
+            }
+        }
+    }
     out.push('\n');
     table(&mut out, report);
     out.push('\n');
@@ -255,10 +296,20 @@ struct JsonScenario<'a> {
     latency: String,
     seed: u64,
     operations: &'a [String],
+    /// Per operation, the retry loops of the policy as written, when a layer retries.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    loops: Vec<JsonLoops<'a>>,
     /// The width of a load-curve bucket, in seconds.
     bucket_seconds: u32,
     /// Calls per second while calls arrive.
     steady_requests_per_second: f64,
+}
+
+/// One operation's retry loops, client first.
+#[derive(Serialize)]
+struct JsonLoops<'a> {
+    operation: &'a str,
+    loops: &'a [LoopSummary],
 }
 
 #[derive(Serialize)]
@@ -313,6 +364,16 @@ pub fn json(report: &Report) -> String {
             latency: s.latency.to_string(),
             seed: s.seed,
             operations: &report.operations,
+            loops: if report.loop_lines().is_empty() {
+                Vec::new()
+            } else {
+                report
+                    .operations
+                    .iter()
+                    .zip(&report.loops)
+                    .map(|(operation, loops)| JsonLoops { operation, loops })
+                    .collect()
+            },
             bucket_seconds: 1,
             steady_requests_per_second: round(report.steady(), 3),
         },
@@ -345,4 +406,73 @@ pub fn json(report: &Report) -> String {
     let mut text = serde_json::to_string_pretty(&document).unwrap_or_default();
     text.push('\n');
     text
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::simulate::html;
+
+    fn report(loops: Vec<Vec<LoopSummary>>, variants: usize) -> Report {
+        let outcome = crate::simulate::run(&Scenario::default(), &[], &[]);
+        Report {
+            scenario: Scenario::default(),
+            operations: vec!["GET /a".into(), "POST /b (b)".into()],
+            loops,
+            outcomes: vec![outcome; variants],
+        }
+    }
+
+    fn mesh(attempts: Option<i64>, simulated: i64) -> LoopSummary {
+        LoopSummary {
+            position: "mesh",
+            layer: Some("Linkerd ServiceProfile b".into()),
+            route: Some("routes[0]".into()),
+            attempts,
+            simulated_attempts: simulated,
+        }
+    }
+
+    #[test]
+    fn the_outputs_list_the_loops_when_a_layer_retries() {
+        let layered = report(
+            vec![
+                vec![LoopSummary::client(3)],
+                vec![LoopSummary::client(2), mesh(None, 100)],
+            ],
+            2,
+        );
+        let shown = text(&layered);
+        assert!(
+            shown.contains(
+                "loops (--compare changes the client loop only):\n  GET /a: client 3\n  POST /b (b): client 2 × mesh unbounded (capped at 100)\n"
+            ),
+            "{shown}"
+        );
+        let document: serde_json::Value = serde_json::from_str(&json(&layered)).unwrap();
+        assert_eq!(document["version"], 1);
+        let loops = &document["scenario"]["loops"];
+        assert_eq!(loops[1]["operation"], "POST /b (b)");
+        assert_eq!(loops[1]["loops"][1]["position"], "mesh");
+        assert_eq!(loops[1]["loops"][1]["attempts"], serde_json::Value::Null);
+        assert_eq!(loops[1]["loops"][1]["simulatedAttempts"], 100);
+        assert_eq!(loops[0]["loops"][0]["attempts"], 3);
+        assert!(html::render(&layered).contains("<li>POST /b (b): <code>client 2 × mesh"));
+        let one = Report {
+            operations: vec!["POST /b".into()],
+            ..report(vec![vec![LoopSummary::client(3), mesh(Some(3), 3)]], 1)
+        };
+        assert!(text(&one).contains("\nloops: client 3 × mesh 3\n"));
+    }
+
+    #[test]
+    fn without_layers_the_outputs_say_nothing_of_loops() {
+        let plain = report(
+            vec![vec![LoopSummary::client(3)], vec![LoopSummary::client(2)]],
+            2,
+        );
+        assert!(!text(&plain).contains("loops"));
+        assert!(!json(&plain).contains("loops"));
+        assert!(!html::render(&plain).contains("Retry loops"));
+    }
 }

@@ -205,6 +205,16 @@ impl Builder<'_> {
                 self.close(frame, span)?
             }
             Event::Scalar(text, style, anchor, tag) => {
+                // In a flow collection the parser's span of a quoted scalar runs on over the
+                // blanks after the closing quote (`{a: "x" }`): it ends at the quote.
+                let span = if matches!(style, ScalarStyle::SingleQuoted | ScalarStyle::DoubleQuoted)
+                {
+                    let written = &self.offsets.text[span.start as usize..span.end as usize];
+                    let trimmed = written.trim_end_matches([' ', '\t', '\r', '\n']);
+                    Span::new(span.start as usize, span.start as usize + trimmed.len())
+                } else {
+                    span
+                };
                 if text.contains('#') {
                     self.hash_scalars.push(span);
                 }
@@ -524,6 +534,16 @@ fn utf8_len(first: u8) -> usize {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_quoted_scalar_in_a_flow_mapping_ends_at_its_quote() {
+        let text = "{a: \"x\" , b: 'y'   }";
+        let root = parse(text, ParseLimits::default()).unwrap_or_else(|e| panic!("{e:?}"));
+        for (key, written) in [("a", "\"x\""), ("b", "'y'")] {
+            let span = root.get(key).map(|n| n.span).unwrap_or_default();
+            assert_eq!(&text[span.start as usize..span.end as usize], written);
+        }
+    }
 
     fn p(text: &str) -> Result<Node, SyntaxError> {
         parse(text, ParseLimits::default())

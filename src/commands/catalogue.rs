@@ -1,0 +1,41 @@
+//! `retrylint rules`, `retrylint explain RULE` and `retrylint schema`: what the tool knows.
+
+use super::{Outcome, print};
+use crate::error::InputError;
+
+/// The JSON Schema of the retry policy file.
+pub const POLICY_SCHEMA: &str = include_str!("../../schema/retry-policy.schema.json");
+
+/// `retrylint rules`: name, default severity and summary of every rule.
+pub fn rules_table() -> String {
+    let width = crate::rules::ALL
+        .iter()
+        .map(|r| r.meta().name.len())
+        .max()
+        .unwrap_or(0);
+    let mut out = String::new();
+    for rule in crate::rules::ALL {
+        let meta = rule.meta();
+        out.push_str(&format!(
+            "{:<width$}  {:<7}  {}\n",
+            meta.name,
+            meta.severity.as_str(),
+            meta.summary
+        ));
+    }
+    out
+}
+
+pub fn explain(name: &str) -> Outcome {
+    match crate::rules::by_name(name) {
+        Some(rule) => print(rule.meta().doc),
+        None => {
+            let mut error = InputError::new(format!("there is no rule `{name}`"));
+            error = match crate::error::did_you_mean(name, crate::rules::names()) {
+                Some(near) => error.with_help(format!("did you mean `{near}`?")),
+                None => error.with_help("`retrylint rules` lists every rule"),
+            };
+            Err(vec![error])
+        }
+    }
+}

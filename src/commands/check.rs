@@ -1,0 +1,190 @@
+//! `retrylint check`: descriptions against their policies and layers, findings in the
+//! chosen format, and the exit code CI reads.
+
+use std::io::IsTerminal;
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use clap::{Args, ValueEnum};
+
+use super::InputArgs;
+use super::{Outcome, write_output};
+use crate::baseline::{self, Baseline};
+use crate::check::{CheckOptions, LayerInputs, PolicyChoice, check_all, load_given};
+use crate::error::InputError;
+use crate::finding::Severity;
+use crate::output::{CheckResult, github, human, json, junit, sarif};
+
+#[derive(Debug, Args)]
+pub struct CheckArgs {
+    /// OpenAPI 3.0/3.1 or Swagger 2.0 descriptions (YAML or JSON).
+    #[arg(required = true, value_name = "SPEC")]
+    specs: Vec<PathBuf>,
+    #[command(flatten)]
+    input: InputArgs,
+    /// Output format.
+    #[arg(long, value_enum, default_value_t = Format::Human)]
+    format: Format,
+    /// Write the output to a file instead of standard output.
+    #[arg(short = 'o', long = "output", value_name = "FILE")]
+    output: Option<PathBuf>,
+    /// Exit with 1 when a finding at or above this severity is reported.
+    #[arg(long, value_enum, default_value_t = FailOn::Error)]
+    fail_on: FailOn,
+    /// Run only these rules (comma-separated).
+    #[arg(long, value_delimiter = ',', value_name = "RULE,..")]
+    select: Vec<String>,
+    /// Do not run these rules (comma-separated).
+    #[arg(long, value_delimiter = ',', value_name = "RULE,..")]
+    ignore: Vec<String>,
+    /// Report only findings that this baseline file does not hold.
+    #[arg(long, value_name = "FILE")]
+    baseline: Option<PathBuf>,
+    /// Record every current finding in a baseline file, and exit 0.
+    #[arg(long, value_name = "FILE")]
+    write_baseline: Option<PathBuf>,
+}
+
+#[derive(Debug, Clone, Copy, ValueEnum)]
+enum Format {
+    /// Diagnostics with source snippets.
+    Human,
+    /// A versioned JSON document.
+    Json,
+    /// SARIF 2.1.0, for code scanning.
+    Sarif,
+    /// GitHub Actions workflow commands (pull-request annotations).
+    Github,
+    /// JUnit XML: a test case per operation, a failure per finding.
+    Junit,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+enum FailOn {
+    Error,
+    Warning,
+    Info,
+    Never,
+}
+
+impl FailOn {
+    fn fails(self, severity: Severity) -> bool {
+        match self {
+            FailOn::Never => false,
+            FailOn::Info => true,
+            FailOn::Warning => severity >= Severity::Warning,
+            FailOn::Error => severity == Severity::Error,
+        }
+    }
+}
+
+pub fn run(args: CheckArgs) -> Outcome {
+    for name in args.select.iter().chain(&args.ignore) {
+        if crate::rules::by_name(name).is_none() {
+            let mut error =
+                InputError::new(format!("unknown rule `{name}` in --select or --ignore"));
+            if let Some(near) = crate::error::did_you_mean(name, crate::rules::names()) {
+                error = error.with_help(format!("did you mean `{near}`?"));
+            }
+            return Err(vec![error]);
+        }
+    }
+    let load = args.input.load_options();
+    let given = load_given(&args.input.policy, &load).map_err(|e| vec![e])?;
+    let options = CheckOptions {
+        load,
+        select: args.select,
+        ignore: args.ignore,
+        layers: LayerInputs {
+            files: given.layer_files,
+            hosts: args.input.hosts.clone(),
+        },
+    };
+    let choice = match given.policy {
+        Some((_, policy)) => PolicyChoice::Given(Box::new(policy)),
+        None => PolicyChoice::Discover,
+    };
+    let mut results: Vec<CheckResult> = Vec::new();
+    let mut errors = Vec::new();
+    let progress = Progress::new(args.specs.len());
+    let outcomes = check_all(&args.specs, &choice, &options, &|| progress.tick());
+    progress.finish();
+    for outcome in outcomes {
+        match outcome {
+            Ok(result) => results.push(result),
+            Err(error) => errors.push(error),
+        }
+    }
+    // A partial report is never passed off as complete.
+    if !errors.is_empty() {
+        return Err(errors);
+    }
+    if let Some(path) = &args.write_baseline {
+        let count = baseline::write(path, &results).map_err(|e| vec![e])?;
+        eprintln!(
+            "wrote {count} findings to the baseline {}",
+            crate::output::escape::terminal(&crate::source::path_text(path))
+        );
+        return Ok(ExitCode::SUCCESS);
+    }
+    if let Some(path) = &args.baseline {
+        Baseline::load(path, options.load.max_file_size)
+            .map_err(|e| vec![e])?
+            .apply(&mut results);
+    }
+    let to_terminal = args.output.is_none() && std::io::stdout().is_terminal();
+    let color = to_terminal && std::env::var_os("NO_COLOR").is_none();
+    let text = match args.format {
+        Format::Human => human::render(&results, color),
+        Format::Json => json::render(&results),
+        Format::Sarif => sarif::render(&results),
+        Format::Github => github::render(&results),
+        Format::Junit => junit::render(&results),
+    };
+    write_output(args.output.as_deref(), &text).map_err(|e| vec![e])?;
+    let failed = results
+        .iter()
+        .flat_map(|r| &r.findings)
+        .any(|f| args.fail_on.fails(f.severity));
+    // The process ends now: freeing every tree node of a large description one by one
+    // would only delay the exit.
+    std::mem::forget(results);
+    Ok(ExitCode::from(u8::from(failed)))
+}
+
+/// A one-line count of checked descriptions on standard error: only on a terminal, only
+/// for several descriptions, and only once the run has taken a moment.
+struct Progress {
+    total: usize,
+    done: std::sync::atomic::AtomicUsize,
+    start: std::time::Instant,
+    shown: std::sync::atomic::AtomicBool,
+    enabled: bool,
+}
+
+impl Progress {
+    fn new(total: usize) -> Progress {
+        Progress {
+            total,
+            done: std::sync::atomic::AtomicUsize::new(0),
+            start: std::time::Instant::now(),
+            shown: std::sync::atomic::AtomicBool::new(false),
+            enabled: total > 1 && std::io::stderr().is_terminal(),
+        }
+    }
+
+    fn tick(&self) {
+        use std::sync::atomic::Ordering;
+        let done = self.done.fetch_add(1, Ordering::Relaxed) + 1;
+        if self.enabled && self.start.elapsed() > std::time::Duration::from_millis(500) {
+            self.shown.store(true, Ordering::Relaxed);
+            eprint!("\r  checked {done}/{} descriptions", self.total);
+        }
+    }
+
+    fn finish(&self) {
+        if self.shown.load(std::sync::atomic::Ordering::Relaxed) {
+            eprint!("\r\x1b[2K");
+        }
+    }
+}

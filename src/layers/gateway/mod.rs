@@ -1,0 +1,174 @@
+//! The Gateway API importer: `HTTPRoute` objects (`gateway.networking.k8s.io`), and the
+//! retry budget of the experimental `XBackendTrafficPolicy`
+//! (`gateway.networking.x-k8s.io`).
+//!
+//! Each rule of an `HTTPRoute` is a route, in Gateway API's precedence (see [`rules`]). A
+//! rule's `retry` stanza (GEP-1731) counts retries (`attempts + 1` total); `attempts` left
+//! out is implementation-specific and read as Envoy-based implementations' 1 retry;
+//! `codes` are the retried statuses, and implementations SHOULD also retry connection
+//! errors, which are added with a note. `timeouts.request` is the deadline,
+//! `timeouts.backendRequest` each attempt's timeout (an attempt that reaches it SHOULD be
+//! retried). A rule without `retry` does not retry.
+//!
+//! A route whose `parentRefs` name a `Service` is GAMMA mesh routing: the layer sits at the
+//! mesh and also answers to the service's names. Header and query conditions only narrow
+//! a rule and are read for precedence only. The backoff curve, cap and jitter are
+//! implementation-specific and left unset; Gateway API has no `Retry-After` setting.
+
+mod backend_policy;
+pub mod rules;
+
+#[cfg(test)]
+mod tests;
+
+use super::k8s::{self, RETRY_AFTER, built_in};
+use super::values::{bad_value, field, k8s_duration, push_signals};
+use super::{Format, ImportFile, Importer, Layer, Route};
+use crate::error::InputError;
+use crate::location::Loc;
+use crate::policy::{PolicyObject, Signal, Spanned};
+use crate::source::{Node, SourceFile};
+
+/// The API group of Gateway API's standard objects.
+pub const GROUP: &str = "gateway.networking.k8s.io";
+
+const NOTE_NO_RETRY: &str =
+    "built-in default of Gateway API: a rule without `retry` does not retry";
+const NOTE_ATTEMPTS_UNSET: &str = "implementation-specific: `attempts` is not written, \
+     read as Envoy-based implementations' default of 1 retry";
+const NOTE_CONNECTION_ERRORS: &str = "built-in default of Gateway API (GEP-1731): with a `retry` stanza, \
+     implementations SHOULD retry when the connection could not be established or the backend refused \
+     the request before processing it";
+
+/// Reads Gateway API `HTTPRoute` objects and `XBackendTrafficPolicy` retry budgets.
+pub struct HttpRoute;
+
+impl Importer for HttpRoute {
+    fn format(&self) -> Format {
+        Format::GatewayApi
+    }
+
+    fn recognises(&self, doc: &Node) -> bool {
+        k8s::is_object(doc, GROUP, &["HTTPRoute"]) || backend_policy::recognises(doc)
+    }
+
+    fn import(
+        &self,
+        file: &ImportFile<'_>,
+        doc: &Node,
+        loc: &Loc,
+    ) -> Result<Vec<Layer>, InputError> {
+        if backend_policy::recognises(doc) {
+            return backend_policy::import(file.file, doc, loc);
+        }
+        let source = file.file;
+        let meta = k8s::metadata(source, doc, loc)?;
+        let Some((spec, spec_at)) = k8s::spec(source, doc, loc)? else {
+            return Ok(Vec::new());
+        };
+        let (hosts, position) = rules::parents(source, spec, &spec_at, &meta)?;
+        let mut routes = Vec::new();
+        for rule in rules::ordered_rules(source, spec, &spec_at)? {
+            routes.push(Route {
+                policy: rule_policy(source, rule.rule, &rule.loc)?,
+                loc: rule.loc,
+                name: rule.name,
+                matches: rule.matches,
+                implicit: false,
+                budget_only: false,
+                retried_methods: None,
+                unsupported: vec![RETRY_AFTER],
+            });
+        }
+        Ok(vec![Layer {
+            format: Format::GatewayApi,
+            position,
+            name: format!("Gateway API HTTPRoute {}", meta.shown_name()),
+            loc: meta.loc,
+            hosts,
+            routes,
+            budget: None,
+        }])
+    }
+}
+
+/// What one rule does with retries: its `timeouts` and `retry` stanza.
+fn rule_policy(file: &SourceFile, rule: &Node, loc: &Loc) -> Result<PolicyObject, InputError> {
+    let mut policy = PolicyObject::default();
+    if let Some((timeouts, at)) = field(rule, loc, "timeouts") {
+        k8s::mapping(file, timeouts, &at, "timeouts")?;
+        policy.deadline = k8s::timeout(file, timeouts, &at, "request")?;
+        policy.per_attempt_timeout = k8s::timeout(file, timeouts, &at, "backendRequest")?;
+    }
+    match field(rule, loc, "retry") {
+        None => policy.max_attempts = Some(built_in(1, loc, NOTE_NO_RETRY)),
+        Some((retry, at)) => read_retry(file, retry, &at, &mut policy)?,
+    }
+    Ok(policy)
+}
+
+/// A `retry` stanza. An explicit `attempts: 0` MUST disable retries.
+fn read_retry(
+    file: &SourceFile,
+    retry: &Node,
+    at: &Loc,
+    policy: &mut PolicyObject,
+) -> Result<(), InputError> {
+    k8s::mapping(file, retry, at, "retry")?;
+    let max_attempts = match field(retry, at, "attempts") {
+        Some((node, attempts_at)) => {
+            let retries = k8s::whole_number(file, node, &attempts_at, "attempts")?;
+            Spanned::new(k8s::attempts_for_retries(retries), attempts_at)
+        }
+        None => built_in(2, at, NOTE_ATTEMPTS_UNSET),
+    };
+    let disabled = max_attempts.value == 1;
+    policy.max_attempts = Some(max_attempts);
+    if disabled {
+        return Ok(());
+    }
+    let mut signals = Vec::new();
+    let mut list_at = at.clone();
+    if let Some((codes, codes_at)) = field(retry, at, "codes") {
+        for (index, code) in k8s::list(file, codes, &codes_at, "codes")?
+            .iter()
+            .enumerate()
+        {
+            let code_at = codes_at.item(index, code);
+            let status = k8s::whole_number(file, code, &code_at, "codes[]")
+                .ok()
+                .and_then(|c| u16::try_from(c).ok())
+                .filter(|c| (400..=599).contains(c))
+                .ok_or_else(|| {
+                    bad_value(
+                        file,
+                        &code_at,
+                        "a retried status code is a number from 400 to 599",
+                    )
+                })?;
+            push_signals(&mut signals, [Signal::Status(status)], &code_at);
+        }
+        list_at = codes_at;
+    }
+    push_signals(
+        &mut signals,
+        [Signal::ConnectFailure, Signal::RefusedStream],
+        &at.noted(NOTE_CONNECTION_ERRORS),
+    );
+    // An attempt that reaches `backendRequest` SHOULD be cancelled and the next one
+    // scheduled.
+    if let Some(per_attempt) = &policy.per_attempt_timeout {
+        push_signals(&mut signals, [Signal::Timeout], &per_attempt.loc);
+    }
+    policy.retry_on = Some(Spanned::new(signals, list_at));
+    if let Some((backoff, backoff_at)) = field(retry, at, "backoff") {
+        policy.backoff = Some(Spanned::new((), backoff_at.clone()));
+        // Envoy-based gateways wait up to `backoff` before the first retry: base ×
+        // multiplier in retrylint's model.
+        policy.backoff_base = Some(crate::layers::values::base_for_first_wait(
+            k8s_duration(file, backoff, &backoff_at)?,
+            2.0,
+        ));
+    }
+    Ok(())
+}

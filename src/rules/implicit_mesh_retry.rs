@@ -1,0 +1,71 @@
+//! `implicit-mesh-retry`: a mesh route with no retry settings retries by its default.
+
+use super::layered::{is_non_idempotent, loops, protection};
+use super::{OperationContext, Rule, declare_rule, declared_here};
+use crate::finding::{Finding, Label, Severity};
+
+declare_rule!(
+    /// A route that says nothing about retries (an Istio `http` route without `retries`) in
+    /// front of the operation retries it by the mesh's default policy, whatever the method.
+    ImplicitMeshRetry,
+    "implicit-mesh-retry",
+    Error,
+    "a mesh route with no retry settings retries the operation by default"
+);
+
+impl Rule for ImplicitMeshRetry {
+    fn check_operation(&self, cx: &OperationContext<'_>, out: &mut Vec<Finding>) {
+        if cx.layer.is_some() {
+            return;
+        }
+        let op = cx.op;
+        for l in loops(cx) {
+            let Some((layer, route)) = l.layer else {
+                continue;
+            };
+            if !route.implicit || !l.policy.is_retried() {
+                continue;
+            }
+            let attempts = l.policy.max_attempts();
+            let signals: Vec<String> = l
+                .policy
+                .retry_on()
+                .iter()
+                .map(|s| s.value.to_string())
+                .collect();
+            let unsafe_write = is_non_idempotent(cx) && protection(cx).is_none();
+            let (severity, why) = if unsafe_write {
+                (
+                    Severity::Error,
+                    "it is a non-idempotent write with no idempotency key, so a retry after the backend processed it repeats the write",
+                )
+            } else {
+                (
+                    Severity::Warning,
+                    "nobody chose these retries, and they multiply with the client's",
+                )
+            };
+            let mut finding = cx
+                .finding(
+                    &Self::META,
+                    format!(
+                        "is retried by the mesh's default policy ({attempts} attempts on {}) because route {} of {} has no retry settings: {why}",
+                        signals.join(", "),
+                        route.name,
+                        layer.name,
+                    ),
+                    Label::new(&route.loc, "no `retries` here: the mesh's default applies"),
+                )
+                .help(format!(
+                    "split the route by method and give the write route `retries: {{attempts: 0}}`, or protect the write with an idempotency key the client sends (idempotency.keyHeader){}",
+                    if unsafe_write { "" } else { "; or write the retries you want explicitly" }
+                ))
+                .related(&op.loc, declared_here(op));
+            if let Some(default) = &l.policy.policy.max_attempts {
+                finding = finding.related(&default.loc, format!("{attempts} attempts"));
+            }
+            finding.severity = severity;
+            out.push(finding);
+        }
+    }
+}

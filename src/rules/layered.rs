@@ -1,0 +1,127 @@
+//! What the layer rules share: the retry loops an operation goes through, and whether a
+//! repeat of the operation is safe whoever makes it.
+
+use super::{OperationContext, RunContext};
+use crate::layers::{Layer, Route};
+use crate::location::Loc;
+use crate::policy::{Effective, SideEffect, Signal, Spanned, effect_of};
+
+/// Header names of idempotency keys that servers deduplicate on.
+pub const KEY_HEADERS: &[&str] = &[
+    "Idempotency-Key",
+    "X-Idempotency-Key",
+    "PayPal-Request-Id",
+    "Repeatability-Request-ID",
+    "I-Twilio-Idempotency-Token",
+];
+
+/// One retry loop for an operation: the client's policy, or a layer's route.
+pub struct Loop<'a> {
+    /// `None` for the client.
+    pub layer: Option<(&'a Layer, &'a Route)>,
+    pub policy: &'a Effective,
+}
+
+impl<'a> Loop<'a> {
+    /// `client` or `mesh (Istio VirtualService payments)`.
+    pub fn who(&self) -> String {
+        match self.layer {
+            None => "client".to_string(),
+            Some((layer, _)) => format!("{} ({})", layer.position, layer.name),
+        }
+    }
+
+    /// Where the loop's attempts are set: `maxAttempts`, or the route.
+    pub fn attempts_loc(&self) -> Option<&Loc> {
+        self.policy
+            .policy
+            .max_attempts
+            .as_ref()
+            .map(|m| &m.loc)
+            .or(self.layer.map(|(_, r)| &r.loc))
+    }
+
+    /// The conditions after which the request may have been processed.
+    pub fn risky_signals(&self) -> Vec<&'a Spanned<Signal>> {
+        if !self.policy.is_retried() {
+            return Vec::new();
+        }
+        let policy: &'a Effective = self.policy;
+        policy
+            .retry_on()
+            .iter()
+            .filter(|s| !s.value.is_unprocessed())
+            .collect()
+    }
+}
+
+/// The client's loop (when a policy retries the operation) and each layer's, client first.
+pub fn loops<'a>(cx: &'a OperationContext<'a>) -> Vec<Loop<'a>> {
+    let run = cx.run;
+    let mut out = Vec::new();
+    if let Some(client) = run.effective.get(cx.op_index) {
+        out.push(Loop {
+            layer: None,
+            policy: client,
+        });
+    }
+    let hops = run
+        .layers
+        .per_operation
+        .get(cx.op_index)
+        .map_or(&[][..], Vec::as_slice);
+    let effective = run
+        .layer_effective
+        .get(cx.op_index)
+        .map_or(&[][..], Vec::as_slice);
+    for (&(layer, route), policy) in hops.iter().zip(effective) {
+        out.push(Loop {
+            layer: Some((&run.layers.layers[layer], run.layers.route(layer, route))),
+            policy,
+        });
+    }
+    out
+}
+
+/// Whether repeating the operation repeats a write (the client's policy, `x-idempotent`,
+/// or the method decides).
+pub fn is_non_idempotent(cx: &OperationContext<'_>) -> bool {
+    let side_effect = match cx.run.effective.get(cx.op_index) {
+        Some(client) => client.effect.side_effect,
+        None => effect_of(cx.op, &Default::default()).side_effect,
+    };
+    side_effect == SideEffect::NonIdempotent
+}
+
+/// What makes a repeat of the operation safe whoever retries it: the key the client sends
+/// (or the status endpoint it reconciles with), or a key header the description requires.
+pub fn protection(cx: &OperationContext<'_>) -> Option<String> {
+    if let Some(client) = cx.run.effective.get(cx.op_index) {
+        if let Some(key) = &client.policy.key_header {
+            return Some(format!("the idempotency key {}", key.value));
+        }
+        if let Some(status) = &client.policy.status_endpoint {
+            return Some(format!("the status endpoint {}", status.value));
+        }
+    }
+    cx.op
+        .headers
+        .iter()
+        .find(|h| h.required && KEY_HEADERS.iter().any(|k| h.name.eq_ignore_ascii_case(k)))
+        .map(|h| format!("the required {} header", h.name))
+}
+
+/// Whether the layers in front of the operation have a retry budget.
+pub fn has_budget(run: &RunContext<'_>, loops: &[Loop<'_>]) -> bool {
+    let in_chain = loops
+        .iter()
+        .any(|l| l.layer.is_some_and(|(layer, _)| layer.budget.is_some()));
+    // A budget of its own (Gateway API `XBackendTrafficPolicy`) covers the service.
+    let standalone = run
+        .layers
+        .layers
+        .iter()
+        .zip(&run.layers.serves)
+        .any(|(layer, serves)| *serves && layer.routes.is_empty() && layer.budget.is_some());
+    in_chain || standalone
+}

@@ -1,0 +1,59 @@
+//! `multi-layer-write-retry`: more than one layer repeats an unprotected write.
+
+use super::layered::{is_non_idempotent, loops, protection};
+use super::{OperationContext, Rule, declare_rule, declared_here, describe_signals};
+use crate::finding::{Finding, Label};
+
+declare_rule!(
+    /// A non-idempotent operation with no idempotency key is retried, on a condition after
+    /// which it may have been processed, by more than one layer.
+    MultiLayerWriteRetry,
+    "multi-layer-write-retry",
+    Error,
+    "more than one layer retries a non-idempotent write that no key protects"
+);
+
+impl Rule for MultiLayerWriteRetry {
+    fn check_operation(&self, cx: &OperationContext<'_>, out: &mut Vec<Finding>) {
+        if cx.layer.is_some() || !is_non_idempotent(cx) || protection(cx).is_some() {
+            return;
+        }
+        let retrying: Vec<_> = loops(cx)
+            .into_iter()
+            .map(|l| {
+                let risky = l.risky_signals();
+                (l, risky)
+            })
+            .filter(|(_, risky)| !risky.is_empty())
+            .collect();
+        let [.., (inner, inner_risky)] = retrying.as_slice() else {
+            return;
+        };
+        if retrying.len() < 2 {
+            return;
+        }
+        let op = cx.op;
+        let names: Vec<String> = retrying.iter().map(|(l, _)| l.who()).collect();
+        let mut finding = cx
+            .finding(
+                &Self::META,
+                format!(
+                    "is a non-idempotent write retried by {} layers ({}) with no idempotency key: each layer can repeat the write on its own",
+                    retrying.len(),
+                    names.join(", ")
+                ),
+                Label::new(
+                    &inner_risky[0].loc,
+                    format!("{} retries on {}", inner.who(), describe_signals(inner_risky)),
+                ),
+            )
+            .help("let one layer retry writes (usually the client, with an idempotency key it reuses on every attempt) and give the others no retries for this route");
+        for (l, risky) in &retrying[..retrying.len() - 1] {
+            finding = finding.related(
+                &risky[0].loc,
+                format!("{} retries on {}", l.who(), describe_signals(risky)),
+            );
+        }
+        out.push(finding.related(&op.loc, format!("{} (non-idempotent)", declared_here(op))));
+    }
+}

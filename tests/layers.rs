@@ -1,0 +1,526 @@
+//! Retry layers through the real binary: each format's fixture, the demo chain of the
+//! README (client × gateway × mesh), and what `-p` refuses.
+
+mod common;
+
+use common::{fired_rules, retrylint, retrylint_in};
+
+const DEMO: &str = "fixtures/layers/payments/openapi.yaml";
+const DEMO_POLICY: &str = "fixtures/layers/payments/retry-policy.yaml";
+const DEMO_DEPLOY: &str = "fixtures/layers/payments/deploy";
+
+/// The JSON findings of a run, as (rule, file, message).
+fn findings(stdout: &str) -> Vec<(String, String, String)> {
+    let json: serde_json::Value = serde_json::from_str(stdout).expect("JSON output");
+    json["findings"]
+        .as_array()
+        .expect("findings")
+        .iter()
+        .map(|f| {
+            (
+                f["rule"].as_str().unwrap_or_default().to_string(),
+                f["location"]["file"]
+                    .as_str()
+                    .unwrap_or_default()
+                    .to_string(),
+                f["message"].as_str().unwrap_or_default().to_string(),
+            )
+        })
+        .collect()
+}
+
+#[test]
+fn the_demo_chain_reaches_the_backend_27_times_and_the_mesh_default_is_reported() {
+    let run = retrylint(&[
+        "check",
+        DEMO,
+        "-p",
+        DEMO_POLICY,
+        "-p",
+        DEMO_DEPLOY,
+        "--format",
+        "json",
+    ]);
+    assert_eq!(run.code, 1, "{}", run.transcript());
+    let all = findings(&run.stdout);
+    let find = |rule: &str, about: &str| {
+        all.iter()
+            .find(|(r, _, m)| r == rule && m.starts_with(about))
+            .unwrap_or_else(|| panic!("no {rule} about {about}:\n{all:#?}"))
+    };
+    let (_, file, message) = find("retry-amplification", "POST /payments ");
+    assert!(message.contains("3 × 3 × 3 = 27"), "{message}");
+    assert!(file.ends_with("deploy/mesh.yaml"), "{file}");
+    let (_, file, message) = find("implicit-mesh-retry", "POST /payments ");
+    assert!(file.ends_with("deploy/mesh.yaml"), "{file}");
+    assert!(message.contains("route writes"), "{message}");
+    let (_, _, message) = find("multi-layer-write-retry", "POST /payments ");
+    assert!(message.contains("3 layers"), "{message}");
+    // The keyed refund is not an error: the implicit retry is a warning for it.
+    let json: serde_json::Value = serde_json::from_str(&run.stdout).expect("JSON");
+    let refund = json["findings"]
+        .as_array()
+        .expect("findings")
+        .iter()
+        .find(|f| {
+            f["rule"] == "implicit-mesh-retry"
+                && f["message"]
+                    .as_str()
+                    .is_some_and(|m| m.starts_with("POST /payments/{id}/refunds"))
+        })
+        .expect("the refund's implicit retry");
+    assert_eq!(refund["severity"], "warning");
+}
+
+#[test]
+fn the_readme_shows_the_numbers_the_demo_prints() {
+    let readme = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/README.md"))
+        .expect("the README");
+    let section = &readme[readme
+        .find("## Retries in your mesh")
+        .expect("a README section about layers")..];
+    let section = &section[..section[3..].find("\n## ").map_or(section.len(), |e| e + 3)];
+    let plan = retrylint(&[
+        "plan",
+        DEMO,
+        "-p",
+        DEMO_POLICY,
+        "-p",
+        DEMO_DEPLOY,
+        "--operation",
+        "createPayment",
+    ]);
+    assert_eq!(plan.code, 0, "{}", plan.transcript());
+    let check = retrylint(&["check", DEMO, "-p", DEMO_POLICY, "-p", DEMO_DEPLOY]);
+    // Every line the README quotes from the demo's output is in the real output.
+    let quoted: Vec<&str> = section
+        .split("```text\n")
+        .skip(1)
+        .filter_map(|block| block.split("\n```").next())
+        .flat_map(str::lines)
+        .filter(|l| !l.trim().is_empty() && !l.starts_with('$') && !l.contains('…'))
+        .collect();
+    assert!(quoted.len() >= 5, "the section quotes the demo's output");
+    for line in quoted {
+        assert!(
+            plan.stdout.contains(line) || check.stdout.contains(line),
+            "the README quotes a line the demo does not print: {line:?}\n{}\n{}",
+            plan.stdout,
+            check.stdout
+        );
+    }
+    assert!(
+        plan.stdout.contains("at the backend: 27 requests per call"),
+        "{}",
+        plan.stdout
+    );
+}
+
+#[test]
+fn each_format_checks_through_the_binary() {
+    let cases: [(&str, &[&str]); 7] = [
+        (
+            "envoy-rds-json",
+            &[
+                "check",
+                DEMO,
+                "-p",
+                DEMO_POLICY,
+                "-p",
+                "fixtures/layers/envoy/rds.json",
+            ],
+        ),
+        (
+            "istio",
+            &[
+                "check",
+                DEMO,
+                "-p",
+                DEMO_POLICY,
+                "-p",
+                "fixtures/layers/istio/payments-virtualservice.yaml",
+            ],
+        ),
+        (
+            "linkerd-profile",
+            &[
+                "check",
+                DEMO,
+                "-p",
+                DEMO_POLICY,
+                "-p",
+                "fixtures/layers/linkerd/payments-serviceprofile.yaml",
+            ],
+        ),
+        (
+            "linkerd-annotations",
+            &[
+                "check",
+                DEMO,
+                "-p",
+                DEMO_POLICY,
+                "-p",
+                "fixtures/layers/linkerd/annotations.yaml",
+            ],
+        ),
+        (
+            "envoy-front-proxy",
+            &[
+                "check",
+                DEMO,
+                "-p",
+                DEMO_POLICY,
+                "-p",
+                "fixtures/layers/envoy/front-proxy.yaml",
+            ],
+        ),
+        (
+            "sdk-speakeasy",
+            &["check", "fixtures/layers/sdk/payments-speakeasy.yaml"],
+        ),
+        (
+            "demo-plan",
+            &["plan", DEMO, "-p", DEMO_POLICY, "-p", DEMO_DEPLOY],
+        ),
+    ];
+    for (name, args) in cases {
+        let run = retrylint(args);
+        assert_ne!(run.code, 2, "{name}: {}", run.transcript());
+        insta::assert_snapshot!(format!("layers-{name}"), run.transcript());
+    }
+}
+
+#[test]
+fn every_layer_rule_has_a_finding_in_a_layer_file_with_the_operation_related() {
+    let run = retrylint(&[
+        "check",
+        DEMO,
+        "-p",
+        DEMO_POLICY,
+        "-p",
+        DEMO_DEPLOY,
+        "--format",
+        "json",
+    ]);
+    let json: serde_json::Value = serde_json::from_str(&run.stdout).expect("JSON");
+    for f in json["findings"].as_array().expect("findings") {
+        let file = f["location"]["file"].as_str().unwrap_or_default();
+        if !file.contains("/deploy/") || f["operation"].is_null() {
+            continue;
+        }
+        let related: Vec<&str> = f["related"]
+            .as_array()
+            .map(|r| {
+                r.iter()
+                    .filter_map(|l| l["location"]["file"].as_str())
+                    .collect()
+            })
+            .unwrap_or_default();
+        assert!(
+            related.iter().any(|r| r.ends_with("payments/openapi.yaml")),
+            "a finding in a layer file names its operation's place: {f:#}"
+        );
+    }
+}
+
+#[test]
+fn sarif_names_the_layer_files_as_artifacts() {
+    let run = retrylint(&[
+        "check",
+        DEMO,
+        "-p",
+        DEMO_POLICY,
+        "-p",
+        DEMO_DEPLOY,
+        "--format",
+        "sarif",
+    ]);
+    let sarif: serde_json::Value = serde_json::from_str(&run.stdout).expect("SARIF");
+    let uris: Vec<&str> = sarif["runs"][0]["artifacts"]
+        .as_array()
+        .expect("artifacts")
+        .iter()
+        .filter_map(|a| a["location"]["uri"].as_str())
+        .collect();
+    assert!(
+        uris.iter().any(|u| u.ends_with("deploy/mesh.yaml")),
+        "{uris:?}"
+    );
+    assert!(
+        uris.iter()
+            .any(|u| u.ends_with("deploy/gateway-httproute.yaml")),
+        "{uris:?}"
+    );
+}
+
+#[test]
+fn the_report_shows_layers_and_amplification() {
+    let run = retrylint(&[
+        "report",
+        DEMO,
+        "-p",
+        DEMO_POLICY,
+        "-p",
+        DEMO_DEPLOY,
+        "--format",
+        "json",
+    ]);
+    assert_eq!(run.code, 0, "{}", run.transcript());
+    let report: serde_json::Value = serde_json::from_str(&run.stdout).expect("JSON");
+    let create = report["operations"]
+        .as_array()
+        .expect("operations")
+        .iter()
+        .find(|o| o["operationId"] == "createPayment")
+        .expect("createPayment");
+    assert_eq!(create["amplification"], 27);
+    let positions: Vec<&str> = create["layers"]
+        .as_array()
+        .expect("layers")
+        .iter()
+        .filter_map(|l| l["position"].as_str())
+        .collect();
+    assert_eq!(positions, ["gateway", "mesh"]);
+    let markdown = retrylint(&["report", DEMO, "-p", DEMO_POLICY, "-p", DEMO_DEPLOY]);
+    assert!(
+        markdown
+            .stdout
+            .contains("**Layers:** 27 requests at the backend"),
+        "{}",
+        markdown.stdout
+    );
+}
+
+#[test]
+fn without_a_host_in_common_the_layers_are_reported_unchecked() {
+    // The description alone, without the policy's service.hosts beside it: the mesh's
+    // in-cluster name is unknown.
+    let dir = std::path::Path::new(env!("CARGO_TARGET_TMPDIR")).join("layers-no-host");
+    std::fs::create_dir_all(&dir).expect("a scratch folder");
+    std::fs::copy(
+        format!("{}/{DEMO}", env!("CARGO_MANIFEST_DIR")),
+        dir.join("openapi.yaml"),
+    )
+    .expect("copied");
+    let deploy = format!("{}/{DEMO_DEPLOY}", env!("CARGO_MANIFEST_DIR"));
+    let run = retrylint_in(&dir, &["check", "openapi.yaml", "-p", &deploy]);
+    assert!(
+        run.stdout
+            .contains("deploy/mesh.yaml serves the hosts of openapi.yaml"),
+        "{}",
+        run.transcript()
+    );
+    assert!(!fired_rules(&run.stdout).contains(&"implicit-mesh-retry".to_string()));
+    let named = retrylint_in(
+        &dir,
+        &[
+            "check",
+            "openapi.yaml",
+            "-p",
+            &deploy,
+            "--host",
+            "payments.prod.svc.cluster.local",
+        ],
+    );
+    assert!(
+        fired_rules(&named.stdout).contains(&"implicit-mesh-retry".to_string()),
+        "{}",
+        named.transcript()
+    );
+}
+
+#[test]
+fn p_refuses_files_of_no_known_kind_and_two_policies() {
+    let dir = std::path::Path::new(env!("CARGO_TARGET_TMPDIR")).join("layers-refused");
+    std::fs::create_dir_all(&dir).expect("a scratch folder");
+    std::fs::write(dir.join("values.yaml"), "replicas: 3\nimage: payments\n").expect("written");
+    std::fs::write(
+        dir.join("deploy.yaml"),
+        "apiVersion: apps/v1\nkind: Deployment\nmetadata: { name: x }\n",
+    )
+    .expect("written");
+    let spec = format!("{}/{DEMO}", env!("CARGO_MANIFEST_DIR"));
+    let unknown = retrylint_in(&dir, &["check", &spec, "-p", "values.yaml"]);
+    assert_eq!(unknown.code, 2, "{}", unknown.transcript());
+    assert!(
+        unknown.stderr.contains("Istio `VirtualService`"),
+        "{}",
+        unknown.stderr
+    );
+    let other_kind = retrylint_in(&dir, &["check", &spec, "-p", "deploy.yaml"]);
+    assert_eq!(other_kind.code, 2, "{}", other_kind.transcript());
+    assert!(
+        other_kind
+            .stderr
+            .contains("holds no Kubernetes object retrylint reads"),
+        "{}",
+        other_kind.stderr
+    );
+    let policy = format!("{}/{DEMO_POLICY}", env!("CARGO_MANIFEST_DIR"));
+    let two = retrylint_in(&dir, &["check", &spec, "-p", &policy, "-p", &policy]);
+    assert_eq!(two.code, 2, "{}", two.transcript());
+    assert!(
+        two.stderr.contains("two retry policies given"),
+        "{}",
+        two.stderr
+    );
+    // In a folder, other Kubernetes objects are skipped, not refused.
+    std::fs::remove_file(dir.join("values.yaml")).expect("removed");
+    let folder = retrylint_in(&dir, &["check", &spec, "-p", "."]);
+    assert_ne!(folder.code, 2, "{}", folder.transcript());
+}
+
+#[test]
+fn a_bad_value_in_a_layer_file_is_an_input_error_at_its_line() {
+    let dir = std::path::Path::new(env!("CARGO_TARGET_TMPDIR")).join("layers-bad");
+    std::fs::create_dir_all(&dir).expect("a scratch folder");
+    std::fs::write(
+        dir.join("vs.yaml"),
+        "apiVersion: networking.istio.io/v1\nkind: VirtualService\nmetadata: { name: p }\nspec:\n  hosts: [p]\n  http:\n  - timeout: soon\n    route: [{ destination: { host: p } }]\n",
+    )
+    .expect("written");
+    let spec = format!("{}/{DEMO}", env!("CARGO_MANIFEST_DIR"));
+    let run = retrylint_in(&dir, &["check", &spec, "-p", "vs.yaml"]);
+    assert_eq!(run.code, 2, "{}", run.transcript());
+    assert!(run.stderr.contains("vs.yaml:7"), "{}", run.stderr);
+}
+
+#[test]
+fn a_comment_in_a_layer_file_suppresses_a_finding_there() {
+    let dir = std::path::Path::new(env!("CARGO_TARGET_TMPDIR")).join("layers-suppressed");
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(dir.join("deploy")).expect("a scratch folder");
+    let root = env!("CARGO_MANIFEST_DIR");
+    for file in [
+        "openapi.yaml",
+        "retry-policy.yaml",
+        "deploy/gateway-httproute.yaml",
+    ] {
+        std::fs::copy(
+            format!("{root}/fixtures/layers/payments/{file}"),
+            dir.join(file),
+        )
+        .expect("copied");
+    }
+    let mesh = std::fs::read_to_string(format!("{root}/{DEMO_DEPLOY}/mesh.yaml")).expect("read");
+    let marked = mesh.replace(
+        "    - name: writes\n",
+        "    # retrylint: ignore[implicit-mesh-retry] the ledger deduplicates writes\n    - name: writes\n",
+    );
+    assert_ne!(mesh, marked);
+    std::fs::write(dir.join("deploy/mesh.yaml"), marked).expect("written");
+    let run = retrylint_in(
+        &dir,
+        &[
+            "check",
+            "openapi.yaml",
+            "-p",
+            "retry-policy.yaml",
+            "-p",
+            "deploy",
+        ],
+    );
+    assert!(
+        !fired_rules(&run.stdout).contains(&"implicit-mesh-retry".to_string()),
+        "{}",
+        run.transcript()
+    );
+    assert!(run.stdout.contains("(2 suppressed)"), "{}", run.stdout);
+}
+
+#[test]
+fn the_policy_places_layers_and_reports_an_entry_that_places_none() {
+    let dir = std::path::Path::new(env!("CARGO_TARGET_TMPDIR")).join("layers-placed");
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).expect("a scratch folder");
+    let root = env!("CARGO_MANIFEST_DIR");
+    std::fs::copy(format!("{root}/{DEMO}"), dir.join("openapi.yaml")).expect("copied");
+    let policy = std::fs::read_to_string(format!("{root}/{DEMO_POLICY}")).expect("read");
+    // The mesh's VirtualService placed at the gateway: the two are alternatives there, so
+    // a call reaches the backend 3 × 3 = 9 times, within the limit.
+    let placed = format!(
+        "{policy}layers:\n  - file: deploy/mesh.yaml\n    position: gateway\n  - name: nothing-by-this-name\n    position: edge\n"
+    );
+    std::fs::write(dir.join("retry-policy.yaml"), placed).expect("written");
+    let deploy = format!("{root}/{DEMO_DEPLOY}");
+    let run = retrylint_in(
+        &dir,
+        &[
+            "check",
+            "openapi.yaml",
+            "-p",
+            "retry-policy.yaml",
+            "-p",
+            &deploy,
+            "--format",
+            "json",
+        ],
+    );
+    let all = findings(&run.stdout);
+    assert!(
+        !all.iter().any(|(r, _, _)| r == "retry-amplification"),
+        "{all:#?}"
+    );
+    assert!(
+        all.iter().any(|(r, f, m)| r == "route-matches-nothing"
+            && f.ends_with("retry-policy.yaml")
+            && m.contains("places no layer")),
+        "{all:#?}"
+    );
+}
+
+#[test]
+fn init_leaves_the_client_the_attempts_the_layers_leave_room_for() {
+    let run = retrylint(&[
+        "init",
+        DEMO,
+        "-p",
+        DEMO_DEPLOY,
+        "--host",
+        "payments.prod.svc.cluster.local",
+    ]);
+    assert_eq!(run.code, 0, "{}", run.transcript());
+    assert!(run.stdout.contains("maxAttempts: 1\n"), "{}", run.stdout);
+    assert!(
+        run.stdout
+            .contains("the layers already make up to 9 requests per call"),
+        "{}",
+        run.stdout
+    );
+    assert!(
+        run.stdout
+            .contains("    - \"payments.prod.svc.cluster.local\""),
+        "{}",
+        run.stdout
+    );
+    // The policy it writes reads back, and check binds the same layers with it.
+    let dir = std::path::Path::new(env!("CARGO_TARGET_TMPDIR")).join("layers-init");
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).expect("a scratch folder");
+    std::fs::copy(
+        format!("{}/{DEMO}", env!("CARGO_MANIFEST_DIR")),
+        dir.join("openapi.yaml"),
+    )
+    .expect("copied");
+    std::fs::write(dir.join("retry-policy.yaml"), &run.stdout).expect("written");
+    let deploy = format!("{}/{DEMO_DEPLOY}", env!("CARGO_MANIFEST_DIR"));
+    let check = retrylint_in(
+        &dir,
+        &[
+            "check",
+            "openapi.yaml",
+            "-p",
+            "retry-policy.yaml",
+            "-p",
+            &deploy,
+        ],
+    );
+    assert_ne!(check.code, 2, "{}", check.transcript());
+    assert!(
+        !fired_rules(&check.stdout).contains(&"retry-amplification".to_string()),
+        "{}",
+        check.stdout
+    );
+    let refused = retrylint(&["init", DEMO, "-p", DEMO_POLICY]);
+    assert_eq!(refused.code, 2, "{}", refused.transcript());
+}
