@@ -6,9 +6,13 @@
 
 mod duration;
 pub mod effective;
+pub mod fields;
 mod parse;
+pub mod reference;
+pub mod schema;
 mod selector;
 mod selector_index;
+mod store;
 
 use std::fmt;
 
@@ -34,58 +38,79 @@ impl<T> Spanned<T> {
     }
 }
 
-/// How waits are randomised.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Jitter {
-    None,
-    Full,
-    Equal,
-    Decorrelated,
-}
-
-/// What repeating a request repeats.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum SideEffect {
-    None,
-    Idempotent,
-    NonIdempotent,
-}
-
-impl SideEffect {
-    pub fn as_str(self) -> &'static str {
-        match self {
-            SideEffect::None => "none",
-            SideEffect::Idempotent => "idempotent",
-            SideEffect::NonIdempotent => "non-idempotent",
+/// Declares the values of an enumerated policy field with the names the file writes them
+/// by, so that each name is written once: the reader, the field table, the JSON Schema and
+/// `--compare` all take it from here.
+macro_rules! policy_values {
+    ($(#[$meta:meta])* pub enum $name:ident {
+        $($(#[$vmeta:meta])* $variant:ident = $text:literal,)*
+    }) => {
+        $(#[$meta])*
+        #[derive(Debug, Clone, Copy, PartialEq, Eq)]
+        pub enum $name {
+            $($(#[$vmeta])* $variant,)*
         }
+
+        impl $name {
+            /// The names the policy file writes, in the order of the variants.
+            pub const NAMES: &'static [&'static str] = &[$($text),*];
+
+            /// The name the policy file writes.
+            pub fn as_str(self) -> &'static str {
+                match self {
+                    $($name::$variant => $text,)*
+                }
+            }
+
+            /// The value the policy file writes as `text`.
+            pub fn parse(text: &str) -> Option<$name> {
+                match text {
+                    $($text => Some($name::$variant),)*
+                    _ => None,
+                }
+            }
+        }
+    };
+}
+
+policy_values! {
+    /// How waits are randomised.
+    pub enum Jitter {
+        None = "none",
+        Full = "full",
+        Equal = "equal",
+        Decorrelated = "decorrelated",
     }
 }
 
-/// What the client does when a write's outcome is unknown.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum UnknownOutcome {
-    Fail,
-    Reconcile,
-    RetrySameKey,
+policy_values! {
+    /// What repeating a request repeats.
+    pub enum SideEffect {
+        None = "none",
+        Idempotent = "idempotent",
+        NonIdempotent = "non-idempotent",
+    }
 }
 
-/// What the client does on a 429/503 whose `Retry-After` is missing or unreadable
-/// (`retryAfter.onMissing`, `retryAfter.onInvalid`).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
-pub enum RetryAfterFallback {
-    /// Wait the backoff, as if the server had asked nothing.
-    #[default]
-    Backoff,
-    /// Give up (`invalid-retry-after`).
-    Stop,
+policy_values! {
+    /// What the client does when a write's outcome is unknown.
+    pub enum UnknownOutcome {
+        Fail = "fail",
+        Reconcile = "reconcile",
+        RetrySameKey = "retry-same-key",
+    }
 }
 
-impl RetryAfterFallback {
-    pub fn as_str(self) -> &'static str {
-        match self {
-            RetryAfterFallback::Backoff => "backoff",
-            RetryAfterFallback::Stop => "stop",
-        }
+policy_values! {
+    /// What the client does on a 429/503 whose `Retry-After` is missing or unreadable
+    /// (`retryAfter.onMissing`, `retryAfter.onInvalid`).
+    #[derive(Default)]
+    pub enum RetryAfterFallback {
+        /// Wait the backoff, as if the server had asked nothing.
+        #[default]
+        Backoff = "backoff",
+        /// Give up (`invalid-retry-after`).
+        Stop = "stop",
     }
 }
 
@@ -194,6 +219,16 @@ macro_rules! policy_fields {
                 $(if higher.$name.is_some() {
                     self.$name = higher.$name.clone();
                 })*
+            }
+
+            /// The Rust names of the fields.
+            #[cfg(test)]
+            pub(crate) const FIELD_NAMES: &[&str] = &[$(stringify!($name)),*];
+
+            /// How many fields are set.
+            #[cfg(test)]
+            pub(crate) fn count_set(&self) -> usize {
+                0 $(+ usize::from(self.$name.is_some()))*
             }
         }
     };

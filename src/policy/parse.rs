@@ -3,9 +3,11 @@
 //! Every problem is an input error at the exact span, with a "did you mean" for
 //! misspelt keys and values.
 
+use super::fields::{self, Kind};
+use super::store::{Read, store};
 use super::{
-    Duration, IgnoreEntry, Jitter, Level, LintConfig, PolicyEntry, PolicyFile, PolicyObject,
-    RetryAfterFallback, Selector, SideEffect, Signal, Spanned, UnknownOutcome,
+    Duration, IgnoreEntry, Level, LintConfig, PolicyEntry, PolicyFile, PolicyObject, Selector,
+    Signal, Spanned,
 };
 use crate::error::{InputError, did_you_mean};
 use crate::load::FileId;
@@ -22,29 +24,9 @@ const TOP_KEYS: &[&str] = &[
     "layers",
     "$schema",
 ];
-const POLICY_KEYS: &[&str] = &[
-    "maxAttempts",
-    "deadline",
-    "perAttemptTimeout",
-    "backoff",
-    "retryOn",
-    "retryAfter",
-    "log",
-    "sideEffect",
-    "idempotency",
-    "onUnknownOutcome",
-];
-const BACKOFF_KEYS: &[&str] = &["base", "cap", "multiplier", "jitter"];
-const RETRY_AFTER_KEYS: &[&str] = &["honor", "max", "onMissing", "onInvalid"];
-const FALLBACKS: &[(&str, RetryAfterFallback)] = &[
-    ("backoff", RetryAfterFallback::Backoff),
-    ("stop", RetryAfterFallback::Stop),
-];
-const IDEMPOTENCY_KEYS: &[&str] = &["keyHeader", "keyRetention", "statusEndpoint"];
 /// `maxAmplification` is read by [`crate::layers::settings`].
 const LINT_KEYS: &[&str] = &["rules", "maxAttemptsLimit", "maxAmplification", "ignore"];
 const IGNORE_KEYS: &[&str] = &["rule", "operations", "reason"];
-const SIGNALS: &[&str] = &["connect-failure", "refused-stream", "reset", "timeout"];
 
 /// Reads a whole policy file. `known_rules` are the rule names `lint` may mention.
 pub fn parse_policy_file(
@@ -168,84 +150,58 @@ impl Reader<'_> {
     }
 
     fn policy(&self, node: &Node, loc: &Loc) -> Result<PolicyObject, InputError> {
-        let map = self.mapping(node, "a policy object", POLICY_KEYS)?;
         let mut p = PolicyObject::default();
-        for entry in map.entries() {
-            let at = loc.entry(&entry.key, entry.key_span, &entry.value);
-            let v = &entry.value;
-            match &*entry.key {
-                "maxAttempts" => p.max_attempts = Some(self.integer(entry, at)?),
-                "deadline" => p.deadline = Some(self.duration(entry, at)?),
-                "perAttemptTimeout" => p.per_attempt_timeout = Some(self.duration(entry, at)?),
-                "backoff" => {
-                    let section = self.mapping(v, "`backoff`", BACKOFF_KEYS)?;
-                    for e in section.entries() {
-                        let field = at.entry(&e.key, e.key_span, &e.value);
-                        match &*e.key {
-                            "base" => p.backoff_base = Some(self.duration(e, field)?),
-                            "cap" => p.backoff_cap = Some(self.duration(e, field)?),
-                            "multiplier" => p.backoff_multiplier = Some(self.number(e, field)?),
-                            _ => p.jitter = Some(self.jitter(e, field)?),
-                        }
-                    }
-                    p.backoff = Some(Spanned::new((), at));
-                }
-                "retryOn" => p.retry_on = Some(self.signals(entry, at)?),
-                "retryAfter" => {
-                    let section = self.mapping(v, "`retryAfter`", RETRY_AFTER_KEYS)?;
-                    for e in section.entries() {
-                        let field = at.entry(&e.key, e.key_span, &e.value);
-                        match &*e.key {
-                            "honor" => p.retry_after_honor = Some(self.boolean(e, field)?),
-                            "onMissing" => {
-                                p.retry_after_on_missing = Some(self.choice(e, field, FALLBACKS)?)
-                            }
-                            "onInvalid" => {
-                                p.retry_after_on_invalid = Some(self.choice(e, field, FALLBACKS)?)
-                            }
-                            _ => p.retry_after_max = Some(self.duration(e, field)?),
-                        }
-                    }
-                    p.retry_after = Some(Spanned::new((), at));
-                }
-                "log" => p.log = Some(self.strings(entry, at)?),
-                "sideEffect" => {
-                    p.side_effect = Some(self.choice(
-                        entry,
-                        at,
-                        &[
-                            ("none", SideEffect::None),
-                            ("idempotent", SideEffect::Idempotent),
-                            ("non-idempotent", SideEffect::NonIdempotent),
-                        ],
-                    )?)
-                }
-                "idempotency" => {
-                    let section = self.mapping(v, "`idempotency`", IDEMPOTENCY_KEYS)?;
-                    for e in section.entries() {
-                        let field = at.entry(&e.key, e.key_span, &e.value);
-                        match &*e.key {
-                            "keyHeader" => p.key_header = Some(self.string(e, field)?),
-                            "keyRetention" => p.key_retention = Some(self.duration(e, field)?),
-                            _ => p.status_endpoint = Some(self.string(e, field)?),
-                        }
-                    }
-                    p.idempotency = Some(Spanned::new((), at));
-                }
-                _ => {
-                    p.on_unknown_outcome = Some(self.choice(
-                        entry,
-                        at,
-                        &[
-                            ("fail", UnknownOutcome::Fail),
-                            ("reconcile", UnknownOutcome::Reconcile),
-                            ("retry-same-key", UnknownOutcome::RetrySameKey),
-                        ],
-                    )?)
-                }
-            }
-        }
+        self.section(node, "", loc, &mut p)?;
         Ok(p)
+    }
+
+    /// Reads into `p` the fields of one section of a policy object (`""`: the object
+    /// itself), which the field table lists.
+    fn section(
+        &self,
+        node: &Node,
+        section: &str,
+        loc: &Loc,
+        p: &mut PolicyObject,
+    ) -> Result<(), InputError> {
+        let what = match section {
+            "" => "a policy object".to_string(),
+            name => format!("`{name}`"),
+        };
+        let keys: Vec<&str> = fields::in_section(section).map(|f| f.key()).collect();
+        let map = self.mapping(node, &what, &keys)?;
+        for entry in map.entries() {
+            // `mapping` let through only the section's keys.
+            let Some(field) = fields::in_section(section).find(|f| f.key() == &*entry.key) else {
+                continue;
+            };
+            let at = loc.entry(&entry.key, entry.key_span, &entry.value);
+            let value = match field.kind {
+                Kind::Section => {
+                    self.section(&entry.value, field.name, &at, p)?;
+                    Read::Section
+                }
+                kind => self.value(entry, kind, &at)?,
+            };
+            store(p, field, value, at)?;
+        }
+        Ok(())
+    }
+
+    /// A field's value, read as its kind says.
+    fn value(&self, entry: &Entry, kind: Kind, at: &Loc) -> Result<Read, InputError> {
+        let at = at.clone();
+        Ok(match kind {
+            Kind::Integer => Read::Integer(self.integer(entry, at)?.value),
+            Kind::Duration => Read::Duration(self.duration(entry, at)?.value),
+            Kind::Number => Read::Number(self.number(entry, at)?.value),
+            Kind::Boolean => Read::Boolean(self.boolean(entry, at)?.value),
+            Kind::Enum(names) => Read::Name(names[self.one_of(entry, names)?]),
+            Kind::Signals => Read::Signals(self.signals(entry, at)?.value),
+            Kind::Strings => Read::Strings(self.strings(entry, at)?.value),
+            Kind::String => Read::String(self.string(entry, at)?.value),
+            Kind::Section => Read::Section,
+        })
     }
 
     fn integer(&self, entry: &Entry, loc: Loc) -> Result<Spanned<i64>, InputError> {
@@ -342,11 +298,17 @@ impl Reader<'_> {
         loc: Loc,
         options: &[(&str, T)],
     ) -> Result<Spanned<T>, InputError> {
-        let text = entry.value.scalar_text().unwrap_or_default();
-        if let Some((_, value)) = options.iter().find(|(name, _)| *name == text) {
-            return Ok(Spanned::new(*value, loc));
-        }
         let names: Vec<&str> = options.iter().map(|(n, _)| *n).collect();
+        let index = self.one_of(entry, &names)?;
+        Ok(Spanned::new(options[index].1, loc))
+    }
+
+    /// The index in `names` of the entry's value, which must be one of them.
+    fn one_of(&self, entry: &Entry, names: &[&str]) -> Result<usize, InputError> {
+        let text = entry.value.scalar_text().unwrap_or_default();
+        if let Some(index) = names.iter().position(|name| *name == text) {
+            return Ok(index);
+        }
         let error = self.error(
             &entry.value,
             format!(
@@ -359,19 +321,6 @@ impl Reader<'_> {
             Some(near) => error.with_help(format!("did you mean `{near}`?")),
             None => error,
         })
-    }
-
-    fn jitter(&self, entry: &Entry, loc: Loc) -> Result<Spanned<Jitter>, InputError> {
-        self.choice(
-            entry,
-            loc,
-            &[
-                ("none", Jitter::None),
-                ("full", Jitter::Full),
-                ("equal", Jitter::Equal),
-                ("decorrelated", Jitter::Decorrelated),
-            ],
-        )
     }
 
     fn list<'n>(&self, entry: &'n Entry) -> Result<&'n [Node], InputError> {
@@ -415,10 +364,10 @@ impl Reader<'_> {
                     item,
                     format!(
                         "`{text}` is not a retry condition: use a status (503), a class (5xx) or one of {}",
-                        SIGNALS.join(", ")
+                        fields::SIGNALS.join(", ")
                     ),
                 );
-                match did_you_mean(text, SIGNALS.iter().copied()) {
+                match did_you_mean(text, fields::SIGNALS.iter().copied()) {
                     Some(near) => error.with_help(format!("did you mean `{near}`?")),
                     None => error,
                 }
@@ -545,6 +494,14 @@ pub(crate) fn parse_signal(text: &str) -> Option<Signal> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_transport_signals_of_the_field_table_parse_as_themselves() {
+        for name in fields::SIGNALS {
+            let signal = parse_signal(name);
+            assert_eq!(signal.map(|s| s.to_string()).as_deref(), Some(*name));
+        }
+    }
 
     #[test]
     fn signals_parse() {

@@ -5,40 +5,11 @@ use crate::error::InputError;
 use crate::location::Loc;
 use crate::plan::schedule::backoff_of;
 use crate::plan::{Backoff, ms};
+use crate::policy::fields::{self, Kind, or_list};
 use crate::policy::{
     Duration, Effective, Jitter, RetryAfterFallback, SideEffect, Signal, Spanned, UnknownOutcome,
 };
 use crate::source::Span;
-
-/// The keys `--compare` accepts, with the policy file's dotted names as aliases.
-const KEYS: &[(&str, &str)] = &[
-    ("maxAttempts", "maxAttempts"),
-    ("deadline", "deadline"),
-    ("perAttemptTimeout", "perAttemptTimeout"),
-    ("base", "base"),
-    ("backoff.base", "base"),
-    ("cap", "cap"),
-    ("backoff.cap", "cap"),
-    ("multiplier", "multiplier"),
-    ("backoff.multiplier", "multiplier"),
-    ("jitter", "jitter"),
-    ("backoff.jitter", "jitter"),
-    ("retryOn", "retryOn"),
-    ("honorRetryAfter", "honorRetryAfter"),
-    ("retryAfter.honor", "honorRetryAfter"),
-    ("retryAfterMax", "retryAfterMax"),
-    ("retryAfter.max", "retryAfterMax"),
-    ("onMissing", "onMissing"),
-    ("retryAfter.onMissing", "onMissing"),
-    ("onInvalid", "onInvalid"),
-    ("retryAfter.onInvalid", "onInvalid"),
-    ("sideEffect", "sideEffect"),
-    ("keyHeader", "keyHeader"),
-    ("idempotency.keyHeader", "keyHeader"),
-    ("statusEndpoint", "statusEndpoint"),
-    ("idempotency.statusEndpoint", "statusEndpoint"),
-    ("onUnknownOutcome", "onUnknownOutcome"),
-];
 
 /// One change a variant makes to every simulated operation's policy.
 #[derive(Debug, Clone, PartialEq)]
@@ -145,21 +116,23 @@ fn parse_change(pair: &str) -> Result<Change, InputError> {
                 .with_help("as in --compare jitter=none or --compare keyHeader=Idempotency-Key"),
         );
     };
-    let Some(&(_, canonical)) = KEYS.iter().find(|(name, _)| *name == key) else {
+    // The field table says which fields `--compare` changes, and by which keys.
+    let Some((_, field)) = fields::compare_keys().find(|(name, _)| *name == key) else {
         let mut error = InputError::new(format!("unknown policy field `{key}` in --compare"));
-        error = match crate::error::did_you_mean(key, KEYS.iter().map(|(k, _)| *k)) {
+        error = match crate::error::did_you_mean(key, fields::compare_keys().map(|(k, _)| k)) {
             Some(near) => error.with_help(format!("did you mean `{near}`?")),
             None => error.with_help(format!(
                 "use one of {}",
-                KEYS.iter()
-                    .map(|(k, _)| *k)
-                    .filter(|k| !k.contains('.'))
+                fields::FIELDS
+                    .iter()
+                    .filter_map(|f| f.compare)
                     .collect::<Vec<_>>()
                     .join(", ")
             )),
         };
         return Err(error);
     };
+    let canonical = field.compare.unwrap_or(key);
     let bad = |why: &str| InputError::new(format!("bad --compare `{pair}`: {why}"));
     let none = value == "none";
     let duration = || -> Result<Duration, InputError> {
@@ -173,7 +146,18 @@ fn parse_change(pair: &str) -> Result<Change, InputError> {
         if none { Ok(None) } else { duration().map(Some) }
     };
     let optional_text = || (!none && !value.is_empty()).then(|| value.to_string());
-    Ok(match canonical {
+    // `jitter is none, full, equal or decorrelated`, from the table.
+    let not_one_of = |extra: &[&str]| {
+        let names = match field.kind {
+            Kind::Enum(names) => names,
+            _ => &[],
+        };
+        bad(&format!(
+            "{canonical} is {}",
+            or_list(names.iter().chain(extra))
+        ))
+    };
+    Ok(match field.name {
         "maxAttempts" => Change::MaxAttempts(
             value
                 .parse::<i64>()
@@ -188,22 +172,16 @@ fn parse_change(pair: &str) -> Result<Change, InputError> {
         ),
         "deadline" => Change::Deadline(optional_duration()?),
         "perAttemptTimeout" => Change::PerAttemptTimeout(optional_duration()?),
-        "base" => Change::Base(duration()?),
-        "cap" => Change::Cap(optional_duration()?),
-        "multiplier" => Change::Multiplier(
+        "backoff.base" => Change::Base(duration()?),
+        "backoff.cap" => Change::Cap(optional_duration()?),
+        "backoff.multiplier" => Change::Multiplier(
             value
                 .parse::<f64>()
                 .ok()
                 .filter(|m| m.is_finite() && *m >= 1.0)
                 .ok_or_else(|| bad("the multiplier is a number of at least 1"))?,
         ),
-        "jitter" => Change::Jitter(match value {
-            "none" => Jitter::None,
-            "full" => Jitter::Full,
-            "equal" => Jitter::Equal,
-            "decorrelated" => Jitter::Decorrelated,
-            _ => return Err(bad("jitter is none, full, equal or decorrelated")),
-        }),
+        "backoff.jitter" => Change::Jitter(Jitter::parse(value).ok_or_else(|| not_one_of(&[]))?),
         "retryOn" => Change::RetryOn(
             value
                 .split(',')
@@ -211,49 +189,39 @@ fn parse_change(pair: &str) -> Result<Change, InputError> {
                 .map(|s| {
                     crate::policy::parse_signal(s.trim()).ok_or_else(|| {
                         bad(&format!(
-                            "`{s}` is not a condition: use statuses (503), classes (5xx), connect-failure, refused-stream, reset or timeout"
+                            "`{s}` is not a condition: use statuses (503), classes (5xx), {}",
+                            or_list(fields::SIGNALS)
                         ))
                     })
                 })
                 .collect::<Result<_, _>>()?,
         ),
-        "honorRetryAfter" => Change::HonorRetryAfter(match value {
+        "retryAfter.honor" => Change::HonorRetryAfter(match value {
             "true" => true,
             "false" => false,
-            _ => return Err(bad("honorRetryAfter is true or false")),
+            _ => return Err(bad(&format!("{canonical} is true or false"))),
         }),
-        "retryAfterMax" => Change::RetryAfterMax(optional_duration()?),
-        "onMissing" | "onInvalid" => {
-            let fallback = match value {
-                "backoff" => RetryAfterFallback::Backoff,
-                "stop" => RetryAfterFallback::Stop,
-                _ => return Err(bad(&format!("{canonical} is backoff or stop"))),
-            };
-            if canonical == "onMissing" {
-                Change::OnMissing(fallback)
-            } else {
-                Change::OnInvalid(fallback)
-            }
+        "retryAfter.max" => Change::RetryAfterMax(optional_duration()?),
+        "retryAfter.onMissing" => {
+            Change::OnMissing(RetryAfterFallback::parse(value).ok_or_else(|| not_one_of(&[]))?)
         }
-        "sideEffect" => Change::SideEffect(match value {
-            "none" => SideEffect::None,
-            "idempotent" => SideEffect::Idempotent,
-            "non-idempotent" => SideEffect::NonIdempotent,
-            _ => return Err(bad("sideEffect is none, idempotent or non-idempotent")),
-        }),
-        "keyHeader" => Change::KeyHeader(optional_text()),
-        "statusEndpoint" => Change::StatusEndpoint(optional_text()),
-        _ => Change::OnUnknownOutcome(match value {
-            "none" => None,
-            "fail" => Some(UnknownOutcome::Fail),
-            "reconcile" => Some(UnknownOutcome::Reconcile),
-            "retry-same-key" => Some(UnknownOutcome::RetrySameKey),
-            _ => {
-                return Err(bad(
-                    "onUnknownOutcome is fail, reconcile, retry-same-key or none",
-                ));
-            }
-        }),
+        "retryAfter.onInvalid" => {
+            Change::OnInvalid(RetryAfterFallback::parse(value).ok_or_else(|| not_one_of(&[]))?)
+        }
+        "sideEffect" => {
+            Change::SideEffect(SideEffect::parse(value).ok_or_else(|| not_one_of(&[]))?)
+        }
+        "idempotency.keyHeader" => Change::KeyHeader(optional_text()),
+        "idempotency.statusEndpoint" => Change::StatusEndpoint(optional_text()),
+        "onUnknownOutcome" if none => Change::OnUnknownOutcome(None),
+        "onUnknownOutcome" => Change::OnUnknownOutcome(Some(
+            UnknownOutcome::parse(value).ok_or_else(|| not_one_of(&["none"]))?,
+        )),
+        _ => {
+            return Err(bad(
+                "the field table names a field that --compare cannot change",
+            ));
+        }
     })
 }
 
@@ -352,6 +320,14 @@ mod tests {
         );
         let typo = Variant::parse("jiter=none").unwrap_err();
         assert_eq!(typo.help.as_deref(), Some("did you mean `jitter`?"));
+        assert_eq!(
+            Variant::parse("onMissing=wait").unwrap_err().message,
+            "bad --compare `onMissing=wait`: onMissing is backoff or stop"
+        );
+        assert_eq!(
+            Variant::parse("onUnknownOutcome=x").unwrap_err().message,
+            "bad --compare `onUnknownOutcome=x`: onUnknownOutcome is fail, reconcile, retry-same-key or none"
+        );
         for bad in [
             "jitter",
             "jitter=some",
@@ -364,6 +340,24 @@ mod tests {
             "",
         ] {
             assert!(Variant::parse(bad).is_err(), "{bad}");
+        }
+    }
+
+    #[test]
+    fn every_key_the_field_table_gives_compare_makes_a_change() {
+        for (key, field) in fields::compare_keys() {
+            let value = match field.kind {
+                Kind::Integer => "2",
+                Kind::Duration => "1s",
+                Kind::Number => "2",
+                Kind::Boolean => "true",
+                Kind::Enum(names) => names.first().copied().unwrap_or_default(),
+                Kind::Signals => "503,timeout",
+                Kind::Strings | Kind::String => "X-Key",
+                Kind::Section => "",
+            };
+            let pair = format!("{key}={value}");
+            assert!(Variant::parse(&pair).is_ok(), "{pair}");
         }
     }
 }
