@@ -100,9 +100,10 @@ impl Variant {
     }
 }
 
-/// A place for values that come from the command line, not a file.
+/// A place for values that come from the command line, not a file: noted as such, so
+/// that nothing presents it as written in the policy.
 fn here() -> Loc {
-    Loc::new(0, "", Span::default())
+    Loc::new(0, "", Span::default()).noted("implied by --compare")
 }
 
 fn at<T>(value: T) -> Option<Spanned<T>> {
