@@ -22,7 +22,8 @@ pub struct Loc {
     /// Where the value really comes from, when it is not written at this place: a format's
     /// built-in default (`built-in default of Istio`) or a command-line value. The place is
     /// then the nearest thing written (the route the default applies to).
-    pub note: Option<Arc<str>>,
+    /// (A thin pointer: every policy field carries a location, so its size counts.)
+    pub note: Option<Arc<String>>,
 }
 
 impl Loc {
@@ -35,10 +36,15 @@ impl Loc {
         }
     }
 
+    /// Where the value really comes from, when it is not written here.
+    pub fn note_text(&self) -> Option<&str> {
+        self.note.as_deref().map(String::as_str)
+    }
+
     /// This place, standing for a value that is not written here (see [`Loc::note`]).
-    pub fn noted(&self, note: impl Into<Arc<str>>) -> Loc {
+    pub fn noted(&self, note: impl AsRef<str>) -> Loc {
         Loc {
-            note: Some(note.into()),
+            note: Some(Arc::new(note.as_ref().to_string())),
             ..self.clone()
         }
     }

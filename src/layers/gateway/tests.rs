@@ -38,7 +38,7 @@ fn a_retry_stanza_counts_retries_and_adds_connection_errors() {
     );
     let signals = &route.policy.retry_on.as_ref().unwrap().value;
     assert_eq!(imported.text_at(&signals[0].loc), "503");
-    assert!(signals[2].loc.note.as_deref().unwrap().contains("GEP-1731"));
+    assert!(signals[2].loc.note_text().unwrap().contains("GEP-1731"));
     assert_eq!(imported.text_at(&signals[4].loc), "backendRequest: 1s");
     let p = &route.policy;
     assert_eq!(

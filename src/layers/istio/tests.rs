@@ -55,7 +55,7 @@ fn explicit_retries_count_the_first_attempt_and_are_located() {
     assert!(base.loc.note.is_none());
     let cap = p.backoff_cap.as_ref().unwrap();
     assert_eq!(cap.value, Duration::from_millis(1000));
-    assert!(cap.loc.note.as_deref().unwrap().contains("10 times"));
+    assert!(cap.loc.note_text().unwrap().contains("10 times"));
     assert_eq!(p.jitter.as_ref().unwrap().value, Jitter::Full);
     assert!(p.retry_after_honor.is_none());
     assert_eq!(route.unsupported, ["Retry-After", "a retry budget"]);
@@ -70,8 +70,8 @@ fn a_route_without_retries_gets_the_mesh_default() {
     assert!(route.implicit);
     assert_eq!(attempts(route), 3);
     let max = route.policy.max_attempts.as_ref().unwrap();
-    assert_eq!(max.loc, route.loc.noted(max.loc.note.clone().unwrap()));
-    assert!(max.loc.note.as_deref().unwrap().contains("Istio"));
+    assert_eq!(max.loc, route.loc.noted(max.loc.note_text().unwrap()));
+    assert!(max.loc.note_text().unwrap().contains("Istio"));
     assert_eq!(
         retry_on(route),
         [
@@ -82,7 +82,7 @@ fn a_route_without_retries_gets_the_mesh_default() {
         ]
     );
     let on = route.policy.retry_on.as_ref().unwrap();
-    let note = on.loc.note.as_deref().unwrap();
+    let note = on.loc.note_text().unwrap();
     assert!(
         note.contains("istio/istio#52111") && note.contains("503"),
         "{note}"
@@ -90,7 +90,7 @@ fn a_route_without_retries_gets_the_mesh_default() {
     let base = route.policy.backoff_base.as_ref().unwrap();
     // The first retry waits up to the written base: base × 2 in retrylint's model.
     assert_eq!(base.value, Duration::from_micros(12_500));
-    assert!(base.loc.note.as_deref().unwrap().contains("Envoy"));
+    assert!(base.loc.note_text().unwrap().contains("Envoy"));
     assert!(route.policy.deadline.is_none());
     assert!(route.policy.per_attempt_timeout.is_none());
 }
@@ -117,7 +117,7 @@ fn zero_attempts_or_none_written_turn_retries_off() {
     );
     assert!(routes[1].policy.per_attempt_timeout.is_none());
     let redirect = routes[2].policy.max_attempts.as_ref().unwrap();
-    assert!(redirect.loc.note.as_deref().unwrap().contains("redirect"));
+    assert!(redirect.loc.note_text().unwrap().contains("redirect"));
 }
 
 #[test]
@@ -130,7 +130,7 @@ fn retries_without_retry_on_keep_the_default_conditions() {
     assert_eq!(retry_on(route).len(), 4);
     let on = route.policy.retry_on.as_ref().unwrap();
     assert_eq!(imported.text_at(&on.loc), "retries");
-    assert!(on.loc.note.as_deref().unwrap().contains("Istio"));
+    assert!(on.loc.note_text().unwrap().contains("Istio"));
 }
 
 #[test]

@@ -75,7 +75,7 @@ fn defaults_are_noted() {
     ));
     let layer = &imported.layers[0];
     let budget = layer.budget.as_ref().unwrap();
-    assert!(budget.note.as_deref().unwrap().contains("20%, 10/s, 10s"));
+    assert!(budget.note_text().unwrap().contains("20%, 10/s, 10s"));
     assert_eq!(
         imported.text_at(budget),
         "name: books.shop.svc.cluster.local"
@@ -83,7 +83,7 @@ fn defaults_are_noted() {
     let route = &layer.routes[0];
     assert_eq!(retry_on(route), [Signal::Class(5)]);
     let failures = &route.policy.retry_on.as_ref().unwrap().value[0];
-    assert!(failures.loc.note.as_deref().unwrap().contains("5xx"));
+    assert!(failures.loc.note_text().unwrap().contains("5xx"));
     let deadline = route.policy.deadline.as_ref().unwrap();
     assert_eq!(deadline.value, Duration::from_millis(10_000));
     assert!(deadline.loc.note.is_some());

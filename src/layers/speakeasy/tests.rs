@@ -105,7 +105,7 @@ fn the_root_setting_applies_to_every_operation_and_an_operation_replaces_it() {
         get.policy
             .backoff_base
             .as_ref()
-            .and_then(|b| b.loc.note.as_deref()),
+            .and_then(|b| b.loc.note_text()),
         Some("Speakeasy's default initialInterval")
     );
     assert_eq!(value(&get.policy.deadline), ms(3_600_000));
@@ -262,7 +262,7 @@ fn payments_fixture() {
     let attempts = loc(&get.policy.max_attempts);
     assert_eq!(written(&sources, &attempts), "maxElapsedTime: 60000");
     assert_eq!(
-        attempts.note.as_deref(),
+        attempts.note_text(),
         Some("attempts whose waits fit in maxElapsedTime: x-speakeasy-retries sets no count")
     );
     assert_eq!(value(&get.policy.deadline), ms(60_000));

@@ -58,7 +58,7 @@ fn value<T: Clone>(field: &Option<Spanned<T>>) -> T {
 fn note<T>(field: &Option<Spanned<T>>) -> Option<String> {
     field
         .as_ref()
-        .and_then(|f| f.loc.note.as_deref().map(str::to_string))
+        .and_then(|f| f.loc.note_text().map(str::to_string))
 }
 
 fn signals(route: &Route) -> Vec<Signal> {
