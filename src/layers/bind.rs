@@ -130,45 +130,61 @@ pub fn host_matches(host: &str, name: &str) -> bool {
 
 /// Whether a path match takes requests to `base` + `template` (`/v1` + `/payments/{id}`).
 pub fn path_matches(path: &PathMatch, base: &str, template: &str) -> bool {
-    let full = format!("{base}{template}");
-    let segments: Vec<&str> = full.split('/').collect();
+    // Segment by segment, without building the full path: binding tries every operation
+    // against every route.
+    let segments = || {
+        base.split('/').chain(
+            template
+                .split('/')
+                .skip(usize::from(template.starts_with('/'))),
+        )
+    };
     match path {
         PathMatch::Any => true,
         PathMatch::Exact(exact) => {
-            let wanted: Vec<&str> = exact.split('/').collect();
-            wanted.len() == segments.len()
-                && wanted
-                    .iter()
-                    .zip(&segments)
-                    .all(|(w, t)| segment_matches(t, w))
+            let mut wanted = exact.split('/');
+            let mut written = segments();
+            loop {
+                match (wanted.next(), written.next()) {
+                    (None, None) => return true,
+                    (Some(w), Some(t)) if segment_matches(t, w) => {}
+                    _ => return false,
+                }
+            }
         }
         PathMatch::Prefix(prefix) => {
-            let wanted: Vec<&str> = prefix.split('/').collect();
-            let Some((last, whole)) = wanted.split_last() else {
-                return true;
-            };
-            whole.len() < segments.len()
-                && whole
-                    .iter()
-                    .zip(&segments)
-                    .all(|(w, t)| segment_matches(t, w))
-                && segment_starts_with(segments[whole.len()], last)
+            // Whole segments, then the last one as the start of a segment.
+            let mut written = segments();
+            let mut wanted = prefix.split('/').peekable();
+            while let Some(w) = wanted.next() {
+                let Some(t) = written.next() else {
+                    return false;
+                };
+                let ok = if wanted.peek().is_some() {
+                    segment_matches(t, w)
+                } else {
+                    segment_starts_with(t, w)
+                };
+                if !ok {
+                    return false;
+                }
+            }
+            true
         }
         PathMatch::SegmentPrefix(prefix) => {
             let trimmed = prefix.trim_end_matches('/');
-            if trimmed.is_empty() {
-                return true;
-            }
-            let wanted: Vec<&str> = trimmed.split('/').collect();
-            wanted.len() <= segments.len()
-                && wanted
-                    .iter()
-                    .zip(&segments)
-                    .all(|(w, t)| segment_matches(t, w))
+            let mut written = segments();
+            trimmed.is_empty()
+                || trimmed
+                    .split('/')
+                    .all(|w| written.next().is_some_and(|t| segment_matches(t, w)))
         }
-        PathMatch::Regex(regex) => SAMPLES
-            .iter()
-            .any(|sample| regex.is_match(&fill_parameters(&full, sample))),
+        PathMatch::Regex(regex) => {
+            let full = format!("{base}{template}");
+            SAMPLES
+                .iter()
+                .any(|sample| regex.is_match(&fill_parameters(&full, sample)))
+        }
     }
 }
 
@@ -232,7 +248,7 @@ mod tests {
 
     fn regex(text: &str) -> PathMatch {
         PathMatch::Regex(Arc::new(
-            regex::Regex::new(&format!("^(?:{text})$")).unwrap_or_else(|e| panic!("{e}")),
+            crate::layers::RouteRegex::new(text).unwrap_or_else(|e| panic!("{e}")),
         ))
     }
 

@@ -9,8 +9,8 @@ use crate::model::{Api, Operation};
 use crate::policy::{Effective, PolicyObject, effect_of};
 
 /// The most route matches binding may try: routes of the layers that serve the service ×
-/// operations (a few seconds at worst).
-pub const MAX_BINDING_WORK: usize = 20_000_000;
+/// operations (about a second at worst).
+pub const MAX_BINDING_WORK: usize = 5_000_000;
 
 /// Layers bound to one description's operations.
 #[derive(Debug, Default)]

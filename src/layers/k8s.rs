@@ -308,7 +308,7 @@ pub(crate) mod testing {
             .unwrap_or_default()
     }
 
-    /// A path match as text: `exact /a`, `prefix /a`, `segments /a`, `regex ^(?:..)$`, `any`.
+    /// A path match as text: `exact /a`, `prefix /a`, `segments /a`, `regex ..`, `any`.
     pub fn path_text(path: &PathMatch) -> String {
         match path {
             PathMatch::Any => "any".into(),

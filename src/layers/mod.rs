@@ -212,7 +212,7 @@ pub enum PathMatch {
     Prefix(String),
     /// A prefix of whole segments (Gateway API `PathPrefix`, Envoy `path_separated_prefix`).
     SegmentPrefix(String),
-    Regex(Arc<regex::Regex>),
+    Regex(Arc<RouteRegex>),
 }
 
 /// How a route matches a string such as the method.
@@ -220,7 +220,7 @@ pub enum PathMatch {
 pub enum StringMatch {
     Exact(String),
     Prefix(String),
-    Regex(Arc<regex::Regex>),
+    Regex(Arc<RouteRegex>),
     /// Every string the inner match does not take (Envoy `invert_match`).
     Not(Box<StringMatch>),
     /// The strings every inner match takes (several Envoy matchers on one header).
@@ -236,6 +236,54 @@ impl StringMatch {
             StringMatch::Not(inner) => !inner.matches(text),
             StringMatch::All(all) => all.iter().all(|m| m.matches(text)),
         }
+    }
+}
+
+/// The compiled size a route's regular expression may take: patterns come from files
+/// anyone can change.
+const REGEX_SIZE_LIMIT: usize = 1 << 20;
+
+/// A route's regular expression, anchored to the whole text. Reading a cluster's manifests
+/// must not cost a compilation per route: the syntax is checked when the file is read, and
+/// the automaton is built the first time a route of a layer that serves the service is
+/// matched. A pattern that compiles past the size limit matches nothing.
+#[derive(Debug)]
+pub struct RouteRegex {
+    pattern: String,
+    compiled: std::sync::OnceLock<Option<regex::Regex>>,
+}
+
+impl RouteRegex {
+    /// Checks the syntax of `pattern`; the error says what is wrong.
+    pub fn new(pattern: &str) -> Result<RouteRegex, String> {
+        let anchored = format!("^(?:{pattern})$");
+        regex_syntax::Parser::new()
+            .parse(&anchored)
+            .map_err(|e| e.to_string().lines().last().unwrap_or_default().to_string())?;
+        Ok(RouteRegex {
+            pattern: anchored,
+            compiled: std::sync::OnceLock::new(),
+        })
+    }
+
+    /// The pattern as written, without the anchors added.
+    pub fn as_str(&self) -> &str {
+        self.pattern
+            .strip_prefix("^(?:")
+            .and_then(|p| p.strip_suffix(")$"))
+            .unwrap_or(&self.pattern)
+    }
+
+    pub fn is_match(&self, text: &str) -> bool {
+        self.compiled
+            .get_or_init(|| {
+                regex::RegexBuilder::new(&self.pattern)
+                    .size_limit(REGEX_SIZE_LIMIT)
+                    .build()
+                    .ok()
+            })
+            .as_ref()
+            .is_some_and(|r| r.is_match(text))
     }
 }
 
@@ -279,7 +327,7 @@ pub static IMPORTERS: &[&dyn Importer] = &[
 
 #[cfg(test)]
 mod tests {
-    use super::StringMatch;
+    use super::{RouteRegex, StringMatch};
 
     #[test]
     fn inverted_and_combined_matches() {
@@ -290,5 +338,16 @@ mod tests {
         let writes = StringMatch::All(vec![not_get, not_head]);
         assert!(writes.matches("POST") && writes.matches("PURGE"));
         assert!(!writes.matches("GET") && !writes.matches("HEAD"));
+    }
+
+    #[test]
+    fn a_route_regex_is_checked_when_read_and_compiled_when_matched() {
+        assert!(RouteRegex::new("/books/(").is_err());
+        let regex = RouteRegex::new(r"/books/\d+").unwrap_or_else(|e| panic!("{e}"));
+        assert_eq!(regex.as_str(), r"/books/\d+");
+        assert!(regex.is_match("/books/12") && !regex.is_match("/books/12/x"));
+        // Past the compiled size limit: valid syntax, but it matches nothing.
+        let huge = RouteRegex::new(r"\w{1000}\w{1000}\w{1000}").unwrap_or_else(|e| panic!("{e}"));
+        assert!(!huge.is_match(&"a".repeat(3000)));
     }
 }

@@ -4,14 +4,11 @@
 
 use std::sync::Arc;
 
+use super::RouteRegex;
 use crate::error::InputError;
 use crate::location::Loc;
 use crate::policy::{Duration, GrpcCode, Signal, Spanned};
 use crate::source::{Map, Node, SourceFile, Value};
-
-/// The compiled size a route's regular expression may take: patterns come from files
-/// anyone can change.
-const REGEX_SIZE_LIMIT: usize = 1 << 20;
 
 /// A field of a mapping with its location (key and scalar value).
 pub fn field<'a>(node: &'a Node, loc: &Loc, key: &str) -> Option<(&'a Node, Loc)> {
@@ -221,32 +218,20 @@ pub fn base_for_first_wait(first: Spanned<Duration>, multiplier: f64) -> Spanned
 }
 
 /// A regular expression of a route (RE2 syntax, which `regex` reads), anchored to the
-/// whole text as the proxies match it.
+/// whole text as the proxies match it. Its syntax is checked now; it is compiled on first
+/// use (see [`RouteRegex`]).
 pub fn route_regex(
     file: &SourceFile,
     text: &str,
     loc: &Loc,
-) -> Result<Arc<regex::Regex>, InputError> {
-    regex::RegexBuilder::new(&format!("^(?:{text})$"))
-        .size_limit(REGEX_SIZE_LIMIT)
-        .build()
-        .map(Arc::new)
-        .map_err(|e| {
-            let why = match e {
-                regex::Error::CompiledTooBig(_) => "it compiles too large".to_string(),
-                other => other
-                    .to_string()
-                    .lines()
-                    .last()
-                    .unwrap_or_default()
-                    .to_string(),
-            };
-            bad_value(
-                file,
-                loc,
-                format!("the regular expression cannot be used: {why}"),
-            )
-        })
+) -> Result<Arc<RouteRegex>, InputError> {
+    RouteRegex::new(text).map(Arc::new).map_err(|why| {
+        bad_value(
+            file,
+            loc,
+            format!("the regular expression cannot be used: {why}"),
+        )
+    })
 }
 
 /// The conditions one Envoy/Istio `retry_on` token stands for, or `None` for a token the

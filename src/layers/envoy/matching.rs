@@ -112,7 +112,7 @@ fn safe_regex(
     file: &SourceFile,
     node: &Node,
     loc: &Loc,
-) -> Result<std::sync::Arc<regex::Regex>, InputError> {
+) -> Result<std::sync::Arc<crate::layers::RouteRegex>, InputError> {
     mapping(file, node, loc, "safe_regex")?;
     let Some((pattern, at)) = proto_field(node, loc, "regex") else {
         return Err(bad_value(

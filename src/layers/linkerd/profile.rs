@@ -153,7 +153,7 @@ fn route(
 /// One way a request can satisfy a route's condition: all of its tests hold.
 #[derive(Debug, Clone)]
 struct Alternative {
-    path: Option<Arc<regex::Regex>>,
+    path: Option<Arc<crate::layers::RouteRegex>>,
     method: Option<String>,
     loc: Loc,
 }

@@ -63,7 +63,7 @@ fn retryable_routes_are_limited_by_the_budget_only() {
     let [m] = &create.matches[..] else {
         panic!("`all` makes one match")
     };
-    assert_eq!(path_text(&m.path), "regex ^(?:/payments)$");
+    assert_eq!(path_text(&m.path), "regex /payments");
     assert!(matches!(&m.method, Some(StringMatch::Exact(x)) if x == "POST"));
     assert_eq!(create.unsupported, ["Retry-After"]);
 }
@@ -138,10 +138,7 @@ fn conditions_expand_to_alternatives() {
             _ => "?".into(),
         })
         .collect();
-    assert_eq!(
-        methods,
-        ["GET regex ^(?:/books/.*)$", "HEAD regex ^(?:/books/.*)$"]
-    );
+    assert_eq!(methods, ["GET regex /books/.*", "HEAD regex /books/.*"]);
     assert_eq!(path_text(&routes[1].matches[0].path), "any");
     assert!(routes[1].matches[0].method.is_none());
 }
