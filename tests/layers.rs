@@ -558,3 +558,50 @@ fn binding_many_routes_to_many_operations_is_refused_quickly() {
         start.elapsed()
     );
 }
+
+#[test]
+fn an_envoy_method_guard_keeps_writes_from_being_retried() {
+    let dir = std::path::Path::new(env!("CARGO_TARGET_TMPDIR")).join("layers-guard");
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).expect("a scratch folder");
+    let root = env!("CARGO_MANIFEST_DIR");
+    std::fs::copy(format!("{root}/{DEMO}"), dir.join("openapi.yaml")).expect("copied");
+    let rds = |guard: &str| {
+        format!(
+            "name: edge\nvirtual_hosts:\n- name: payments\n  domains: [api.payments.example.com]\n  routes:\n  - match: {{ prefix: /v1/payments }}\n    route:\n      cluster: payments\n      timeout: 10s\n      retry_policy:\n        retry_on: 5xx\n        num_retries: 2\n        per_try_timeout: 2s\n{guard}"
+        )
+    };
+    let guarded = rds(
+        "        retriable_request_headers:\n        - name: \":method\"\n          string_match: { exact: GET }\n",
+    );
+    std::fs::write(dir.join("guarded.yaml"), guarded).expect("written");
+    std::fs::write(dir.join("open.yaml"), rds("")).expect("written");
+    let writes_retried = |file: &str| {
+        let run = retrylint_in(
+            &dir,
+            &["check", "openapi.yaml", "-p", file, "--format", "json"],
+        );
+        assert_ne!(run.code, 2, "{}", run.transcript());
+        findings(&run.stdout)
+            .iter()
+            .any(|(r, _, m)| r == "unprotected-write-retry" && m.starts_with("POST /payments "))
+    };
+    assert!(writes_retried("open.yaml"));
+    assert!(!writes_retried("guarded.yaml"));
+    let plan = retrylint_in(
+        &dir,
+        &[
+            "plan",
+            "openapi.yaml",
+            "-p",
+            "guarded.yaml",
+            "--operation",
+            "createPayment",
+        ],
+    );
+    assert!(
+        plan.stdout.contains("at the backend: 1 request per call"),
+        "{}",
+        plan.stdout
+    );
+}

@@ -252,10 +252,7 @@ pub fn layer_loops(analysis: &Analysis, index: usize, client: &Effective) -> Vec
             let policy = analysis.layer_effective.get(index)?.get(k)?;
             let l = bound.layers.get(layer)?;
             let r = l.routes.get(route)?;
-            let method_retried = r
-                .retried_methods
-                .as_ref()
-                .is_none_or(|methods| methods.iter().any(|m| m.matches(op.method.as_str())));
+            let method_retried = r.retries_method(op.method.as_str());
             Some(LayerLoop::new(
                 l.position,
                 l.name.clone(),

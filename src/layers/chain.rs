@@ -5,7 +5,7 @@ use super::bind::Service;
 use super::{Layer, Position, Route, UNBOUNDED_ATTEMPTS};
 use crate::error::InputError;
 use crate::location::Loc;
-use crate::model::{Api, Operation};
+use crate::model::{Api, Method, Operation};
 use crate::policy::{Effective, PolicyObject, effect_of};
 
 /// The most route matches binding may try: routes of the layers that serve the service ×
@@ -24,6 +24,8 @@ pub struct Bound {
     pub serves: Vec<bool>,
     /// Per layer, the operations it serves that none of its routes takes.
     pub uncovered: Vec<Vec<usize>>,
+    /// Per operation, its method (a route may retry only some methods).
+    pub methods: Vec<Method>,
 }
 
 impl Bound {
@@ -66,6 +68,7 @@ impl Bound {
             per_operation.push(hops);
         }
         Ok(Bound {
+            methods: api.operations.iter().map(|op| op.method).collect(),
             layers,
             per_operation,
             route_hits,
@@ -102,7 +105,12 @@ impl Bound {
         {
             let l = &self.layers[layer];
             let r = &l.routes[route];
-            let attempts = r.policy.max_attempts.as_ref().map_or(1, |m| m.value).max(1);
+            let method = self.methods.get(op_index).map_or("", |m| m.as_str());
+            let attempts = if r.retries_method(method) {
+                r.policy.max_attempts.as_ref().map_or(1, |m| m.value).max(1)
+            } else {
+                1
+            };
             hops.push(Hop {
                 position: l.position,
                 layer: Some((layer, route)),
@@ -138,6 +146,13 @@ impl Bound {
             policy.on_unknown_outcome = c.on_unknown_outcome.clone();
         }
         policy.overlay(&route.policy);
+        if !route.retries_method(op.method.as_str()) {
+            let guard = route.loc.noted(format!(
+                "retriable_request_headers: {} requests are not retried",
+                op.method
+            ));
+            policy.max_attempts = Some(crate::policy::Spanned::new(1, guard));
+        }
         let effect = client.map_or_else(|| effect_of(op, &policy), |c| c.effect.clone());
         Effective {
             policy,

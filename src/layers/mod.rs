@@ -191,6 +191,15 @@ pub struct Route {
     pub unsupported: Vec<&'static str>,
 }
 
+impl Route {
+    /// Whether the route retries requests of this method (Envoy's method guard).
+    pub fn retries_method(&self, method: &str) -> bool {
+        self.retried_methods
+            .as_ref()
+            .is_none_or(|methods| methods.iter().any(|m| m.matches(method)))
+    }
+}
+
 /// What stands for "no limit per request" in `maxAttempts`.
 pub const UNBOUNDED_ATTEMPTS: i64 = i64::MAX;
 

@@ -98,10 +98,12 @@ fn layers(out: &mut String, analysis: &Analysis, index: usize) {
     let chain = bound.chain(index, analysis.effective.get(index));
     let _ = writeln!(
         out,
-        "  at the backend: {} requests per call in the worst case ({})",
-        chain
-            .product()
-            .map_or("unbounded".to_string(), |t| t.to_string()),
+        "  at the backend: {} per call in the worst case ({})",
+        match chain.product() {
+            Some(1) => "1 request".to_string(),
+            Some(total) => format!("{total} requests"),
+            None => "unbounded requests".to_string(),
+        },
         chain
             .hops
             .iter()
