@@ -216,6 +216,16 @@ impl Chain {
         self.hops.iter().filter(|h| h.attempts > 1).count()
     }
 
+    /// `client 3 × gateway 3 × mesh 3`: each loop's position and attempts.
+    pub fn factors(&self) -> String {
+        let factors: Vec<String> = self
+            .hops
+            .iter()
+            .map(|h| format!("{} {}", h.position, attempts_text(h.attempts)))
+            .collect();
+        factors.join(" × ")
+    }
+
     /// `3 × 3 × 3 = 27`, or `3 × unbounded`.
     pub fn arithmetic(&self) -> String {
         let factors: Vec<String> = self

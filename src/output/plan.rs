@@ -3,7 +3,6 @@
 use std::fmt::Write;
 
 use crate::check::Analysis;
-use crate::layers::chain::attempts_text;
 use crate::model::Operation;
 use crate::plan::StopReason;
 use crate::plan::schedule::{RetryAfterBound, Schedule, shown, worst_case};
@@ -104,12 +103,7 @@ fn layers(out: &mut String, analysis: &Analysis, index: usize) {
             Some(total) => format!("{total} requests"),
             None => "unbounded requests".to_string(),
         },
-        chain
-            .hops
-            .iter()
-            .map(|h| format!("{} {}", h.position, attempts_text(h.attempts)))
-            .collect::<Vec<_>>()
-            .join(" × ")
+        chain.factors()
     );
 }
 

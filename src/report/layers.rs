@@ -41,11 +41,11 @@ pub fn describe(report: &mut OperationReport, analysis: &Analysis, index: usize)
         Some(1) => "no layer retries it: 1 request at the backend per call".to_string(),
         Some(total) => format!(
             "{total} requests at the backend per call in the worst case ({})",
-            chain.arithmetic()
+            chain.factors()
         ),
         None => format!(
             "unbounded requests at the backend per call: a layer's retries are bounded only by a budget ({})",
-            chain.arithmetic()
+            chain.factors()
         ),
     };
     if !implicit.is_empty() {
