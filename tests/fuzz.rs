@@ -258,6 +258,27 @@ fn exercise(bytes: &[u8], scratch: &Path) {
             let _ = retrylint::model::build(&mut loader, root);
         }
     }
+    // The same bytes as a mesh, gateway or proxy file given with -p: recognised, imported
+    // and bound to the demo's operations.
+    let layer = scratch.join("layer.yaml");
+    if std::fs::write(&layer, bytes).is_ok() {
+        let options = LoadOptions {
+            parse: limits,
+            max_files: 20,
+            ..LoadOptions::default()
+        };
+        if let Ok(given) = retrylint::check::load_given(&[layer], &options)
+            && !given.layer_files.is_empty()
+        {
+            let inputs = retrylint::check::LayerInputs {
+                files: given.layer_files,
+                hosts: vec!["payments.prod.svc.cluster.local".to_string()],
+            };
+            let demo =
+                Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/layers/payments/openapi.yaml");
+            let _ = retrylint::check::analyze_layers(&demo, None, &inputs, &options);
+        }
+    }
 }
 
 fn fuzz_limits() -> ParseLimits {
