@@ -1,3 +1,5 @@
+//! The Gateway API importer's tests: rules in precedence order, retries, timeouts, budgets.
+
 use crate::layers::k8s::testing::{
     attempts, import_error, import_fixture, import_text, path_text, retry_on,
 };

@@ -1,3 +1,5 @@
+//! The Istio importer's tests: routes, the mesh default, positions, bad values.
+
 use crate::layers::k8s::testing::{
     attempts, import_error, import_fixture, import_text, path_text, retry_on,
 };

@@ -1,3 +1,5 @@
+//! The Linkerd importers' tests: ServiceProfile conditions and budgets, annotations.
+
 use crate::layers::k8s::testing::{
     attempts, import_error, import_fixture, import_text, path_text, retry_on,
 };

@@ -1,3 +1,5 @@
+//! The SDK layer's tests: root and operation settings, attempts within maxElapsedTime.
+
 use super::{attempts_within, import};
 use crate::error::InputError;
 use crate::layers::bind::Service;
