@@ -56,10 +56,11 @@ impl Rule for ImplicitMeshRetry {
                     ),
                     Label::new(&route.loc, "no `retries` here: the mesh's default applies"),
                 )
-                .help(format!(
-                    "split the route by method and give the write route `retries: {{attempts: 0}}`, or protect the write with an idempotency key the client sends (idempotency.keyHeader){}",
-                    if unsafe_write { "" } else { "; or write the retries you want explicitly" }
-                ))
+                .help(if unsafe_write {
+                    "split the route by method and give the write route `retries: {attempts: 0}`, or protect the write with an idempotency key the client sends (idempotency.keyHeader)"
+                } else {
+                    "write the retries you want on the route (`retries: {attempts: 0}` for none), so that they are chosen and counted with the client's"
+                })
                 .related(&op.loc, declared_here(op));
             if let Some(default) = &l.policy.policy.max_attempts {
                 finding = finding.related(&default.loc, format!("{attempts} attempts"));
