@@ -282,6 +282,22 @@ fn the_report_shows_layers_and_amplification() {
         .collect();
     assert_eq!(positions, ["gateway", "mesh"]);
     let markdown = retrylint(&["report", DEMO, "-p", DEMO_POLICY, "-p", DEMO_DEPLOY]);
+    let html = retrylint(&[
+        "report",
+        DEMO,
+        "-p",
+        DEMO_POLICY,
+        "-p",
+        DEMO_DEPLOY,
+        "--format",
+        "html",
+    ]);
+    assert!(
+        html.stdout
+            .contains("<h4>Layers</h4><p>27 requests at the backend per call in the worst case (client 3 × gateway 3 × mesh 3)"),
+        "{}",
+        html.stdout
+    );
     assert!(
         markdown
             .stdout
