@@ -633,3 +633,36 @@ fn a_gateway_api_retry_budget_for_the_service_satisfies_retry_budget_missing() {
     assert!(fired(&[]).contains(&"retry-budget-missing".to_string()));
     assert!(!fired(&["-p", budget]).contains(&"retry-budget-missing".to_string()));
 }
+
+#[test]
+fn simulate_counts_the_demo_chain_at_the_backend() {
+    let run = retrylint(&[
+        "simulate",
+        DEMO,
+        "-p",
+        DEMO_POLICY,
+        "-p",
+        DEMO_DEPLOY,
+        "--operation",
+        "listPayments",
+        "--fault",
+        "503@0s..600s",
+        "--clients",
+        "10",
+        "--format",
+        "json",
+    ]);
+    assert_eq!(run.code, 0, "{}", run.transcript());
+    let json: serde_json::Value = serde_json::from_str(&run.stdout).expect("JSON");
+    let positions: Vec<&str> = json["scenario"]["loops"][0]["loops"]
+        .as_array()
+        .expect("loops")
+        .iter()
+        .filter_map(|l| l["position"].as_str())
+        .collect();
+    assert_eq!(positions, ["client", "gateway", "mesh"]);
+    // Every attempt of every loop meets the 503: 3 × 3 × 3 requests per call.
+    let variant = &json["variants"][0];
+    assert_eq!(variant["calls"], 10);
+    assert_eq!(variant["requests"], 270);
+}
