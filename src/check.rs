@@ -78,31 +78,47 @@ pub struct GivenPolicies {
 /// them by what they hold.
 pub fn load_given(paths: &[PathBuf], options: &LoadOptions) -> Result<GivenPolicies, InputError> {
     let mut given = GivenPolicies::default();
-    let files = crate::layers::detect::expand(paths)?;
-    if files.len() > options.max_files {
-        return Err(InputError::new(format!(
-            "-p names more than {} files; refusing to go further",
-            options.max_files
-        ))
-        .with_help(
-            "raise the limit with --max-files N, or give -p the folders of this service only",
-        ));
-    }
-    for (path, walked) in files {
-        match crate::layers::detect::detect(&path, walked, options)? {
-            Detected::Policy => {
-                if let Some((first, _)) = &given.policy {
-                    return Err(InputError::new(format!(
-                        "two retry policies given: `{}` and `{}`",
-                        path_text(first),
-                        path_text(&path)
-                    ))
-                    .with_help("give one retrylint policy (`version: 1`); the other -p files may be mesh, gateway or proxy settings"));
+    let mut read = 0usize;
+    for argument in paths {
+        let files = crate::layers::detect::expand(std::slice::from_ref(argument))?;
+        read = read.saturating_add(files.len());
+        if read > options.max_files {
+            return Err(InputError::new(format!(
+                "-p names more than {} files; refusing to go further",
+                options.max_files
+            ))
+            .with_help(
+                "raise the limit with --max-files N, or give -p the folders of this service only",
+            ));
+        }
+        let mut found = 0usize;
+        for (path, walked) in files {
+            match crate::layers::detect::detect(&path, walked, options)? {
+                Detected::Policy => {
+                    if let Some((first, _)) = &given.policy {
+                        return Err(InputError::new(format!(
+                            "two retry policies given: `{}` and `{}`",
+                            path_text(first),
+                            path_text(&path)
+                        ))
+                        .with_help("give one retrylint policy (`version: 1`); the other -p files may be mesh, gateway or proxy settings"));
+                    }
+                    given.policy = Some((path.clone(), load_policy(&path, options)?));
+                    found += 1;
                 }
-                given.policy = Some((path.clone(), load_policy(&path, options)?));
+                Detected::Layers(file) => {
+                    given.layer_files.push(file);
+                    found += 1;
+                }
+                Detected::Nothing => {}
             }
-            Detected::Layers(file) => given.layer_files.push(file),
-            Detected::Nothing => {}
+        }
+        if found == 0 {
+            return Err(InputError::new(format!(
+                "the folder `{}` holds no file -p reads: it takes {}",
+                path_text(argument),
+                crate::layers::detect::KINDS_UNDERSTOOD
+            )));
         }
     }
     Ok(given)

@@ -380,10 +380,43 @@ fn p_refuses_files_of_no_known_kind_and_two_policies() {
         "{}",
         two.stderr
     );
-    // In a folder, other Kubernetes objects are skipped, not refused.
-    std::fs::remove_file(dir.join("values.yaml")).expect("removed");
-    let folder = retrylint_in(&dir, &["check", &spec, "-p", "."]);
+    // A folder with nothing -p reads is refused, naming what it reads.
+    let nothing = retrylint_in(&dir, &["check", &spec, "-p", "."]);
+    assert_eq!(nothing.code, 2, "{}", nothing.transcript());
+    assert!(
+        nothing.stderr.contains("holds no file -p reads"),
+        "{}",
+        nothing.stderr
+    );
+    // In a folder, files of other kinds (other Kubernetes objects, a values file, a
+    // description) are skipped beside the ones -p reads.
+    std::fs::copy(
+        format!("{}/{DEMO}", env!("CARGO_MANIFEST_DIR")),
+        dir.join("openapi.yaml"),
+    )
+    .expect("copied");
+    std::fs::copy(
+        format!("{}/{DEMO_DEPLOY}/mesh.yaml", env!("CARGO_MANIFEST_DIR")),
+        dir.join("mesh.yaml"),
+    )
+    .expect("copied");
+    let folder = retrylint_in(
+        &dir,
+        &[
+            "check",
+            &spec,
+            "-p",
+            ".",
+            "--host",
+            "payments.prod.svc.cluster.local",
+        ],
+    );
     assert_ne!(folder.code, 2, "{}", folder.transcript());
+    assert!(
+        fired_rules(&folder.stdout).contains(&"implicit-mesh-retry".to_string()),
+        "{}",
+        folder.stdout
+    );
 }
 
 #[test]

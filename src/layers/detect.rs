@@ -31,7 +31,8 @@ pub enum Detected {
     Policy,
     /// Retry settings of another layer.
     Layers(LayerFile),
-    /// A file in a walked folder with nothing retrylint reads (other Kubernetes objects).
+    /// A file in a walked folder with nothing retrylint reads (other Kubernetes objects,
+    /// values files, the description itself).
     Nothing,
 }
 
@@ -133,10 +134,11 @@ pub fn detect(path: &Path, walked: bool, options: &LoadOptions) -> Result<Detect
         import(&layer_file, 0)?;
         return Ok(Detected::Layers(layer_file));
     }
-    let kubernetes = documents.iter().any(is_kubernetes_object);
-    if walked && kubernetes {
+    // A folder holds other files too: other Kubernetes objects, values files, descriptions.
+    if walked {
         return Ok(Detected::Nothing);
     }
+    let kubernetes = documents.iter().any(is_kubernetes_object);
     let what = if kubernetes {
         "holds no Kubernetes object retrylint reads"
     } else {
