@@ -312,6 +312,7 @@ fn without_a_host_in_common_the_layers_are_reported_unchecked() {
     // The description alone, without the policy's service.hosts beside it: the mesh's
     // in-cluster name is unknown.
     let dir = std::path::Path::new(env!("CARGO_TARGET_TMPDIR")).join("layers-no-host");
+    let _ = std::fs::remove_dir_all(&dir);
     std::fs::create_dir_all(&dir).expect("a scratch folder");
     std::fs::copy(
         format!("{}/{DEMO}", env!("CARGO_MANIFEST_DIR")),
@@ -348,6 +349,7 @@ fn without_a_host_in_common_the_layers_are_reported_unchecked() {
 #[test]
 fn p_refuses_files_of_no_known_kind_and_two_policies() {
     let dir = std::path::Path::new(env!("CARGO_TARGET_TMPDIR")).join("layers-refused");
+    let _ = std::fs::remove_dir_all(&dir);
     std::fs::create_dir_all(&dir).expect("a scratch folder");
     std::fs::write(dir.join("values.yaml"), "replicas: 3\nimage: payments\n").expect("written");
     std::fs::write(
@@ -422,6 +424,7 @@ fn p_refuses_files_of_no_known_kind_and_two_policies() {
 #[test]
 fn a_bad_value_in_a_layer_file_is_an_input_error_at_its_line() {
     let dir = std::path::Path::new(env!("CARGO_TARGET_TMPDIR")).join("layers-bad");
+    let _ = std::fs::remove_dir_all(&dir);
     std::fs::create_dir_all(&dir).expect("a scratch folder");
     std::fs::write(
         dir.join("vs.yaml"),
