@@ -9,6 +9,23 @@ const DEMO: &str = "fixtures/layers/payments/openapi.yaml";
 const DEMO_POLICY: &str = "fixtures/layers/payments/retry-policy.yaml";
 const DEMO_DEPLOY: &str = "fixtures/layers/payments/deploy";
 
+/// An empty scratch folder for one test.
+fn scratch(name: &str) -> std::path::PathBuf {
+    let dir = std::path::Path::new(env!("CARGO_TARGET_TMPDIR")).join(name);
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).expect("a scratch folder");
+    dir
+}
+
+/// The demo's description, alone in `dir` (no policy beside it to discover).
+fn copy_demo(dir: &std::path::Path) {
+    std::fs::copy(
+        format!("{}/{DEMO}", env!("CARGO_MANIFEST_DIR")),
+        dir.join("openapi.yaml"),
+    )
+    .expect("copied");
+}
+
 /// The JSON findings of a run, as (rule, file, message).
 fn findings(stdout: &str) -> Vec<(String, String, String)> {
     let json: serde_json::Value = serde_json::from_str(stdout).expect("JSON output");
@@ -311,14 +328,8 @@ fn the_report_shows_layers_and_amplification() {
 fn without_a_host_in_common_the_layers_are_reported_unchecked() {
     // The description alone, without the policy's service.hosts beside it: the mesh's
     // in-cluster name is unknown.
-    let dir = std::path::Path::new(env!("CARGO_TARGET_TMPDIR")).join("layers-no-host");
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).expect("a scratch folder");
-    std::fs::copy(
-        format!("{}/{DEMO}", env!("CARGO_MANIFEST_DIR")),
-        dir.join("openapi.yaml"),
-    )
-    .expect("copied");
+    let dir = scratch("layers-no-host");
+    copy_demo(&dir);
     let deploy = format!("{}/{DEMO_DEPLOY}", env!("CARGO_MANIFEST_DIR"));
     let run = retrylint_in(&dir, &["check", "openapi.yaml", "-p", &deploy]);
     assert!(
@@ -348,9 +359,7 @@ fn without_a_host_in_common_the_layers_are_reported_unchecked() {
 
 #[test]
 fn p_refuses_files_of_no_known_kind_and_two_policies() {
-    let dir = std::path::Path::new(env!("CARGO_TARGET_TMPDIR")).join("layers-refused");
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).expect("a scratch folder");
+    let dir = scratch("layers-refused");
     std::fs::write(dir.join("values.yaml"), "replicas: 3\nimage: payments\n").expect("written");
     std::fs::write(
         dir.join("deploy.yaml"),
@@ -392,11 +401,7 @@ fn p_refuses_files_of_no_known_kind_and_two_policies() {
     );
     // In a folder, files of other kinds (other Kubernetes objects, a values file, a
     // description) are skipped beside the ones -p reads.
-    std::fs::copy(
-        format!("{}/{DEMO}", env!("CARGO_MANIFEST_DIR")),
-        dir.join("openapi.yaml"),
-    )
-    .expect("copied");
+    copy_demo(&dir);
     std::fs::copy(
         format!("{}/{DEMO_DEPLOY}/mesh.yaml", env!("CARGO_MANIFEST_DIR")),
         dir.join("mesh.yaml"),
@@ -423,9 +428,7 @@ fn p_refuses_files_of_no_known_kind_and_two_policies() {
 
 #[test]
 fn a_bad_value_in_a_layer_file_is_an_input_error_at_its_line() {
-    let dir = std::path::Path::new(env!("CARGO_TARGET_TMPDIR")).join("layers-bad");
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).expect("a scratch folder");
+    let dir = scratch("layers-bad");
     std::fs::write(
         dir.join("vs.yaml"),
         "apiVersion: networking.istio.io/v1\nkind: VirtualService\nmetadata: { name: p }\nspec:\n  hosts: [p]\n  http:\n  - timeout: soon\n    route: [{ destination: { host: p } }]\n",
@@ -482,11 +485,9 @@ fn a_comment_in_a_layer_file_suppresses_a_finding_there() {
 
 #[test]
 fn the_policy_places_layers_and_reports_an_entry_that_places_none() {
-    let dir = std::path::Path::new(env!("CARGO_TARGET_TMPDIR")).join("layers-placed");
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).expect("a scratch folder");
+    let dir = scratch("layers-placed");
     let root = env!("CARGO_MANIFEST_DIR");
-    std::fs::copy(format!("{root}/{DEMO}"), dir.join("openapi.yaml")).expect("copied");
+    copy_demo(&dir);
     let policy = std::fs::read_to_string(format!("{root}/{DEMO_POLICY}")).expect("read");
     // The mesh's VirtualService placed at the gateway: the two are alternatives there, so
     // a call reaches the backend 3 × 3 = 9 times, within the limit.
@@ -546,14 +547,8 @@ fn init_leaves_the_client_the_attempts_the_layers_leave_room_for() {
         run.stdout
     );
     // The policy it writes reads back, and check binds the same layers with it.
-    let dir = std::path::Path::new(env!("CARGO_TARGET_TMPDIR")).join("layers-init");
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).expect("a scratch folder");
-    std::fs::copy(
-        format!("{}/{DEMO}", env!("CARGO_MANIFEST_DIR")),
-        dir.join("openapi.yaml"),
-    )
-    .expect("copied");
+    let dir = scratch("layers-init");
+    copy_demo(&dir);
     std::fs::write(dir.join("retry-policy.yaml"), &run.stdout).expect("written");
     let deploy = format!("{}/{DEMO_DEPLOY}", env!("CARGO_MANIFEST_DIR"));
     let check = retrylint_in(
@@ -579,9 +574,7 @@ fn init_leaves_the_client_the_attempts_the_layers_leave_room_for() {
 
 #[test]
 fn binding_many_routes_to_many_operations_is_refused_quickly() {
-    let dir = std::path::Path::new(env!("CARGO_TARGET_TMPDIR")).join("layers-many-routes");
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).expect("a scratch folder");
+    let dir = scratch("layers-many-routes");
     let mut spec = String::from("openapi: 3.0.3\ninfo: { title: Many, version: '1' }\npaths:\n");
     for i in 0..2_000 {
         spec.push_str(&format!(
@@ -613,11 +606,8 @@ fn binding_many_routes_to_many_operations_is_refused_quickly() {
 
 #[test]
 fn an_envoy_method_guard_keeps_writes_from_being_retried() {
-    let dir = std::path::Path::new(env!("CARGO_TARGET_TMPDIR")).join("layers-guard");
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).expect("a scratch folder");
-    let root = env!("CARGO_MANIFEST_DIR");
-    std::fs::copy(format!("{root}/{DEMO}"), dir.join("openapi.yaml")).expect("copied");
+    let dir = scratch("layers-guard");
+    copy_demo(&dir);
     let rds = |guard: &str| {
         format!(
             "name: edge\nvirtual_hosts:\n- name: payments\n  domains: [api.payments.example.com]\n  routes:\n  - match: {{ prefix: /v1/payments }}\n    route:\n      cluster: payments\n      timeout: 10s\n      retry_policy:\n        retry_on: 5xx\n        num_retries: 2\n        per_try_timeout: 2s\n{guard}"
