@@ -442,8 +442,7 @@ fn a_bad_value_in_a_layer_file_is_an_input_error_at_its_line() {
 
 #[test]
 fn a_comment_in_a_layer_file_suppresses_a_finding_there() {
-    let dir = std::path::Path::new(env!("CARGO_TARGET_TMPDIR")).join("layers-suppressed");
-    let _ = std::fs::remove_dir_all(&dir);
+    let dir = scratch("layers-suppressed");
     std::fs::create_dir_all(dir.join("deploy")).expect("a scratch folder");
     let root = env!("CARGO_MANIFEST_DIR");
     for file in [
