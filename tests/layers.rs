@@ -691,3 +691,84 @@ fn simulate_counts_the_demo_chain_at_the_backend() {
     assert_eq!(variant["calls"], 10);
     assert_eq!(variant["requests"], 270);
 }
+
+#[test]
+fn text_from_a_layer_file_cannot_act_where_it_is_printed() {
+    let dir = scratch("layers-hostile-names");
+    copy_demo(&dir);
+    std::fs::write(
+        dir.join("vs.yaml"),
+        "apiVersion: networking.istio.io/v1\nkind: VirtualService\nmetadata:\n  name: \"x\\n::error file=a::pwned\\u001b[31m <img src=x> @everyone\"\nspec:\n  hosts: [payments.prod.svc.cluster.local]\n  http:\n  - name: \"r\\n::warning::route\"\n    route: [{ destination: { host: p } }]\n",
+    )
+    .expect("written");
+    let args = |format: &str| -> Vec<String> {
+        [
+            "check",
+            "openapi.yaml",
+            "-p",
+            "vs.yaml",
+            "--host",
+            "payments.prod.svc.cluster.local",
+            "--format",
+            format,
+        ]
+        .map(str::to_string)
+        .to_vec()
+    };
+    for format in ["github", "human", "json", "sarif", "junit"] {
+        let argv = args(format);
+        let run = retrylint_in(&dir, &argv.iter().map(String::as_str).collect::<Vec<_>>());
+        assert_ne!(run.code, 2, "{}", run.transcript());
+        assert!(
+            run.stdout.contains("implicit-mesh-retry"),
+            "{format}: {}",
+            run.stdout
+        );
+        for line in run.stdout.lines() {
+            assert!(
+                !line.starts_with("::warning::route") && !line.starts_with("::error file=a"),
+                "{format}: {line}"
+            );
+            assert!(!line.contains('\u{1b}'), "{format}: {line:?}");
+        }
+    }
+    let report = retrylint_in(
+        &dir,
+        &[
+            "report",
+            "openapi.yaml",
+            "-p",
+            "vs.yaml",
+            "--host",
+            "payments.prod.svc.cluster.local",
+        ],
+    );
+    // Markdown: the tag is escaped text, the mention is broken.
+    assert!(report.stdout.contains("<img"), "{}", report.stdout);
+    assert!(
+        report
+            .stdout
+            .match_indices("<img")
+            .all(|(at, _)| report.stdout[..at].ends_with('\\')),
+        "{}",
+        report.stdout
+    );
+    assert!(!report.stdout.contains("@everyone"), "{}", report.stdout);
+    let plan = retrylint_in(
+        &dir,
+        &[
+            "plan",
+            "openapi.yaml",
+            "-p",
+            "vs.yaml",
+            "--host",
+            "payments.prod.svc.cluster.local",
+        ],
+    );
+    assert!(
+        plan.stdout.lines().all(|l| !l.starts_with("::")),
+        "{}",
+        plan.stdout
+    );
+    assert!(!plan.stdout.contains('\u{1b}'), "{}", plan.stdout);
+}
