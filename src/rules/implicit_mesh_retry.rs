@@ -1,6 +1,6 @@
 //! `implicit-mesh-retry`: a mesh route with no retry settings retries by its default.
 
-use super::layered::{is_non_idempotent, loops, protection};
+use super::layered::{is_non_idempotent, layered, loops, protection};
 use super::{OperationContext, Rule, declare_rule, declared_here};
 use crate::finding::{Finding, Label, Severity};
 
@@ -15,7 +15,7 @@ declare_rule!(
 
 impl Rule for ImplicitMeshRetry {
     fn check_operation(&self, cx: &OperationContext<'_>, out: &mut Vec<Finding>) {
-        if cx.layer.is_some() {
+        if !layered(cx) {
             return;
         }
         let op = cx.op;

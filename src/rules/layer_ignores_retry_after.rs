@@ -1,7 +1,7 @@
 //! `layer-ignores-retry-after`: a layer that cannot read `Retry-After` retries the
 //! statuses that carry it.
 
-use super::layered::loops;
+use super::layered::{layered, loops};
 use super::{OperationContext, Rule, declare_rule};
 use crate::finding::{Finding, Label};
 
@@ -16,7 +16,7 @@ declare_rule!(
 
 impl Rule for LayerIgnoresRetryAfter {
     fn check_operation(&self, cx: &OperationContext<'_>, out: &mut Vec<Finding>) {
-        if cx.layer.is_some() {
+        if !layered(cx) {
             return;
         }
         let op = cx.op;

@@ -55,6 +55,19 @@ impl<'a> Loop<'a> {
     }
 }
 
+/// Whether the layer rules have anything to look at for this operation: a layer binds
+/// it, and the hook runs for the operation itself (not once more per layer). Checked
+/// before anything is built, so a check without layers pays nothing for them.
+pub fn layered(cx: &OperationContext<'_>) -> bool {
+    cx.layer.is_none()
+        && cx
+            .run
+            .layers
+            .per_operation
+            .get(cx.op_index)
+            .is_some_and(|hops| !hops.is_empty())
+}
+
 /// The client's loop (when a policy retries the operation) and each layer's, client first.
 pub fn loops<'a>(cx: &'a OperationContext<'a>) -> Vec<Loop<'a>> {
     let run = cx.run;

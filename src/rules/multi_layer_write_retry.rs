@@ -1,6 +1,6 @@
 //! `multi-layer-write-retry`: more than one layer repeats an unprotected write.
 
-use super::layered::{is_non_idempotent, loops, protection};
+use super::layered::{is_non_idempotent, layered, loops, protection};
 use super::{OperationContext, Rule, declare_rule, declared_here, describe_signals};
 use crate::finding::{Finding, Label};
 
@@ -15,7 +15,7 @@ declare_rule!(
 
 impl Rule for MultiLayerWriteRetry {
     fn check_operation(&self, cx: &OperationContext<'_>, out: &mut Vec<Finding>) {
-        if cx.layer.is_some() || !is_non_idempotent(cx) || protection(cx).is_some() {
+        if !layered(cx) || !is_non_idempotent(cx) || protection(cx).is_some() {
             return;
         }
         let retrying: Vec<_> = loops(cx)

@@ -18,7 +18,7 @@ declare_rule!(
 
 impl Rule for RetryAmplification {
     fn check_operation(&self, cx: &OperationContext<'_>, out: &mut Vec<Finding>) {
-        if cx.layer.is_some() || cx.run.layers.is_empty() {
+        if !super::layered::layered(cx) {
             return;
         }
         let chain = cx.run.layers.chain(cx.op_index, cx.policy);

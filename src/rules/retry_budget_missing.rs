@@ -1,6 +1,6 @@
 //! `retry-budget-missing`: many attempts per call, and no budget anywhere.
 
-use super::layered::{has_budget, loops};
+use super::layered::{has_budget, layered, loops};
 use super::{OperationContext, Rule, declare_rule, declared_here};
 use crate::finding::{Finding, Label};
 use crate::layers::Position;
@@ -18,7 +18,7 @@ declare_rule!(
 
 impl Rule for RetryBudgetMissing {
     fn check_operation(&self, cx: &OperationContext<'_>, out: &mut Vec<Finding>) {
-        if cx.layer.is_some() {
+        if !layered(cx) {
             return;
         }
         let all = loops(cx);
