@@ -56,7 +56,11 @@ fn load_policy_from(
     display: PathBuf,
     options: &LoadOptions,
 ) -> Result<LoadedPolicy, InputError> {
-    let file = read_source(path, display, options)?;
+    policy_of(read_source(path, display, options)?)
+}
+
+/// Parses a policy file already read.
+fn policy_of(file: SourceFile) -> Result<LoadedPolicy, InputError> {
     let policy = parse_policy_file(&file, POLICY_FILE_ID, &rules::names())?;
     let layers = crate::layers::settings::read(&file, POLICY_FILE_ID)?;
     Ok(LoadedPolicy {
@@ -94,7 +98,7 @@ pub fn load_given(paths: &[PathBuf], options: &LoadOptions) -> Result<GivenPolic
         let mut found = 0usize;
         for (path, walked) in files {
             match crate::layers::detect::detect(&path, walked, options)? {
-                Detected::Policy => {
+                Detected::Policy(parsed) => {
                     if let Some((first, _)) = &given.policy {
                         return Err(InputError::new(format!(
                             "two retry policies given: `{}` and `{}`",
@@ -103,7 +107,11 @@ pub fn load_given(paths: &[PathBuf], options: &LoadOptions) -> Result<GivenPolic
                         ))
                         .with_help("give one retrylint policy (`version: 1`); the other -p files may be mesh, gateway or proxy settings"));
                     }
-                    given.policy = Some((path.clone(), load_policy(&path, options)?));
+                    let policy = match parsed {
+                        Some(file) => policy_of(file)?,
+                        None => load_policy(&path, options)?,
+                    };
+                    given.policy = Some((path.clone(), policy));
                     found += 1;
                 }
                 Detected::Layers(file) => {

@@ -27,8 +27,9 @@ pub struct LayerFile {
 /// What one `-p` file is.
 #[derive(Debug)]
 pub enum Detected {
-    /// retrylint's own policy: parse it as one.
-    Policy,
+    /// retrylint's own policy, as one document (the file read once); `None` when the file
+    /// holds more documents, which the policy reader refuses with its own message.
+    Policy(Option<SourceFile>),
     /// Retry settings of another layer.
     Layers(LayerFile),
     /// A file in a walked folder with nothing retrylint reads (other Kubernetes objects,
@@ -115,12 +116,18 @@ pub fn detect(path: &Path, walked: bool, options: &LoadOptions) -> Result<Detect
     let file = SourceFile::parse_documents(path.to_path_buf(), text, options.parse)
         .map_err(|(text, e)| syntax_error(&shown, text, e))?;
     let documents = file.root.as_seq().unwrap_or_default();
-    let is_policy = documents.len() == 1
-        && documents[0]
-            .as_map()
-            .is_some_and(|m| m.get("version").is_some() && m.get("apiVersion").is_none());
+    let is_policy = documents
+        .first()
+        .and_then(Node::as_map)
+        .is_some_and(|m| m.get("version").is_some() && m.get("apiVersion").is_none());
     if is_policy {
-        return Ok(Detected::Policy);
+        let single = documents.len() == 1;
+        return Ok(Detected::Policy(single.then(|| {
+            let mut file = file;
+            let document = file.root.as_seq().map(|d| d[0].clone());
+            file.root = document.unwrap_or_else(|| file.root.clone());
+            file
+        })));
     }
     let known = documents
         .iter()
