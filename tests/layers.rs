@@ -772,3 +772,59 @@ fn text_from_a_layer_file_cannot_act_where_it_is_printed() {
     );
     assert!(!plan.stdout.contains('\u{1b}'), "{}", plan.stdout);
 }
+
+#[test]
+fn the_policys_layer_settings_are_read_as_strictly_as_the_rest() {
+    let dir = scratch("layers-settings");
+    copy_demo(&dir);
+    let cases = [
+        (
+            "version: 1\nlayers:\n  - file: deploy/mesh.yaml\n    position: sidecar\n",
+            "unknown position `sidecar`: use client, edge, gateway, mesh",
+            "retry-policy.yaml:4",
+        ),
+        (
+            "version: 1\nlayers:\n  - position: mesh\n",
+            "needs a `file` or a `name`",
+            "retry-policy.yaml:3",
+        ),
+        (
+            "version: 1\nservice:\n  host: payments\n",
+            "unknown key `host` in `service`",
+            "retry-policy.yaml:3",
+        ),
+        (
+            "version: 1\nlint:\n  maxAmplification: 0\n",
+            "`maxAmplification` must be a whole number of 1 or more",
+            "retry-policy.yaml:3",
+        ),
+    ];
+    for (policy, message, at) in cases {
+        std::fs::write(dir.join("retry-policy.yaml"), policy).expect("written");
+        let run = retrylint_in(&dir, &["check", "openapi.yaml"]);
+        assert_eq!(run.code, 2, "{policy}\n{}", run.transcript());
+        assert!(run.stderr.contains(message), "{policy}\n{}", run.stderr);
+        assert!(run.stderr.contains(at), "{policy}\n{}", run.stderr);
+    }
+}
+
+#[test]
+fn p_counts_its_files_against_max_files() {
+    let run = retrylint(&[
+        "check",
+        DEMO,
+        "-p",
+        DEMO_POLICY,
+        "-p",
+        DEMO_DEPLOY,
+        "--max-files",
+        "2",
+    ]);
+    assert_eq!(run.code, 2, "{}", run.transcript());
+    assert!(
+        run.stderr.contains("-p names more than 2 files"),
+        "{}",
+        run.stderr
+    );
+    assert!(run.stderr.contains("--max-files"), "{}", run.stderr);
+}
