@@ -6,7 +6,7 @@ use super::{Layer, Position, Route, UNBOUNDED_ATTEMPTS};
 use crate::error::InputError;
 use crate::location::Loc;
 use crate::model::{Api, Method, Operation};
-use crate::policy::{Effective, PolicyObject, effect_of};
+use crate::policy::{Effective, effect_of};
 
 /// The most route matches binding may try: routes of the layers that serve the service ×
 /// operations (about a second at worst).
@@ -135,16 +135,7 @@ impl Bound {
         client: Option<&Effective>,
     ) -> Effective {
         let route = self.route(layer, route);
-        let mut policy = PolicyObject::default();
-        if let Some(client) = client {
-            let c = &client.policy;
-            policy.side_effect = c.side_effect.clone();
-            policy.idempotency = c.idempotency.clone();
-            policy.key_header = c.key_header.clone();
-            policy.key_retention = c.key_retention.clone();
-            policy.status_endpoint = c.status_endpoint.clone();
-            policy.on_unknown_outcome = c.on_unknown_outcome.clone();
-        }
+        let mut policy = client.map(|c| c.policy.contract()).unwrap_or_default();
         policy.overlay(&route.policy);
         if !route.retries_method(op.method.as_str()) {
             let guard = route.loc.noted(format!(

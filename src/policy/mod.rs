@@ -263,6 +263,23 @@ policy_fields! {
     on_unknown_outcome: UnknownOutcome,
 }
 
+impl PolicyObject {
+    /// What the operation is and what protects a repeat of it — `sideEffect`, the
+    /// `idempotency` section and `onUnknownOutcome` — without how it is retried: what a
+    /// proxy's retries inherit from the client (the key travels with every request).
+    pub fn contract(&self) -> PolicyObject {
+        PolicyObject {
+            side_effect: self.side_effect.clone(),
+            idempotency: self.idempotency.clone(),
+            key_header: self.key_header.clone(),
+            key_retention: self.key_retention.clone(),
+            status_endpoint: self.status_endpoint.clone(),
+            on_unknown_outcome: self.on_unknown_outcome.clone(),
+            ..PolicyObject::default()
+        }
+    }
+}
+
 /// One `operations:` entry of a policy file.
 #[derive(Debug, Clone)]
 pub struct PolicyEntry {
