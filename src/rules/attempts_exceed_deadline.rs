@@ -17,6 +17,11 @@ declare_rule!(
 );
 
 impl Rule for AttemptsExceedDeadline {
+    fn judges_layer(&self, _layer: &crate::layers::Layer, route: &crate::layers::Route) -> bool {
+        // A route bounded only by a budget has no count to fit in a deadline.
+        !route.budget_only
+    }
+
     fn check_operation(&self, cx: &OperationContext<'_>, out: &mut Vec<Finding>) {
         let Some(policy) = cx.policy else { return };
         let p = &policy.policy;

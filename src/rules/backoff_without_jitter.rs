@@ -13,6 +13,11 @@ declare_rule!(
 );
 
 impl Rule for BackoffWithoutJitter {
+    fn judges_layer(&self, _layer: &crate::layers::Layer, route: &crate::layers::Route) -> bool {
+        // Jitter the format leaves to the implementation is not judged.
+        route.policy.jitter.is_some()
+    }
+
     fn check_operation(&self, cx: &OperationContext<'_>, out: &mut Vec<Finding>) {
         let Some(policy) = cx.policy else { return };
         if !policy.is_retried() {

@@ -13,6 +13,11 @@ declare_rule!(
 );
 
 impl Rule for ImmediateRetry {
+    fn judges_layer(&self, _layer: &crate::layers::Layer, route: &crate::layers::Route) -> bool {
+        // A backoff the format leaves to the implementation is not judged.
+        route.policy.backoff_base.is_some()
+    }
+
     fn check_operation(&self, cx: &OperationContext<'_>, out: &mut Vec<Finding>) {
         let Some(policy) = cx.policy else { return };
         if !policy.is_retried() {

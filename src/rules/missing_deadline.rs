@@ -12,6 +12,11 @@ declare_rule!(
 );
 
 impl Rule for MissingDeadline {
+    fn judges_layer(&self, _layer: &crate::layers::Layer, route: &crate::layers::Route) -> bool {
+        // A route bounded only by a budget has no count to put a deadline on.
+        !route.budget_only
+    }
+
     fn check_operation(&self, cx: &OperationContext<'_>, out: &mut Vec<Finding>) {
         let Some(policy) = cx.policy else { return };
         let Some(attempts) = &policy.policy.max_attempts else {

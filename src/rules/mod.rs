@@ -99,6 +99,15 @@ pub trait Rule: Describe + Sync {
 
     /// Called once per description (for findings about the policy as a whole).
     fn check_run(&self, _cx: &RunContext<'_>, _out: &mut Vec<Finding>) {}
+
+    /// Whether [`Rule::check_operation`] also judges a layer's route: a mesh, gateway,
+    /// proxy or SDK that retries the operation on its own. Rules about how a request is
+    /// retried opt in; rules about the description or the client's own behaviour (keys,
+    /// logs, selectors) would only repeat themselves. A route that retries by a format's
+    /// implicit default is never judged here: `implicit-mesh-retry` reports it.
+    fn judges_layer(&self, _layer: &Layer, _route: &Route) -> bool {
+        false
+    }
 }
 
 /// Every rule, in the order of the rule catalogue.
@@ -242,29 +251,6 @@ impl OperationContext<'_> {
     }
 }
 
-/// Whether a client-policy rule also checks a layer's route. Rules about the description
-/// or the client's own behaviour (keys, logs, selectors) do not; a route that retries
-/// by an implicit default is left to `implicit-mesh-retry`; a value a format leaves to the
-/// implementation (jitter, backoff) is not judged; budget-only routes have no count.
-fn runs_in_layer(rule: &str, layer: &Layer, route: &Route) -> bool {
-    if route.implicit {
-        return false;
-    }
-    match rule {
-        "unprotected-write-retry"
-        | "retry-on-non-transient"
-        | "invalid-backoff"
-        | "retry-after-unbounded" => true,
-        "retry-after-ignored" => layer.format.can_honor_retry_after(),
-        "immediate-retry" => route.policy.backoff_base.is_some(),
-        "backoff-without-jitter" => route.policy.jitter.is_some(),
-        "missing-deadline" | "unbounded-attempts" | "attempts-exceed-deadline" => {
-            !route.budget_only
-        }
-        _ => false,
-    }
-}
-
 /// A finding of a client-policy rule about a layer's route: the message names the layer,
 /// and the operation is a related location when no label points into the description.
 fn in_layer(mut finding: Finding, layer: &Layer, route: &Route, op: &Operation) -> Finding {
@@ -388,7 +374,7 @@ pub fn check(cx: &RunContext<'_>, levels: &RuleLevels) -> Vec<Finding> {
                 ..op_cx
             };
             for (rule, severity) in &enabled {
-                if !runs_in_layer(rule.meta().name, layer, route) {
+                if route.implicit || !rule.judges_layer(layer, route) {
                     continue;
                 }
                 rule.check_operation(&layer_cx, &mut out);

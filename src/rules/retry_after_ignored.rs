@@ -14,6 +14,11 @@ declare_rule!(
 );
 
 impl Rule for RetryAfterIgnored {
+    fn judges_layer(&self, layer: &crate::layers::Layer, _route: &crate::layers::Route) -> bool {
+        // A format with no Retry-After setting is left to `layer-ignores-retry-after`.
+        layer.format.can_honor_retry_after()
+    }
+
     fn check_operation(&self, cx: &OperationContext<'_>, out: &mut Vec<Finding>) {
         let Some(policy) = cx.policy else { return };
         if !policy.is_retried() || policy.honors_retry_after() {

@@ -12,6 +12,10 @@ declare_rule!(
 );
 
 impl Rule for RetryAfterUnbounded {
+    fn judges_layer(&self, _layer: &crate::layers::Layer, _route: &crate::layers::Route) -> bool {
+        true
+    }
+
     fn check_operation(&self, cx: &OperationContext<'_>, out: &mut Vec<Finding>) {
         let Some(policy) = cx.policy else { return };
         let p = &policy.policy;

@@ -15,6 +15,11 @@ declare_rule!(
 );
 
 impl Rule for UnboundedAttempts {
+    fn judges_layer(&self, _layer: &crate::layers::Layer, route: &crate::layers::Route) -> bool {
+        // A route bounded only by a budget is judged by the layer rules.
+        !route.budget_only
+    }
+
     fn check_operation(&self, cx: &OperationContext<'_>, out: &mut Vec<Finding>) {
         let Some(attempts) = cx.policy.and_then(|p| p.policy.max_attempts.as_ref()) else {
             return;

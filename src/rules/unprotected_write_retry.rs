@@ -15,6 +15,10 @@ declare_rule!(
 );
 
 impl Rule for UnprotectedWriteRetry {
+    fn judges_layer(&self, _layer: &crate::layers::Layer, _route: &crate::layers::Route) -> bool {
+        true
+    }
+
     fn check_operation(&self, cx: &OperationContext<'_>, out: &mut Vec<Finding>) {
         let Some(policy) = cx.policy else { return };
         if policy.effect.side_effect != SideEffect::NonIdempotent || !policy.is_retried() {
