@@ -4,6 +4,7 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
+use crate::contract::{self, Contract, KeyHeaders};
 use crate::error::InputError;
 use crate::finding::CheckResult;
 use crate::finding::{Finding, OperationRef};
@@ -193,6 +194,8 @@ pub fn discover_policy(
 pub struct Analysis {
     pub api: model::Api,
     pub sources: Sources,
+    /// Per operation, what the description alone lets any client retry safely.
+    pub contracts: Vec<Contract>,
     /// Per operation, in the order of `api.operations` (empty without a policy).
     pub effective: Vec<Effective>,
     pub matches: Matches,
@@ -251,6 +254,11 @@ pub fn analyze_layers(
     let root = loader.load_root(path)?;
     let api = model::build(&mut loader, root)?;
     let sources = loader.into_sources();
+    let key_headers = policy
+        .map(|p| p.policy.lint.key_headers.iter().map(|k| k.value.clone()))
+        .into_iter()
+        .flatten();
+    let contracts = contract::derive(&api, &KeyHeaders::new(key_headers));
     layers.extend(crate::layers::speakeasy::import(&api, &sources)?);
     let settings = policy.map(|p| &p.layers);
     let position_hits = place_layers(&mut layers, settings, &sources);
@@ -286,6 +294,7 @@ pub fn analyze_layers(
     Ok(Analysis {
         api,
         sources,
+        contracts,
         effective,
         matches,
         layers: bound,
@@ -336,6 +345,7 @@ pub fn check_analysis(
     let cx = RunContext {
         api: &analysis.api,
         sources: &analysis.sources,
+        contracts: &analysis.contracts,
         policy: policy_file,
         effective: &analysis.effective,
         matches: &analysis.matches,

@@ -4,6 +4,7 @@
 //! [`source`] (files parsed once into spanned trees) →
 //! [`load`] (a description's files, `$ref`s followed) →
 //! [`model`] (the operations and the facts retrying depends on) →
+//! [`contract`] (what the description alone lets any client retry safely) →
 //! [`policy`] (the retry policy file and each operation's effective policy) →
 //! [`rules`] (checks that produce [`finding`]s) →
 //! [`output`] (how findings are shown).
@@ -14,6 +15,7 @@ pub mod baseline;
 pub mod check;
 pub mod cli;
 pub mod commands;
+pub mod contract;
 pub mod error;
 pub mod finding;
 pub mod init;

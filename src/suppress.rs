@@ -26,12 +26,14 @@ pub static META: [RuleMeta; 2] = [
     RuleMeta {
         name: WITHOUT_REASON,
         severity: Severity::Warning,
+        scope: rules::Scope::Description,
         summary: "a suppression gives no reason",
         doc: "# suppression-without-reason\n\n## What it checks\n\nA suppression (`x-retrylint-ignore`, a `# retrylint: ignore[rule]` comment or a `lint.ignore` entry) without a reason.\n\n## Fix\n\nSay why the finding does not apply, so that the next reader can judge it.\n",
     },
     RuleMeta {
         name: UNUSED,
         severity: Severity::Warning,
+        scope: rules::Scope::Description,
         summary: "a suppression silences no finding",
         doc: "# unused-suppression\n\n## What it checks\n\nA suppression that silenced no finding of a rule that ran: the finding it was written for is gone.\n\n## Fix\n\nRemove the suppression.\n",
     },

@@ -6,7 +6,8 @@ use crate::error::InputError;
 /// The JSON Schema of the retry policy file.
 pub const POLICY_SCHEMA: &str = include_str!("../../schema/retry-policy.schema.json");
 
-/// `retrylint rules`: name, default severity and summary of every rule.
+/// `retrylint rules`: name, default severity, what it judges (`policy`, `description`,
+/// `contract`, `layers`) and summary of every rule.
 pub fn rules_table() -> String {
     let width = crate::rules::ALL
         .iter()
@@ -17,9 +18,10 @@ pub fn rules_table() -> String {
     for rule in crate::rules::ALL {
         let meta = rule.meta();
         out.push_str(&format!(
-            "{:<width$}  {:<7}  {}\n",
+            "{:<width$}  {:<7}  {:<11}  {}\n",
             meta.name,
             meta.severity.as_str(),
+            meta.scope.as_str(),
             meta.summary
         ));
     }

@@ -21,7 +21,7 @@ pub mod linkerd;
 pub mod settings;
 pub mod speakeasy;
 #[cfg(test)]
-mod test_support;
+pub(crate) mod test_support;
 pub mod values;
 
 use std::fmt;

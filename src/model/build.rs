@@ -12,7 +12,8 @@
 //! thing.
 
 use super::{
-    Api, Extension, HeaderParam, Method, Operation, Response, ResponseHeader, SpecVersion,
+    Api, Extension, HeaderFormat, HeaderParam, Link, LinkTarget, Method, Operation, Response,
+    ResponseHeader, SpecVersion,
 };
 use crate::error::InputError;
 use crate::load::{FileId, Loader, Target};
@@ -122,7 +123,44 @@ pub fn build(loader: &mut Loader, root: FileId) -> Result<Api, InputError> {
         retry_policy: extension(&doc, "x-retry-policy"),
         servers: server_urls(&file.root),
         speakeasy_retries: extension(&doc, "x-speakeasy-retries"),
+        fern_idempotency_headers: fern_headers(&doc)?,
     })
+}
+
+/// The header names of the document's `x-fern-idempotency-headers`
+/// (`[{header: Idempotency-Key, name: idempotency_key}]`).
+fn fern_headers(doc: &At<'_>) -> Result<Vec<(String, Loc)>, InputError> {
+    const KEY: &str = "x-fern-idempotency-headers";
+    let Some(entry) = doc.node.as_map().and_then(|m| m.entry(KEY)) else {
+        return Ok(Vec::new());
+    };
+    let Some(items) = entry.value.as_seq() else {
+        return Err(doc.error(
+            entry.value.span,
+            format!("`{KEY}` must be a list, found {}", entry.value.kind()),
+        ));
+    };
+    let list = doc.loc.entry(KEY, entry.key_span, &entry.value);
+    items
+        .iter()
+        .enumerate()
+        .map(|(i, item)| {
+            let name = item
+                .get("header")
+                .and_then(Node::scalar_text)
+                .ok_or_else(|| {
+                    doc.error(
+                        item.span,
+                        format!("an entry of `{KEY}` needs a `header`: the header's name"),
+                    )
+                })?;
+            let mut loc = list.item(i, item);
+            if let Some(header) = loc.child(item, "header") {
+                loc = header;
+            }
+            Ok((name.to_string(), loc))
+        })
+        .collect()
 }
 
 /// The document's server URLs: OpenAPI 3 `servers[].url`, or Swagger 2.0's `host` and
@@ -415,6 +453,18 @@ fn operation(
         retry_policy: extension(&op, "x-retry-policy"),
         speakeasy_retries: extension(&op, "x-speakeasy-retries"),
         ignore: extension(&op, "x-retrylint-ignore"),
+        fern_idempotent: flag(op.file, op.node, "x-fern-idempotent")?.map(|(value, e)| {
+            (
+                value,
+                op.loc.entry("x-fern-idempotent", e.key_span, &e.value),
+            )
+        }),
+        long_running: flag(op.file, op.node, "x-ms-long-running-operation")?
+            .filter(|(value, _)| *value)
+            .map(|(_, e)| {
+                op.loc
+                    .entry("x-ms-long-running-operation", e.key_span, &e.value)
+            }),
     })
 }
 
@@ -490,19 +540,125 @@ fn responses(loader: &mut Loader, op: &At<'_>) -> Result<Vec<Response>, InputErr
         if let Some(map) = response.map_child("headers")? {
             for header in map.node.as_map().map(|m| m.entries()).unwrap_or_default() {
                 // A header `$ref` must resolve even though only its name matters here.
-                loader.follow(response.id, &header.value)?;
+                let definition = loader.follow(response.id, &header.value)?;
+                // Only a `Retry-After`'s format is ever asked about.
+                let format = if header.key.eq_ignore_ascii_case("Retry-After") {
+                    match &definition {
+                        Some(t) => header_format(loader, t.file_id, t.node())?,
+                        None => header_format(loader, response.id, &header.value)?,
+                    }
+                } else {
+                    HeaderFormat::Unstated
+                };
                 headers.push(ResponseHeader {
                     name: header.key.to_string(),
                     loc: map.loc.entry(&header.key, header.key_span, &header.value),
+                    format,
                 });
             }
         }
+        let links = links(loader, &response)?;
         out.push(Response {
             code: entry.key.to_string(),
             loc: site,
             definition: target.as_ref().map(|_| response.loc.clone()),
             headers,
+            links,
         });
     }
     Ok(out)
+}
+
+/// The `links` of a response (OpenAPI 3), each leading to an operation by operationId or
+/// by a reference to the operation object.
+fn links(loader: &mut Loader, response: &At<'_>) -> Result<Vec<Link>, InputError> {
+    let Some(map) = response.map_child("links")? else {
+        return Ok(Vec::new());
+    };
+    let mut out = Vec::new();
+    for entry in map.node.as_map().map(|m| m.entries()).unwrap_or_default() {
+        let loc = map.loc.entry(&entry.key, entry.key_span, &entry.value);
+        let definition = loader.follow(map.id, &entry.value)?;
+        let (node, file) = match &definition {
+            Some(t) => (t.node(), &*t.file),
+            None => (&entry.value, map.file),
+        };
+        let target = if let Some(id) = node.get("operationId") {
+            let text = id
+                .scalar_text()
+                .ok_or_else(|| InputError::at(file, id.span, "`operationId` must be a string"))?;
+            LinkTarget::OperationId(text.to_string())
+        } else if let Some(reference) = node.get("operationRef") {
+            let text = reference.as_str().ok_or_else(|| {
+                InputError::at(file, reference.span, "`operationRef` must be a string")
+            })?;
+            LinkTarget::OperationRef(text.to_string())
+        } else {
+            // A link must name its operation one way or the other; one that does not
+            // leads nowhere, and is no evidence of anything.
+            continue;
+        };
+        out.push(Link {
+            name: entry.key.to_string(),
+            target,
+            loc,
+        });
+    }
+    Ok(out)
+}
+
+/// What a header's schema says its value is. The header object holds `schema` (OpenAPI
+/// 3) or its `type` itself (Swagger 2.0); a `$ref` is followed, and `oneOf`/`anyOf`
+/// alternatives are combined (one level: a header's schema is small).
+fn header_format(
+    loader: &mut Loader,
+    id: FileId,
+    header: &Node,
+) -> Result<HeaderFormat, InputError> {
+    let (id, schema) = match header.get("schema") {
+        Some(schema) => (id, schema),
+        None => (id, header),
+    };
+    let target = loader.follow(id, schema)?;
+    let schema = match &target {
+        Some(t) => t.node().clone(),
+        None => schema.clone(),
+    };
+    let mut seconds = false;
+    let mut date = false;
+    let mut text = false;
+    let mut read = |node: &Node| {
+        let format = node
+            .get("format")
+            .and_then(Node::as_str)
+            .unwrap_or_default();
+        let types: Vec<&str> = match node.get("type") {
+            Some(t) => match t.as_seq() {
+                Some(items) => items.iter().filter_map(Node::as_str).collect(),
+                None => t.as_str().into_iter().collect(),
+            },
+            None => Vec::new(),
+        };
+        for t in types {
+            match t {
+                "integer" | "number" => seconds = true,
+                "string" if matches!(format, "date-time" | "http-date" | "date") => date = true,
+                "string" => text = true,
+                _ => {}
+            }
+        }
+    };
+    read(&schema);
+    for key in ["oneOf", "anyOf"] {
+        for item in schema.get(key).and_then(Node::as_seq).unwrap_or_default() {
+            read(item);
+        }
+    }
+    Ok(match (seconds, date, text) {
+        (true, true, _) => HeaderFormat::SecondsOrDate,
+        (true, false, _) => HeaderFormat::Seconds,
+        (false, true, _) => HeaderFormat::Date,
+        (false, false, true) => HeaderFormat::Text,
+        (false, false, false) => HeaderFormat::Unstated,
+    })
 }

@@ -159,6 +159,9 @@ pub struct Api {
     /// The document-level `x-speakeasy-retries`: the generated SDK's retries for every
     /// operation without its own.
     pub speakeasy_retries: Option<Extension>,
+    /// The header names of the document-level `x-fern-idempotency-headers`: the keys
+    /// Fern's SDKs send to every operation marked `x-fern-idempotent: true`.
+    pub fern_idempotency_headers: Vec<(String, Loc)>,
 }
 
 /// An extension value of the description, kept as a tree to be read later.
@@ -189,6 +192,12 @@ pub struct Operation {
     /// The operation's own `x-speakeasy-retries`, which replaces the document's.
     pub speakeasy_retries: Option<Extension>,
     pub ignore: Option<Extension>,
+    /// Fern's `x-fern-idempotent: true|false`: the operation takes the document's
+    /// idempotency headers.
+    pub fern_idempotent: Option<(bool, Loc)>,
+    /// Azure's `x-ms-long-running-operation: true`: the result of the write is followed
+    /// through a status resource.
+    pub long_running: Option<Loc>,
 }
 
 impl Operation {
@@ -233,6 +242,8 @@ pub struct Response {
     /// The shared definition, when the entry is a `$ref`.
     pub definition: Option<Loc>,
     pub headers: Vec<ResponseHeader>,
+    /// OpenAPI 3 `links`: operations a client can call with values of this response.
+    pub links: Vec<Link>,
 }
 
 impl Response {
@@ -246,6 +257,13 @@ impl Response {
     pub fn written_at(&self) -> &Loc {
         self.definition.as_ref().unwrap_or(&self.loc)
     }
+
+    /// The declared header with this name (compared without case).
+    pub fn header(&self, name: &str) -> Option<&ResponseHeader> {
+        self.headers
+            .iter()
+            .find(|h| h.name.eq_ignore_ascii_case(name))
+    }
 }
 
 /// A header a response declares.
@@ -253,4 +271,53 @@ impl Response {
 pub struct ResponseHeader {
     pub name: String,
     pub loc: Loc,
+    /// What its schema says the value is.
+    pub format: HeaderFormat,
+}
+
+/// What a header's schema says its value is: what a `Retry-After` needs to be read.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum HeaderFormat {
+    /// An integer (or number): seconds, for `Retry-After`.
+    Seconds,
+    /// A string of format `date-time` or `http-date`.
+    Date,
+    /// Both, through `oneOf`/`anyOf` or a list of types.
+    SecondsOrDate,
+    /// Another string.
+    Text,
+    /// No schema, or one that says nothing of the kind.
+    Unstated,
+}
+
+impl HeaderFormat {
+    /// `integer seconds`, `an HTTP-date`, for the contract's answers.
+    pub fn describe(self) -> &'static str {
+        match self {
+            HeaderFormat::Seconds => "seconds",
+            HeaderFormat::Date => "an HTTP-date",
+            HeaderFormat::SecondsOrDate => "seconds or an HTTP-date",
+            HeaderFormat::Text => "a string",
+            HeaderFormat::Unstated => "no stated format",
+        }
+    }
+}
+
+/// A link from a response to another operation (OpenAPI 3 `links`).
+#[derive(Debug)]
+pub struct Link {
+    /// The link's name in `links`.
+    pub name: String,
+    pub target: LinkTarget,
+    /// The link's entry.
+    pub loc: Loc,
+}
+
+/// How a link names the operation it leads to.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum LinkTarget {
+    OperationId(String),
+    /// A reference to an operation object: `#/paths/~1orders~1{id}/get`, possibly in
+    /// another file (only the part after `#` is compared).
+    OperationRef(String),
 }

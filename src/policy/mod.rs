@@ -313,6 +313,8 @@ pub struct IgnoreEntry {
 pub struct LintConfig {
     pub rules: Vec<(Spanned<String>, Spanned<Level>)>,
     pub max_attempts_limit: Option<Spanned<i64>>,
+    /// Header names that carry idempotency keys, besides the known ones.
+    pub key_headers: Vec<Spanned<String>>,
     pub ignore: Vec<IgnoreEntry>,
 }
 

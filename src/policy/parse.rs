@@ -25,7 +25,13 @@ const TOP_KEYS: &[&str] = &[
     "$schema",
 ];
 /// `maxAmplification` is read by [`crate::layers::settings`].
-const LINT_KEYS: &[&str] = &["rules", "maxAttemptsLimit", "maxAmplification", "ignore"];
+const LINT_KEYS: &[&str] = &[
+    "rules",
+    "maxAttemptsLimit",
+    "maxAmplification",
+    "keyHeaders",
+    "ignore",
+];
 const IGNORE_KEYS: &[&str] = &["rule", "operations", "reason"];
 
 /// Reads a whole policy file. `known_rules` are the rule names `lint` may mention.
@@ -402,6 +408,7 @@ impl Reader<'_> {
                 }
                 "maxAttemptsLimit" => lint.max_attempts_limit = Some(self.integer(entry, at)?),
                 "maxAmplification" => {}
+                "keyHeaders" => lint.key_headers = self.strings(entry, at)?.value,
                 _ => {
                     for (i, item) in self.list(entry)?.iter().enumerate() {
                         lint.ignore

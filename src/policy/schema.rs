@@ -83,6 +83,7 @@ pub fn file() -> Value {
                     },
                     "maxAttemptsLimit": { "type": "integer", "description": "The most attempts unbounded-attempts allows (10 by default)." },
                     "maxAmplification": { "type": "integer", "minimum": 1, "description": "The most requests at the backend per call that retry-amplification allows across layers (10 by default)." },
+                    "keyHeaders": { "type": "array", "items": { "type": "string" }, "description": "Header names that carry idempotency keys in the description, besides Idempotency-Key and the known vendor names." },
                     "ignore": {
                         "type": "array",
                         "items": {

@@ -97,9 +97,7 @@ stroke-width=\"2.4\" stroke-linecap=\"round\" stroke-linejoin=\"round\"/></svg>"
 
 fn readiness_count(report: &Report, r: Readiness) -> usize {
     match r {
-        Readiness::Unsafe => report.summary.unsafe_,
-        Readiness::NeedsWork => report.summary.needs_work,
-        Readiness::Ready => report.summary.ready,
+        r => report.summary.readiness.as_ref().map_or(0, |c| c.get(r)),
     }
 }
 
@@ -149,9 +147,9 @@ fn summary(out: &mut String, report: &Report) {
     w!(
         out,
         "<div class=\"meter\" role=\"img\" aria-label=\"{} unsafe, {} needs work, {} ready\">",
-        s.unsafe_,
-        s.needs_work,
-        s.ready
+        readiness_count(report, Readiness::Unsafe),
+        readiness_count(report, Readiness::NeedsWork),
+        readiness_count(report, Readiness::Ready)
     );
     for r in LEVELS {
         let n = readiness_count(report, r);
@@ -322,7 +320,9 @@ fn operation(out: &mut String, i: usize, op: &OperationReport, description: &str
     let mut rules: Vec<&str> = op.findings.iter().map(|f| f.rule).collect();
     rules.sort_unstable();
     rules.dedup();
-    let r = op.readiness.as_str();
+    let r = op
+        .readiness
+        .map_or(op.contract.state.as_str(), Readiness::as_str);
     let op_id = op.operation_id.as_deref().unwrap_or("");
     let name = format!("{} {}", op.method, op.path);
     w!(

@@ -50,9 +50,18 @@ pub fn render(report: &Report) -> String {
     }
     out.push_str("| readiness | operations | meaning |\n|---|---:|---|\n");
     for (readiness, count) in [
-        (Readiness::Unsafe, s.unsafe_),
-        (Readiness::NeedsWork, s.needs_work),
-        (Readiness::Ready, s.ready),
+        (
+            Readiness::Unsafe,
+            s.readiness.as_ref().map_or(0, |c| c.unsafe_),
+        ),
+        (
+            Readiness::NeedsWork,
+            s.readiness.as_ref().map_or(0, |c| c.needs_work),
+        ),
+        (
+            Readiness::Ready,
+            s.readiness.as_ref().map_or(0, |c| c.ready),
+        ),
     ] {
         let _ = writeln!(
             out,
@@ -80,7 +89,7 @@ pub fn render(report: &Report) -> String {
     let (attention, ready): (Vec<&OperationReport>, Vec<&OperationReport>) = report
         .operations
         .iter()
-        .partition(|o| o.readiness != Readiness::Ready);
+        .partition(|o| o.readiness != Some(Readiness::Ready));
     let mut left_out = 0usize;
     // A large API reads better grouped by rule, with the worst operations in detail.
     let detailed = if attention.len() > GROUP_FROM {
@@ -191,7 +200,7 @@ fn operation(out: &mut String, op: &OperationReport) {
     let _ = writeln!(
         out,
         "<details><summary>{} <code>{} {}</code>{} — {}</summary>\n",
-        badge(op.readiness),
+        op.readiness.map_or(op.contract.state.as_str(), badge),
         op.method,
         html(&op.path),
         html(&id),

@@ -5,8 +5,12 @@
 //! contract — what repeats, why repeating is safe, the time and attempts allowed, and
 //! what happens when a write's outcome is unknown — and gets a readiness:
 //! `unsafe` with any error finding, `needs-work` with any warning, `ready` otherwise.
+//! Readiness judges a client's policy, so without one there is none: every operation
+//! then has only its contract state (see [`crate::contract`]), which it has with a
+//! policy too.
 
 mod answers;
+mod contract;
 pub mod html;
 mod layers;
 pub mod markdown;
@@ -22,8 +26,9 @@ use crate::output::Place;
 use crate::plan::{ms, schedule};
 use crate::policy::Effective;
 
-/// The version of the JSON report's shape.
-pub const VERSION: u32 = 1;
+/// The version of the JSON report's shape (2: readiness only with a policy, and the
+/// contract view).
+pub const VERSION: u32 = 2;
 
 /// How ready an operation is for automatic retries.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
@@ -69,7 +74,8 @@ pub struct Report {
     /// The policy file, when there is one.
     pub policy: Option<String>,
     pub summary: ReportSummary,
-    /// Worst first: unsafe, then needs-work, then ready; more findings first.
+    /// Worst first: by readiness (with a policy), then by contract state, then more
+    /// findings first.
     pub operations: Vec<OperationReport>,
 }
 
@@ -79,14 +85,34 @@ pub struct Report {
 pub struct ReportSummary {
     pub operations: usize,
     pub retried: usize,
+    /// How many operations are at each readiness; `null` without a client policy.
+    pub readiness: Option<ReadinessCounts>,
+    /// What the description alone lets a client retry safely.
+    pub contract: contract::ContractSummary,
+    /// Rules by severity (errors first), then by how many findings they reported.
+    pub rules: Vec<RuleCount>,
+    /// Findings about the policy as a whole (not about one operation).
+    pub policy_findings: Vec<FindingReport>,
+}
+
+/// How many operations are at each readiness.
+#[derive(Debug, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ReadinessCounts {
     pub ready: usize,
     pub needs_work: usize,
     #[serde(rename = "unsafe")]
     pub unsafe_: usize,
-    /// Rules by how many findings they reported, most first.
-    pub rules: Vec<RuleCount>,
-    /// Findings about the policy as a whole (not about one operation).
-    pub policy_findings: Vec<FindingReport>,
+}
+
+impl ReadinessCounts {
+    pub fn get(&self, readiness: Readiness) -> usize {
+        match readiness {
+            Readiness::Ready => self.ready,
+            Readiness::NeedsWork => self.needs_work,
+            Readiness::Unsafe => self.unsafe_,
+        }
+    }
 }
 
 #[derive(Debug, Serialize)]
@@ -104,7 +130,13 @@ pub struct OperationReport {
     pub path: String,
     pub operation_id: Option<String>,
     pub tags: Vec<String>,
-    pub readiness: Readiness,
+    /// How ready the client's policy is; `null` without a client policy.
+    pub readiness: Option<Readiness>,
+    /// What the description alone lets any client do.
+    pub contract: contract::ContractReport,
+    /// Why the operation is where it is, in one line: its first (most severe) finding's
+    /// message, or the contract's reason when it has no finding.
+    pub reason: String,
     pub retried: bool,
     /// What repeats: `none`, `idempotent` or `non-idempotent`.
     pub effect: String,
@@ -224,14 +256,28 @@ pub fn build(checked: &Checked, policy: Option<String>) -> Report {
                 &findings,
                 &finding_report,
             );
+            if let Some(c) = analysis.contracts.get(index) {
+                report.contract = contract::describe(c, op);
+                if report.findings.is_empty() {
+                    report.reason = c.reason();
+                }
+            }
             layers::describe(&mut report, analysis, index);
             report
         })
         .collect();
+    // Without a client policy, `policy_view` is false and readiness is left out.
+    let policy_view = !analysis.effective.is_empty();
+    if !policy_view {
+        for o in &mut operations {
+            o.readiness = None;
+        }
+    }
     operations.sort_by_key(|o| {
         let errors = o.findings.iter().filter(|f| f.severity == "error").count();
         (
             o.readiness,
+            o.contract.state,
             std::cmp::Reverse(errors),
             std::cmp::Reverse(o.findings.len()),
         )
@@ -247,8 +293,18 @@ pub fn build(checked: &Checked, policy: Option<String>) -> Report {
             }),
         }
     }
-    rules.sort_by(|a, b| b.count.cmp(&a.count).then(a.rule.cmp(b.rule)));
-    let count = |r: Readiness| operations.iter().filter(|o| o.readiness == r).count();
+    rules.sort_by(|a, b| {
+        severity_rank(a.severity)
+            .cmp(&severity_rank(b.severity))
+            .then(b.count.cmp(&a.count))
+            .then(a.rule.cmp(b.rule))
+    });
+    let count = |r: Readiness| operations.iter().filter(|o| o.readiness == Some(r)).count();
+    let readiness = policy_view.then(|| ReadinessCounts {
+        ready: count(Readiness::Ready),
+        needs_work: count(Readiness::NeedsWork),
+        unsafe_: count(Readiness::Unsafe),
+    });
     Report {
         version: VERSION,
         description: sources[analysis.api.root_file].name(),
@@ -256,9 +312,8 @@ pub fn build(checked: &Checked, policy: Option<String>) -> Report {
         summary: ReportSummary {
             operations: operations.len(),
             retried: operations.iter().filter(|o| o.retried).count(),
-            ready: count(Readiness::Ready),
-            needs_work: count(Readiness::NeedsWork),
-            unsafe_: count(Readiness::Unsafe),
+            readiness,
+            contract: contract::summarize(&operations),
             rules,
             policy_findings: checked
                 .findings
@@ -292,7 +347,13 @@ fn operation(
         path: op.path.clone(),
         operation_id: op.operation_id.clone(),
         tags: op.tags.clone(),
-        readiness,
+        readiness: Some(readiness),
+        contract: contract::ContractReport::default(),
+        reason: findings
+            .iter()
+            .min_by_key(|f| std::cmp::Reverse(f.severity))
+            .map(|f| f.message.clone())
+            .unwrap_or_default(),
         retried: policy.is_some_and(Effective::is_retried),
         effect: answers::side_effect(op, policy).as_str().to_string(),
         answers: answers::answer(op, policy, plan.as_ref()),
@@ -317,6 +378,15 @@ fn operation(
         layers: Vec::new(),
         amplification: None,
         findings: findings.iter().map(|f| finding_report(f)).collect(),
+    }
+}
+
+/// Errors first, then warnings, then infos.
+fn severity_rank(severity: &str) -> u8 {
+    match severity {
+        "error" => 0,
+        "warning" => 1,
+        _ => 2,
     }
 }
 

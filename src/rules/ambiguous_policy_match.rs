@@ -8,6 +8,7 @@ declare_rule!(
     AmbiguousPolicyMatch,
     "ambiguous-policy-match",
     Warning,
+    Policy,
     "two selectors of equal rank match one operation"
 );
 

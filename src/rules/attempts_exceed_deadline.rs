@@ -13,6 +13,7 @@ declare_rule!(
     AttemptsExceedDeadline,
     "attempts-exceed-deadline",
     Warning,
+    Policy,
     "the worst-case schedule does not fit in the deadline"
 );
 

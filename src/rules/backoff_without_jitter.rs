@@ -9,6 +9,7 @@ declare_rule!(
     BackoffWithoutJitter,
     "backoff-without-jitter",
     Error,
+    Policy,
     "a retried operation waits without jitter"
 );
 

@@ -8,6 +8,7 @@ declare_rule!(
     IdempotencyKeyOptional,
     "idempotency-key-optional",
     Warning,
+    Policy,
     "the idempotency key header is declared but not required"
 );
 

@@ -10,6 +10,7 @@ declare_rule!(
     IdempotencyKeyUndeclared,
     "idempotency-key-undeclared",
     Error,
+    Policy,
     "the policy's idempotency key header is not declared by the operation"
 );
 

@@ -9,6 +9,7 @@ declare_rule!(
     ImmediateRetry,
     "immediate-retry",
     Error,
+    Policy,
     "a retried operation waits nothing between attempts"
 );
 

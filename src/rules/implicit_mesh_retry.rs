@@ -10,6 +10,7 @@ declare_rule!(
     ImplicitMeshRetry,
     "implicit-mesh-retry",
     Error,
+    Layers,
     "a mesh route with no retry settings retries the operation by default"
 );
 

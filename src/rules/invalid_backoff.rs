@@ -11,6 +11,7 @@ declare_rule!(
     InvalidBackoff,
     "invalid-backoff",
     Error,
+    Policy,
     "backoff, attempts, deadline or timeout values contradict each other"
 );
 

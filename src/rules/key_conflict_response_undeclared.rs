@@ -8,6 +8,7 @@ declare_rule!(
     KeyConflictResponseUndeclared,
     "key-conflict-response-undeclared",
     Info,
+    Policy,
     "a key-protected operation declares no response for a reused or in-flight key"
 );
 

@@ -8,6 +8,7 @@ declare_rule!(
     KeyRetentionTooShort,
     "key-retention-too-short",
     Error,
+    Policy,
     "the idempotency key is kept for less time than the retries may take"
 );
 

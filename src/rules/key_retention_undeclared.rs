@@ -8,6 +8,7 @@ declare_rule!(
     KeyRetentionUndeclared,
     "key-retention-undeclared",
     Info,
+    Policy,
     "a retried operation relies on an idempotency key with no stated retention"
 );
 

@@ -11,6 +11,7 @@ declare_rule!(
     LayerIgnoresRetryAfter,
     "layer-ignores-retry-after",
     Warning,
+    Layers,
     "a layer that cannot honour Retry-After retries a status that declares it"
 );
 

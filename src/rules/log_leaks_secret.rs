@@ -8,6 +8,7 @@ declare_rule!(
     LogLeaksSecret,
     "log-leaks-secret",
     Error,
+    Policy,
     "the retry log includes a credential, key or request body"
 );
 

@@ -18,6 +18,7 @@ declare_rule!(
     LogMissingRetryContext,
     "log-missing-retry-context",
     Info,
+    Policy,
     "the retry log lacks attempt, signal, delay, deadlineRemaining or correlationId"
 );
 

@@ -8,6 +8,7 @@ declare_rule!(
     MissingDeadline,
     "missing-deadline",
     Error,
+    Policy,
     "a retried operation has no deadline"
 );
 

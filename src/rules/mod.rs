@@ -36,13 +36,16 @@ mod retry_status_undeclared;
 mod route_matches_nothing;
 mod side_effect_on_safe_method;
 mod status_endpoint_missing;
+mod throttle_status_undeclared;
 mod unbounded_attempts;
 mod unknown_outcome_unhandled;
 mod unknown_outcome_unsupported;
 mod unprotected_write_retry;
+mod write_without_retry_protection;
 
 use std::collections::HashMap;
 
+use crate::contract::Contract;
 use crate::finding::{Finding, Label, Severity};
 use crate::layers::chain::Bound;
 use crate::layers::settings::LayerSettings;
@@ -57,6 +60,8 @@ pub struct RuleMeta {
     /// The kebab-case name: the problem, not the fix.
     pub name: &'static str,
     pub severity: Severity,
+    /// What the rule judges, and so when it runs.
+    pub scope: Scope,
     /// One line for `retrylint rules`.
     pub summary: &'static str,
     /// The rule's doc page (Markdown).
@@ -65,7 +70,7 @@ pub struct RuleMeta {
 
 /// Declares a rule's unit struct and its [`RuleMeta`].
 macro_rules! declare_rule {
-    ($(#[$doc:meta])* $ty:ident, $name:literal, $severity:ident, $summary:literal) => {
+    ($(#[$doc:meta])* $ty:ident, $name:literal, $severity:ident, $scope:ident, $summary:literal) => {
         $(#[$doc])*
         pub struct $ty;
 
@@ -73,6 +78,7 @@ macro_rules! declare_rule {
             pub const META: $crate::rules::RuleMeta = $crate::rules::RuleMeta {
                 name: $name,
                 severity: $crate::finding::Severity::$severity,
+                scope: $crate::rules::Scope::$scope,
                 summary: $summary,
                 doc: include_str!(concat!("../../rules/", $name, ".md")),
             };
@@ -86,6 +92,34 @@ macro_rules! declare_rule {
     };
 }
 use declare_rule;
+
+/// What a rule judges, which decides when it runs.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Scope {
+    /// What a client's policy does (the policy file, or the description's
+    /// `x-retry-policy`): says nothing without one.
+    Policy,
+    /// What the description states, with or without a policy.
+    Description,
+    /// What the contract lets any client do. These rules answer the question asked
+    /// without a client policy; with one, the policy rules ask it of what that client
+    /// really retries, so a contract rule runs only when `lint.rules` or `--select`
+    /// names it.
+    Contract,
+    /// The mesh, gateway, proxy and SDK layers in front of the service.
+    Layers,
+}
+
+impl Scope {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Scope::Policy => "policy",
+            Scope::Description => "description",
+            Scope::Contract => "contract",
+            Scope::Layers => "layers",
+        }
+    }
+}
 
 /// What [`declare_rule!`] implements: access to a rule's metadata.
 pub trait Describe {
@@ -117,6 +151,7 @@ pub static ALL: &[&dyn Rule] = &[
     &idempotency_key_optional::IdempotencyKeyOptional,
     &request_id_as_idempotency_key::RequestIdAsIdempotencyKey,
     &status_endpoint_missing::StatusEndpointMissing,
+    &write_without_retry_protection::WriteWithoutRetryProtection,
     &key_retention_too_short::KeyRetentionTooShort,
     &key_retention_undeclared::KeyRetentionUndeclared,
     &key_conflict_response_undeclared::KeyConflictResponseUndeclared,
@@ -126,6 +161,7 @@ pub static ALL: &[&dyn Rule] = &[
     &retry_after_unbounded::RetryAfterUnbounded,
     &retry_after_header_undeclared::RetryAfterHeaderUndeclared,
     &retry_status_undeclared::RetryStatusUndeclared,
+    &throttle_status_undeclared::ThrottleStatusUndeclared,
     &missing_deadline::MissingDeadline,
     &unbounded_attempts::UnboundedAttempts,
     &invalid_backoff::InvalidBackoff,
@@ -164,6 +200,8 @@ pub fn by_name(name: &str) -> Option<&'static dyn Rule> {
 pub struct RunContext<'a> {
     pub api: &'a Api,
     pub sources: &'a Sources,
+    /// Per operation, what the description alone promises (see [`crate::contract`]).
+    pub contracts: &'a [Contract],
     pub policy: Option<&'a PolicyFile>,
     /// Effective policy per operation (empty without a policy).
     pub effective: &'a [Effective],
@@ -295,11 +333,21 @@ pub struct RuleLevels {
 }
 
 impl RuleLevels {
-    /// Default severities, then `lint.rules`, then `--select` (only these) and `--ignore`.
+    /// Default severities (contract rules off when there is a policy), then `lint.rules`,
+    /// then `--select` (only these) and `--ignore`.
     pub fn new(policy: Option<&PolicyFile>, select: &[String], ignore: &[String]) -> RuleLevels {
+        // With a client policy, contract rules wait for `lint.rules` or `--select`.
         let mut levels: HashMap<&'static str, Level> = ALL
             .iter()
-            .map(|r| (r.meta().name, level_of(r.meta().severity)))
+            .map(|r| {
+                let meta = r.meta();
+                let level = if policy.is_some() && meta.scope == Scope::Contract {
+                    Level::Off
+                } else {
+                    level_of(meta.severity)
+                };
+                (meta.name, level)
+            })
             .collect();
         for (rule, level) in policy.map(|p| p.lint.rules.as_slice()).unwrap_or_default() {
             if let Some(slot) = levels.get_mut(rule.value.as_str()) {

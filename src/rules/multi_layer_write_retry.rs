@@ -10,6 +10,7 @@ declare_rule!(
     MultiLayerWriteRetry,
     "multi-layer-write-retry",
     Error,
+    Layers,
     "more than one layer retries a non-idempotent write that no key protects"
 );
 

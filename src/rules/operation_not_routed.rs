@@ -13,6 +13,7 @@ declare_rule!(
     OperationNotRouted,
     "operation-not-routed",
     Warning,
+    Layers,
     "a layer serves the service but no route takes some operations"
 );
 

@@ -10,6 +10,7 @@ declare_rule!(
     PolicyContradictsSpec,
     "policy-contradicts-spec",
     Warning,
+    Policy,
     "the policy contradicts the description's x-retry-policy or x-idempotent"
 );
 

@@ -12,6 +12,7 @@ declare_rule!(
     PolicyMatchesNothing,
     "policy-matches-nothing",
     Error,
+    Policy,
     "a policy selector matches no operation"
 );
 

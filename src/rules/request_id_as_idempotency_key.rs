@@ -23,6 +23,7 @@ declare_rule!(
     RequestIdAsIdempotencyKey,
     "request-id-as-idempotency-key",
     Warning,
+    Policy,
     "the idempotency key header is a request, correlation or trace id"
 );
 

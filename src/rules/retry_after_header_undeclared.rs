@@ -18,6 +18,7 @@ declare_rule!(
     RetryAfterHeaderUndeclared,
     "retry-after-header-undeclared",
     Warning,
+    Contract,
     "a 429 or 503 response declares no Retry-After header"
 );
 

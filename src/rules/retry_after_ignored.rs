@@ -10,6 +10,7 @@ declare_rule!(
     RetryAfterIgnored,
     "retry-after-ignored",
     Error,
+    Policy,
     "429 or 503 is retried without honouring Retry-After"
 );
 

@@ -8,6 +8,7 @@ declare_rule!(
     RetryAfterUnbounded,
     "retry-after-unbounded",
     Warning,
+    Policy,
     "Retry-After is honoured with no upper bound"
 );
 

@@ -13,6 +13,7 @@ declare_rule!(
     RetryAmplification,
     "retry-amplification",
     Warning,
+    Layers,
     "the layers' attempts multiply past lint.maxAmplification"
 );
 

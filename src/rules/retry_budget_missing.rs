@@ -13,6 +13,7 @@ declare_rule!(
     RetryBudgetMissing,
     "retry-budget-missing",
     Info,
+    Layers,
     "more than 2 attempts per call and no retry budget in any layer"
 );
 

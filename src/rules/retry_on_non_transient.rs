@@ -11,6 +11,7 @@ declare_rule!(
     RetryOnNonTransient,
     "retry-on-non-transient",
     Error,
+    Policy,
     "retryOn has a status that retrying cannot fix"
 );
 

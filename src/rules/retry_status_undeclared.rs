@@ -11,6 +11,7 @@ declare_rule!(
     RetryStatusUndeclared,
     "retry-status-undeclared",
     Info,
+    Policy,
     "a status in retryOn is not among the operation's declared responses"
 );
 

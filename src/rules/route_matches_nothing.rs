@@ -14,6 +14,7 @@ declare_rule!(
     RouteMatchesNothing,
     "route-matches-nothing",
     Warning,
+    Layers,
     "a layer's route, file or position entry applies to no operation"
 );
 

@@ -9,6 +9,7 @@ declare_rule!(
     SideEffectOnSafeMethod,
     "side-effect-on-safe-method",
     Warning,
+    Description,
     "a safe method is declared non-idempotent"
 );
 

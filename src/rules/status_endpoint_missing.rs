@@ -11,6 +11,7 @@ declare_rule!(
     StatusEndpointMissing,
     "status-endpoint-missing",
     Error,
+    Policy,
     "the status endpoint is not a GET or HEAD operation of the description"
 );
 

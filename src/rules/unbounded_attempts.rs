@@ -11,6 +11,7 @@ declare_rule!(
     UnboundedAttempts,
     "unbounded-attempts",
     Error,
+    Policy,
     "maxAttempts is above lint.maxAttemptsLimit"
 );
 

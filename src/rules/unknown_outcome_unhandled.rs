@@ -9,6 +9,7 @@ declare_rule!(
     UnknownOutcomeUnhandled,
     "unknown-outcome-unhandled",
     Warning,
+    Policy,
     "a non-idempotent operation has no onUnknownOutcome"
 );
 

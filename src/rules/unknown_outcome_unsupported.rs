@@ -10,6 +10,7 @@ declare_rule!(
     UnknownOutcomeUnsupported,
     "unknown-outcome-unsupported",
     Error,
+    Policy,
     "onUnknownOutcome needs a status endpoint or key the policy does not give"
 );
 

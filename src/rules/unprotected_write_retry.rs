@@ -11,6 +11,7 @@ declare_rule!(
     UnprotectedWriteRetry,
     "unprotected-write-retry",
     Error,
+    Policy,
     "a non-idempotent write is retried with no idempotency key or status endpoint"
 );
 
