@@ -23,6 +23,9 @@ use crate::suppress::Suppressions;
 /// The name of the policy file looked for beside a description.
 pub const POLICY_FILE_NAME: &str = "retry-policy.yaml";
 
+/// Every name a policy beside a description may have, the usual one first.
+pub const POLICY_FILE_NAMES: [&str; 2] = [POLICY_FILE_NAME, "retry-policy.yml"];
+
 /// Settings of one `check` run.
 #[derive(Debug, Clone, Default)]
 pub struct CheckOptions {
@@ -160,10 +163,23 @@ pub fn discover_policy(
     let Some(folder) = description.parent() else {
         return Ok(None);
     };
-    let path = folder.join(POLICY_FILE_NAME);
-    if std::fs::symlink_metadata(&path).is_err() {
-        return Ok(None);
-    }
+    let present: Vec<PathBuf> = POLICY_FILE_NAMES
+        .iter()
+        .map(|name| folder.join(name))
+        .filter(|path| std::fs::symlink_metadata(path).is_ok())
+        .collect();
+    let path = match present.as_slice() {
+        [] => return Ok(None),
+        [one] => one.clone(),
+        [first, second, ..] => {
+            return Err(InputError::new(format!(
+                "two policy files beside the description: `{}` and `{}`",
+                path_text(first),
+                path_text(second)
+            ))
+            .with_help("keep one of them, or name the one to use with -p POLICY"));
+        }
+    };
     let shown = path_text(&path);
     let canonical = std::fs::canonicalize(&path).map_err(|e| {
         InputError::new(format!(
@@ -380,6 +396,10 @@ pub fn check_description(
 ) -> Result<CheckResult, InputError> {
     let checked = check_analysis(path, policy, options)?;
     let analysis = checked.analysis;
+    let mut contract = crate::contract::StateCounts::default();
+    for c in &analysis.contracts {
+        contract.add(c.state);
+    }
     Ok(CheckResult {
         description: analysis.sources[analysis.api.root_file].name(),
         operations: analysis
@@ -392,6 +412,9 @@ pub fn check_description(
         suppressed: checked.suppressed,
         baselined: 0,
         webhooks: analysis.api.webhook_count,
+        policy: policy.map(|p| p.file.name()),
+        client_policy: !analysis.effective.is_empty(),
+        contract,
         sources: analysis.sources,
     })
 }

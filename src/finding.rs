@@ -123,4 +123,11 @@ pub struct CheckResult {
     pub baselined: usize,
     /// Webhooks the description declares: server-to-client calls, not checked.
     pub webhooks: usize,
+    /// The policy file it was checked against, as named.
+    pub policy: Option<String>,
+    /// Whether a client policy decided what is retried: a policy file, or the
+    /// description's own `x-retry-policy`. Without one, only the contract was checked.
+    pub client_policy: bool,
+    /// How many operations are at each contract state.
+    pub contract: crate::contract::StateCounts,
 }

@@ -7,7 +7,8 @@ use common::{Run, fired_rules, retrylint_in};
 use std::path::PathBuf;
 
 /// A description whose POST is retried with no key (`unprotected-write-retry`) and
-/// declares a 503 without Retry-After (`retry-after-header-undeclared`).
+/// declares a 503 without Retry-After (`retry-after-header-undeclared`, a contract rule
+/// the policy's `lint.rules` turns on).
 const SPEC: &str = r#"openapi: 3.0.3
 info: { title: Orders, version: "1" }
 paths:
@@ -27,6 +28,8 @@ defaults:
   backoff: { base: 100ms, cap: 1s, jitter: full }
   retryOn: [503, timeout]
   onUnknownOutcome: fail
+lint:
+  rules: { retry-after-header-undeclared: warning }
 LINT
 ";
 
@@ -40,6 +43,8 @@ fn check(name: &str, extension: &str, lint: &str, args: &[&str]) -> Run {
         SPEC.replace("EXTENSION", extension),
     )
     .unwrap();
+    // `lint` is a whole `lint:` section; its entries join the one the policy has.
+    let lint = lint.strip_prefix("lint:\n").unwrap_or(lint);
     std::fs::write(dir.join("retry-policy.yaml"), POLICY.replace("LINT", lint)).unwrap();
     let mut all = vec!["check", "openapi.yaml"];
     all.extend(args);

@@ -119,6 +119,7 @@ pub fn run(args: CheckArgs) -> Outcome {
     if !errors.is_empty() {
         return Err(errors);
     }
+    contract_only_notice(&results);
     if let Some(path) = &args.write_baseline {
         let count = baseline::write(path, &results).map_err(|e| vec![e])?;
         eprintln!(
@@ -150,6 +151,39 @@ pub fn run(args: CheckArgs) -> Outcome {
     // would only delay the exit.
     std::mem::forget(results);
     Ok(ExitCode::from(u8::from(failed)))
+}
+
+/// Says once, on standard error, when descriptions were checked without a client policy:
+/// only their contract was, and the rules about a client's retries did not run.
+fn contract_only_notice(results: &[CheckResult]) {
+    let without: Vec<&CheckResult> = results.iter().filter(|r| !r.client_policy).collect();
+    if without.is_empty() {
+        return;
+    }
+    let skipped = crate::rules::ALL
+        .iter()
+        .filter(|r| r.meta().scope == crate::rules::Scope::Policy)
+        .count();
+    let which = if without.len() == results.len() {
+        String::new()
+    } else {
+        let names: Vec<String> = without
+            .iter()
+            .take(3)
+            .map(|r| crate::output::escape::terminal(&r.description).into_owned())
+            .collect();
+        let more = if without.len() > names.len() {
+            format!(" and {} more", without.len() - names.len())
+        } else {
+            String::new()
+        };
+        format!(" for {}{more}", names.join(", "))
+    };
+    eprintln!(
+        "note: no retry policy{which}: checked the description's contract only; \
+         {skipped} policy rules did not run (give one with -p, or put {} beside the description)",
+        crate::check::POLICY_FILE_NAME
+    );
 }
 
 /// A one-line count of checked descriptions on standard error: only on a terminal, only

@@ -241,6 +241,14 @@ impl StateCounts {
         }
     }
 
+    /// Adds another set of counts to these.
+    pub fn merge(&mut self, other: &StateCounts) {
+        self.retry_safe += other.retry_safe;
+        self.retry_safe_with_reconcile += other.retry_safe_with_reconcile;
+        self.key_incomplete += other.key_incomplete;
+        self.unprotected += other.unprotected;
+    }
+
     pub fn get(&self, state: ContractState) -> usize {
         match state {
             ContractState::RetrySafe => self.retry_safe,

@@ -12,6 +12,10 @@ pub const VERSION: u32 = 1;
 #[derive(Serialize)]
 struct Document<'a> {
     version: u32,
+    /// The policy file the descriptions were checked against: `null` when none was,
+    /// its name when all were checked against one, and per description (in the order of
+    /// `summary.descriptions`) when they differ.
+    policy: serde_json::Value,
     findings: Vec<JsonFinding<'a>>,
     summary: JsonSummary<'a>,
 }
@@ -56,13 +60,21 @@ struct JsonSummary<'a> {
     baselined: usize,
     /// Webhooks declared: server-to-client calls, not checked.
     webhooks: usize,
+    /// Operations at each contract state: what the descriptions alone let any client
+    /// retry safely.
+    contract: crate::contract::StateCounts,
 }
 
 /// Renders every result as one JSON document.
 pub fn render(results: &[CheckResult]) -> String {
     let summary = Summary::of(results);
+    let mut contract = crate::contract::StateCounts::default();
+    for r in results {
+        contract.merge(&r.contract);
+    }
     let document = Document {
         version: VERSION,
+        policy: policy_of(results),
         findings: results
             .iter()
             .flat_map(|r| r.findings.iter().map(|f| finding(f, &r.sources)))
@@ -76,12 +88,23 @@ pub fn render(results: &[CheckResult]) -> String {
             suppressed: summary.suppressed,
             baselined: summary.baselined,
             webhooks: summary.webhooks,
+            contract,
         },
     };
     // Serialising plain structs of strings and numbers cannot fail.
     let mut text = serde_json::to_string_pretty(&document).unwrap_or_default();
     text.push('\n');
     text
+}
+
+/// The `policy` field: one name, `null`, or one entry per description.
+fn policy_of(results: &[CheckResult]) -> serde_json::Value {
+    let names: Vec<Option<&str>> = results.iter().map(|r| r.policy.as_deref()).collect();
+    match names.split_first() {
+        None => serde_json::Value::Null,
+        Some((first, rest)) if rest.iter().all(|n| n == first) => (*first).into(),
+        Some(_) => names.into(),
+    }
 }
 
 fn finding<'a>(f: &'a Finding, sources: &Sources) -> JsonFinding<'a> {
