@@ -116,3 +116,18 @@ fn rules_lists_every_rule_and_explain_prints_its_page() {
         typo.stderr
     );
 }
+
+#[test]
+fn the_readme_lists_every_rule_with_its_severity() {
+    let readme = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/README.md"))
+        .expect("the README");
+    for rule in retrylint::rules::ALL {
+        let meta = rule.meta();
+        let row = format!(
+            "| [`{0}`](rules/{0}.md) | {1} |",
+            meta.name,
+            meta.severity.as_str()
+        );
+        assert!(readme.contains(&row), "README's rules table lacks {row}");
+    }
+}
