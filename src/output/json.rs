@@ -68,10 +68,6 @@ struct JsonSummary<'a> {
 /// Renders every result as one JSON document.
 pub fn render(results: &[CheckResult]) -> String {
     let summary = Summary::of(results);
-    let mut contract = crate::contract::StateCounts::default();
-    for r in results {
-        contract.merge(&r.contract);
-    }
     let document = Document {
         version: VERSION,
         policy: policy_of(results),
@@ -88,7 +84,7 @@ pub fn render(results: &[CheckResult]) -> String {
             suppressed: summary.suppressed,
             baselined: summary.baselined,
             webhooks: summary.webhooks,
-            contract,
+            contract: summary.contract,
         },
     };
     // Serialising plain structs of strings and numbers cannot fail.

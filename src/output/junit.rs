@@ -45,6 +45,16 @@ pub fn render(results: &[CheckResult]) -> String {
             escape(&result.description),
             cases.len()
         ));
+        // What the description alone lets any client retry safely, per contract state.
+        suites.push_str("    <properties>\n");
+        for state in crate::contract::ContractState::ALL {
+            suites.push_str(&format!(
+                "      <property name=\"contract.{}\" value=\"{}\"/>\n",
+                state.as_str(),
+                result.contract.get(state)
+            ));
+        }
+        suites.push_str("    </properties>\n");
         for (name, findings) in &cases {
             let open = format!(
                 "    <testcase name=\"{}\" classname=\"{}\"",

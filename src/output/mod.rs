@@ -16,7 +16,7 @@ use crate::load::Sources;
 use crate::location::Loc;
 
 /// Counts by severity over several results.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Summary {
     pub errors: usize,
     pub warnings: usize,
@@ -25,6 +25,8 @@ pub struct Summary {
     pub suppressed: usize,
     pub baselined: usize,
     pub webhooks: usize,
+    /// Operations at each contract state.
+    pub contract: crate::contract::StateCounts,
 }
 
 impl Summary {
@@ -35,6 +37,7 @@ impl Summary {
             summary.suppressed += result.suppressed;
             summary.baselined += result.baselined;
             summary.webhooks += result.webhooks;
+            summary.contract.merge(&result.contract);
             for finding in &result.findings {
                 match finding.severity {
                     Severity::Error => summary.errors += 1,

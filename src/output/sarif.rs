@@ -71,6 +71,10 @@ pub fn render(results: &[CheckResult]) -> String {
             "columnKind": "unicodeCodePoints",
             "artifacts": artifacts,
             "results": results_json,
+            // What the descriptions alone let any client retry safely.
+            "properties": {
+                "contract": crate::output::Summary::of(results).contract,
+            },
         }]
     });
     let mut text = serde_json::to_string_pretty(&log).unwrap_or_default();
@@ -103,7 +107,7 @@ fn rule(meta: &RuleMeta) -> Value {
         "helpUri": format!("{RULES_URL}/{}.md", meta.name),
         "defaultConfiguration": { "level": level(meta.severity) },
         "properties": {
-            "tags": ["reliability", "api", "retry"],
+            "tags": ["reliability", "api", "retry", meta.scope.as_str()],
             "precision": "high",
             "problem.severity": match meta.severity {
                 Severity::Error => "error",
