@@ -203,3 +203,76 @@ fn several_descriptions_say_which_had_no_policy() {
         run.stderr
     );
 }
+
+#[test]
+fn malformed_contract_extensions_are_input_errors_at_their_place() {
+    let cases: &[(&str, &str, &str)] = &[
+        (
+            "fern-headers",
+            "x-fern-idempotency-headers: Idempotency-Key\n",
+            "`x-fern-idempotency-headers` must be a list, found a string",
+        ),
+        (
+            "fern-entry",
+            "x-fern-idempotency-headers:\n  - { name: idempotency_key }\n",
+            "an entry of `x-fern-idempotency-headers` needs a `header`",
+        ),
+    ];
+    for (name, root, message) in cases {
+        let text = SPEC.replacen("paths:\n", &format!("{root}paths:\n"), 1);
+        let dir = folder(name, &[]);
+        std::fs::write(dir.join("openapi.yaml"), text).unwrap();
+        let run = check(&dir, &[]);
+        assert_eq!(run.code, 2, "{name}: {}", run.transcript());
+        assert!(run.stderr.contains(message), "{name}: {}", run.stderr);
+        assert!(
+            run.stderr.contains("openapi.yaml:"),
+            "{name}: no place: {}",
+            run.stderr
+        );
+    }
+    let operation_cases: &[(&str, &str, &str)] = &[
+        (
+            "long-running",
+            "      x-ms-long-running-operation: sometimes\n",
+            "`x-ms-long-running-operation` must be true or false",
+        ),
+        (
+            "fern-idempotent",
+            "      x-fern-idempotent: 1\n",
+            "`x-fern-idempotent` must be true or false",
+        ),
+        (
+            "link",
+            "      responses:\n        '202':\n          description: accepted\n          links:\n            Status: { operationId: [listOrders] }\n",
+            "`operationId` must be a string",
+        ),
+    ];
+    for (name, extra, message) in operation_cases {
+        let text = SPEC.replacen(
+            "      operationId: createOrder\n",
+            &format!("      operationId: createOrder\n{extra}"),
+            1,
+        );
+        // A second `responses` replaces the first: keep one.
+        let text = if extra.contains("responses:") {
+            text.replacen(
+                "      responses:\n        '201': { description: created }\n        '409': { description: a request with this token is in progress }\n        '429':\n          description: slow down\n          headers: { Retry-After: { schema: { type: integer } } }\n",
+                "",
+                1,
+            )
+        } else {
+            text
+        };
+        let dir = folder(name, &[]);
+        std::fs::write(dir.join("openapi.yaml"), text).unwrap();
+        let run = check(&dir, &[]);
+        assert_eq!(run.code, 2, "{name}: {}", run.transcript());
+        assert!(run.stderr.contains(message), "{name}: {}", run.stderr);
+        assert!(
+            run.stderr.contains("openapi.yaml:"),
+            "{name}: no place: {}",
+            run.stderr
+        );
+    }
+}
