@@ -35,12 +35,20 @@ fn the_json_report_of_the_demo() {
     let run = retrylint(&["report", DEMO, "--format", "json"]);
     assert_eq!(run.code, 0, "{}", run.stderr);
     let report: Value = serde_json::from_str(&run.stdout).unwrap();
-    assert_eq!(report["version"], 1);
-    assert_eq!(report["summary"]["unsafe"], 5);
+    assert_eq!(report["version"], 2);
+    assert_eq!(report["summary"]["readiness"]["unsafe"], 5);
+    // The contract beside the policy: the payment is the one unprotected write.
+    assert_eq!(report["summary"]["contract"]["states"]["unprotected"], 1);
+    assert_eq!(report["summary"]["contract"]["writesRetrySafe"], 2);
     let ops = report["operations"].as_array().unwrap();
     assert_eq!(ops.len(), 8);
-    // Worst first.
+    // Worst first: by readiness, then by contract state.
     assert_eq!(ops[0]["readiness"], "unsafe");
+    assert_eq!(ops[0]["contract"]["state"], "unprotected");
+    assert_eq!(
+        ops[0]["reason"],
+        "is retried on 503 and timeout with no idempotency key or status endpoint: a retry can repeat the write"
+    );
     assert_eq!(ops[7]["readiness"], "ready");
     let create = ops
         .iter()
@@ -113,4 +121,157 @@ fn init_quotes_selectors_that_yaml_would_misread() {
     assert_eq!(check.code, 0, "{}\n{}", run.stdout, check.stdout);
     // Duplicate operationIds are named by method and path instead.
     assert!(run.stdout.contains("\"POST /b\""), "{}", run.stdout);
+}
+
+/// `report` of one description copied alone into a scratch folder (so that no policy
+/// beside it is found), in `format`.
+fn contract_report(name: &str, source: &str, format: &str) -> common::Run {
+    let dir =
+        std::path::Path::new(env!("CARGO_TARGET_TMPDIR")).join(format!("contract-report-{name}"));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    std::fs::copy(
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join(source),
+        dir.join("openapi.yaml"),
+    )
+    .unwrap();
+    retrylint_in(&dir, &["report", "openapi.yaml", "--format", format])
+}
+
+#[test]
+fn the_contract_report_of_the_demo_calls_nothing_ready() {
+    let markdown = contract_report("demo-md", DEMO, "markdown");
+    assert_eq!(markdown.code, 0, "{}", markdown.stderr);
+    assert!(
+        markdown
+            .stdout
+            .starts_with("## retrylint contract: `openapi.yaml`")
+    );
+    assert!(!markdown.stdout.contains("ready operations"));
+    assert!(!markdown.stdout.contains("🟢 ready"));
+    assert!(
+        markdown
+            .stdout
+            .contains("**2 of 3 writes can be retried safely**")
+    );
+    insta::assert_snapshot!("report-contract-markdown-demo", markdown.stdout);
+    let json = contract_report("demo-json", DEMO, "json");
+    let report: Value = serde_json::from_str(&json.stdout).unwrap();
+    assert!(report["policy"].is_null());
+    assert!(report["summary"]["readiness"].is_null());
+    let ops = report["operations"].as_array().unwrap();
+    assert!(ops.iter().all(|o| o["readiness"].is_null()));
+    // The unprotected payment first, with the rule's message as its reason.
+    assert_eq!(ops[0]["path"], "/orders/{orderId}/payments");
+    assert_eq!(ops[0]["contract"]["state"], "unprotected");
+    assert!(
+        ops[0]["reason"]
+            .as_str()
+            .unwrap_or_default()
+            .starts_with("a write with no idempotency key and no status endpoint"),
+        "{}",
+        ops[0]["reason"]
+    );
+    insta::assert_snapshot!("report-contract-json-demo", json.stdout);
+}
+
+#[test]
+fn every_kind_of_evidence_gives_its_contract_state() {
+    let run = contract_report("evidence", "fixtures/contract/openapi.yaml", "json");
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    let report: Value = serde_json::from_str(&run.stdout).unwrap();
+    let ops = report["operations"].as_array().unwrap();
+    let state = |id: &str| {
+        ops.iter()
+            .find(|o| o["operationId"] == id)
+            .map(|o| o["contract"].clone())
+            .unwrap_or_default()
+    };
+    // As the fixture's comments say.
+    for (id, expected, evidence) in [
+        (
+            "createOrder",
+            "retry-safe-with-reconcile",
+            "the link `GetOrder` to GET /orders/{orderId}",
+        ),
+        (
+            "cancelOrder",
+            "retry-safe-with-reconcile",
+            "the link `GetOrder` to GET /orders/{orderId}",
+        ),
+        (
+            "startExport",
+            "retry-safe-with-reconcile",
+            "a 202 response with Location",
+        ),
+        (
+            "createVm",
+            "retry-safe-with-reconcile",
+            "x-ms-long-running-operation",
+        ),
+    ] {
+        assert_eq!(state(id)["state"], expected, "{id}");
+        assert_eq!(state(id)["statusEndpoint"], evidence, "{id}");
+    }
+    assert_eq!(state("getOrder")["state"], "retry-safe");
+    assert_eq!(state("createPayment")["state"], "retry-safe");
+    assert_eq!(
+        state("createPayment")["key"],
+        "required `PayPal-Request-Id`"
+    );
+    assert_eq!(
+        state("createPayment")["conflictResponses"],
+        serde_json::json!(["409", "422"])
+    );
+    assert_eq!(state("createRefund")["state"], "key-incomplete");
+    assert_eq!(state("createRefund")["key"], "optional `Idempotency-Key`");
+    assert_eq!(state("createPayout")["state"], "key-incomplete");
+    assert_eq!(
+        state("createPayout")["key"],
+        "optional `Idempotency-Key` (x-fern-idempotency-headers)"
+    );
+    assert_eq!(state("addNote")["state"], "unprotected");
+    // Throttling: Retry-After as seconds or a date, RateLimit-Reset, or nothing.
+    assert_eq!(
+        state("getOrder")["throttling"],
+        "429 with Retry-After (seconds or an HTTP-date); 503 with RateLimit-Reset"
+    );
+    assert_eq!(state("addNote")["throttles"], serde_json::json!([]));
+    let summary = &report["summary"]["contract"];
+    assert_eq!(summary["writes"], 8);
+    assert_eq!(summary["writesRetrySafe"], 5);
+    let markdown = contract_report("evidence-md", "fixtures/contract/openapi.yaml", "markdown");
+    insta::assert_snapshot!("report-contract-markdown-evidence", markdown.stdout);
+}
+
+#[test]
+fn findings_by_rule_are_ordered_by_severity_then_count() {
+    // Without a policy the demo has 7 warnings of one rule and more infos of others:
+    // the warnings come first all the same.
+    let run = contract_report("order", DEMO, "json");
+    let report: Value = serde_json::from_str(&run.stdout).unwrap();
+    let rules: Vec<(String, u64)> = report["summary"]["rules"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| {
+            (
+                r["severity"].as_str().unwrap_or_default().to_string(),
+                r["count"].as_u64().unwrap_or(0),
+            )
+        })
+        .collect();
+    let rank = |s: &str| match s {
+        "error" => 0,
+        "warning" => 1,
+        _ => 2,
+    };
+    for pair in rules.windows(2) {
+        let (a, b) = (&pair[0], &pair[1]);
+        assert!(
+            rank(&a.0) < rank(&b.0) || (rank(&a.0) == rank(&b.0) && a.1 >= b.1),
+            "{rules:?}"
+        );
+    }
+    assert!(rules.iter().any(|r| r.0 == "info"), "{rules:?}");
 }

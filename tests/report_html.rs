@@ -132,11 +132,24 @@ fn html_report_summarises_readiness_rules_and_policy_findings() {
         assert!(page[start..end].contains(&format!("<span class=\"card-n\">{count}<small>")));
     }
     assert!(page.contains("an error finding: retrying as configured can repeat a write"));
-    // Rules, most findings first.
+    // Rules by severity, then count: one error before seven warnings.
     let rules = page.find("<ol class=\"rules\">").unwrap();
-    let first = page[rules..].find("retry-after-header-undeclared").unwrap();
-    let second = page[rules..].find("backoff-without-jitter").unwrap();
+    let first = page[rules..].find("backoff-without-jitter").unwrap();
+    let second = page[rules..].find("retry-after-header-undeclared").unwrap();
     assert!(first < second);
+    // The contract beside the readiness: a card per state, and the answer in words.
+    for (state, count) in [
+        ("unprotected", 1),
+        ("key-incomplete", 0),
+        ("retry-safe-with-reconcile", 0),
+        ("retry-safe", 7),
+    ] {
+        let card = format!("class=\"card s-{state}\" data-set=\"contract\"");
+        let start = page.find(&card).expect(state);
+        let end = start + page[start..].find("</button>").unwrap();
+        assert!(page[start..end].contains(&format!("<span class=\"card-n\">{count}<small>")));
+    }
+    assert!(page.contains("<strong>2 of 3 writes can be retried safely</strong>"));
     // The policy-level finding, with its place in the policy.
     assert!(page.contains("matches no operation of fixtures/shop/openapi.yaml"));
     assert!(page.contains("<code>fixtures/shop/retry-policy.yaml:38:3</code>"));
@@ -145,7 +158,7 @@ fn html_report_summarises_readiness_rules_and_policy_findings() {
 #[test]
 fn html_report_filters_and_sorts_with_labelled_controls() {
     let page = demo_html();
-    for name in ["q", "readiness", "method", "tag", "rule"] {
+    for name in ["q", "readiness", "contract", "method", "tag", "rule"] {
         assert!(
             page.contains(&format!("<label for=\"f-{name}\">")),
             "{name}"
@@ -157,11 +170,12 @@ fn html_report_filters_and_sorts_with_labelled_controls() {
     }
     for key in [
         "readiness",
+        "contract",
         "method",
         "path",
         "id",
         "tags",
-        "effect",
+        "reason",
         "findings",
     ] {
         assert!(
@@ -177,6 +191,11 @@ fn html_report_filters_and_sorts_with_labelled_controls() {
         "data-rules=\"retry-after-header-undeclared unknown-outcome-unhandled unprotected-write-retry\""
     ));
     assert!(pay.contains("aria-expanded=\"false\" aria-controls=\"op-1-d\""));
+    assert!(pay.contains("data-readiness=\"unsafe\" data-contract=\"unprotected\""));
+    // The reason column is the first finding's message, without the operation.
+    assert!(pay.contains(
+        "<td class=\"c-why\">is retried on 503 and timeout with no idempotency key or status endpoint: a retry can repeat the write</td>"
+    ));
     assert!(page.contains("<tr class=\"detail\" id=\"op-1-d\">"));
 }
 
@@ -290,4 +309,48 @@ fn html_report_points_each_retried_operation_to_a_simulation_that_runs() {
     assert!(std::fs::read_to_string(&out).unwrap().contains("<svg"));
     let retried = run.stdout.matches("<p class=\"simulate\">").count();
     assert_eq!(retried, 7, "one per retried operation of the demo");
+}
+
+#[test]
+fn html_report_without_a_policy_shows_contract_states_and_never_ready() {
+    let dir = std::path::Path::new(env!("CARGO_TARGET_TMPDIR")).join("html-contract");
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    std::fs::copy(
+        concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/fixtures/contract/openapi.yaml"
+        ),
+        dir.join("openapi.yaml"),
+    )
+    .unwrap();
+    let run = common::retrylint_in(&dir, &["report", "openapi.yaml", "--format", "html"]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    let page = run.stdout;
+    assert!(page.contains("<title>Retry contract · openapi.yaml</title>"));
+    assert!(page.contains("none: what the description alone lets any client do"));
+    // No readiness anywhere: no card, no filter, no column, no badge.
+    assert!(!page.contains("data-set=\"readiness\""));
+    assert!(!page.contains("id=\"f-readiness\""));
+    assert!(!page.contains("data-sort=\"readiness\""));
+    assert!(!page.contains("class=\"badge r-") && !page.contains("class=\"card r-"));
+    // 8 writes: 4 with a status endpoint and 1 with a required key and its conflict
+    // responses can be retried; 2 keys are optional; 1 write has nothing.
+    assert!(page.contains("<strong>5 of 8 writes can be retried safely</strong>"));
+    for state in [
+        "unprotected",
+        "key-incomplete",
+        "retry-safe-with-reconcile",
+        "retry-safe",
+    ] {
+        assert!(
+            page.contains(&format!("<span class=\"badge s-{state}\">{state}</span>")),
+            "{state}"
+        );
+    }
+    // The table's first column sorts by contract state.
+    assert!(page.contains(
+        "<th class=\"c-c\" aria-sort=\"ascending\"><button type=\"button\" data-sort=\"contract\">"
+    ));
+    assert!(page.contains("<h3 id=\"tags-h\">Writes by tag</h3>"));
 }

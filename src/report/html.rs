@@ -9,6 +9,7 @@ use std::collections::BTreeMap;
 use std::fmt::Write;
 
 use super::{FindingReport, OperationReport, Readiness, Report};
+use crate::contract::ContractState;
 use crate::output::escape;
 
 const CSS: &str = include_str!("html/report.css");
@@ -26,26 +27,39 @@ macro_rules! w {
     };
 }
 
+mod summary;
 pub(crate) mod timeline;
+
+use summary::{label, readiness_count, state_label};
 
 /// Renders the report as one HTML page.
 pub fn render(report: &Report) -> String {
     let mut out = String::with_capacity(16_384 + report.operations.len() * 6_144);
     head(&mut out, report);
-    header(&mut out, report);
+    summary::header(&mut out, report);
     out.push_str("<main class=\"wrap\">\n");
-    summary(&mut out, report);
+    summary::summary(&mut out, report);
     operations(&mut out, report);
     out.push_str("</main>\n");
     w!(
         out,
-        "<footer class=\"wrap foot\"><p>retrylint {} · readiness report, format v{} · \
+        "<footer class=\"wrap foot\"><p>retrylint {} · {} report, format v{} · \
          self-contained: this page loads nothing from the network.</p></footer>\n\
          <script>\n{JS}</script>\n</body>\n</html>\n",
         env!("CARGO_PKG_VERSION"),
+        kind(report),
         report.version
     );
     out
+}
+
+/// `readiness` with a client policy, `contract` without one.
+fn kind(report: &Report) -> &'static str {
+    if report.summary.readiness.is_some() {
+        "readiness"
+    } else {
+        "contract"
+    }
 }
 
 /// Text escaped for HTML content and attribute values.
@@ -62,140 +76,12 @@ fn head(out: &mut String, report: &Report) {
          <meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; \
          style-src 'unsafe-inline'; script-src 'unsafe-inline'\">\n\
          <meta name=\"generator\" content=\"retrylint\">\n\
-         <title>Retry readiness · {}</title>\n<style>\n{CSS}</style>\n\
+         <title>Retry {} · {}</title>\n<style>\n{CSS}</style>\n\
          <noscript><style>.op .detail{{display:table-row}}.js-only,.tog{{display:none}}</style></noscript>\n\
          </head>\n<body>\n",
+        kind(report),
         esc(&report.description)
     );
-}
-
-fn header(out: &mut String, report: &Report) {
-    let s = &report.summary;
-    w!(
-        out,
-        "<header class=\"top\"><div class=\"wrap\">\n<p class=\"brand\">{LOGO}<span>retrylint</span>\
-         <span class=\"sep\">/</span>retry readiness report</p>\n<h1>{}</h1>\n<dl class=\"meta\">\
-         <div><dt>Policy</dt><dd>{}</dd></div>\
-         <div><dt>Operations</dt><dd>{}</dd></div>\
-         <div><dt>Retried</dt><dd>{}</dd></div>\
-         <div><dt>Findings</dt><dd>{}</dd></div></dl>\n</div></header>\n",
-        esc(&report.description),
-        match &report.policy {
-            Some(p) => format!("<code>{}</code>", esc(p)),
-            None => "none (nothing is retried)".to_string(),
-        },
-        count(s.operations),
-        count(s.retried),
-        count(s.rules.iter().map(|r| r.count).sum()),
-    );
-}
-
-const LOGO: &str = "<svg class=\"logo\" viewBox=\"0 0 24 24\" aria-hidden=\"true\" focusable=\"false\">\
-<path d=\"M20 12a8 8 0 1 1-2.34-5.66\" fill=\"none\" stroke=\"currentColor\" stroke-width=\"2.4\" \
-stroke-linecap=\"round\"/><path d=\"M20 3.5v5h-5\" fill=\"none\" stroke=\"currentColor\" \
-stroke-width=\"2.4\" stroke-linecap=\"round\" stroke-linejoin=\"round\"/></svg>";
-
-fn readiness_count(report: &Report, r: Readiness) -> usize {
-    match r {
-        r => report.summary.readiness.as_ref().map_or(0, |c| c.get(r)),
-    }
-}
-
-fn label(r: Readiness) -> &'static str {
-    match r {
-        Readiness::Unsafe => "Unsafe",
-        Readiness::NeedsWork => "Needs work",
-        Readiness::Ready => "Ready",
-    }
-}
-
-fn percent(part: usize, whole: usize) -> f64 {
-    if whole == 0 {
-        0.0
-    } else {
-        part as f64 * 100.0 / whole as f64
-    }
-}
-
-fn summary(out: &mut String, report: &Report) {
-    let s = &report.summary;
-    out.push_str(
-        "<section class=\"summary\" aria-labelledby=\"summary-h\">\n<h2 id=\"summary-h\">Summary</h2>\n<div class=\"cards\">\n",
-    );
-    for r in LEVELS {
-        let n = readiness_count(report, r);
-        w!(
-            out,
-            "<button type=\"button\" class=\"card r-{0}\" data-set=\"readiness\" data-value=\"{0}\" \
-             title=\"Show only the {0} operations\"><span class=\"card-l\"><span class=\"dot\"></span>{1}</span>\
-             <span class=\"card-n\">{2}<small>{3:.0}%</small></span><span class=\"card-m\">{4}</span></button>\n",
-            r.as_str(),
-            label(r),
-            count(n),
-            percent(n, s.operations),
-            esc(r.meaning()),
-        );
-    }
-    w!(
-        out,
-        "<div class=\"card retried\"><span class=\"card-l\"><span class=\"dot\"></span>Retried</span>\
-         <span class=\"card-n\">{}<small>of {}</small></span><span class=\"card-m\">operations the policy \
-         retries; the others make one attempt</span></div>\n</div>\n",
-        count(s.retried),
-        count(s.operations)
-    );
-    w!(
-        out,
-        "<div class=\"meter\" role=\"img\" aria-label=\"{} unsafe, {} needs work, {} ready\">",
-        readiness_count(report, Readiness::Unsafe),
-        readiness_count(report, Readiness::NeedsWork),
-        readiness_count(report, Readiness::Ready)
-    );
-    for r in LEVELS {
-        let n = readiness_count(report, r);
-        if n > 0 {
-            w!(
-                out,
-                "<span class=\"r-{}\" style=\"width:{}%\"></span>",
-                r.as_str(),
-                num(percent(n, s.operations))
-            );
-        }
-    }
-    out.push_str("</div>\n<div class=\"cols\">\n<section class=\"panel\" aria-labelledby=\"rules-h\"><h3 id=\"rules-h\">Findings by rule</h3>\n");
-    if s.rules.is_empty() {
-        out.push_str("<p class=\"none\">No findings.</p>\n");
-    } else {
-        let most = s.rules.iter().map(|r| r.count).max().unwrap_or(1).max(1);
-        out.push_str("<ol class=\"rules\">\n");
-        for r in &s.rules {
-            w!(
-                out,
-                "<li><button type=\"button\" data-set=\"rule\" data-value=\"{0}\" title=\"Show only operations with {0}\">\
-                 <span class=\"sev sev-{1}\">{1}</span><code>{0}</code><span class=\"rbar b-{1}\"><span style=\"width:{2}%\"></span></span>\
-                 <span class=\"rc\">{3}</span></button></li>\n",
-                esc(r.rule),
-                esc(r.severity),
-                num(percent(r.count, most)),
-                count(r.count)
-            );
-        }
-        out.push_str("</ol>\n");
-    }
-    w!(
-        out,
-        "</section>\n<section class=\"panel\" aria-labelledby=\"policy-h\"><h3 id=\"policy-h\">Policy findings \
-         <span class=\"pill\">{}</span></h3>\n",
-        s.policy_findings.len()
-    );
-    if s.policy_findings.is_empty() {
-        out.push_str(
-            "<p class=\"none\">None: every part of the policy applies to some operation.</p>\n",
-        );
-    } else {
-        findings(out, &s.policy_findings);
-    }
-    out.push_str("</section>\n</div>\n</section>\n");
 }
 
 /// The distinct values of one column with their counts, in a stable order.
@@ -238,16 +124,32 @@ fn filters(out: &mut String, report: &Report) {
          <div class=\"field grow\"><label for=\"f-q\">Search</label><input type=\"search\" id=\"f-q\" name=\"q\" \
          placeholder=\"Path, operationId or tag — press /\" autocomplete=\"off\" spellcheck=\"false\"></div>\n",
     );
-    let levels: Vec<(String, String)> = LEVELS
+    if report.summary.readiness.is_some() {
+        let levels: Vec<(String, String)> = LEVELS
+            .iter()
+            .map(|r| {
+                (
+                    r.as_str().to_string(),
+                    format!("{} ({})", label(*r), readiness_count(report, *r)),
+                )
+            })
+            .collect();
+        select(out, "readiness", "Readiness", &levels);
+    }
+    let states: Vec<(String, String)> = ContractState::ALL
         .iter()
-        .map(|r| {
+        .map(|s| {
             (
-                r.as_str().to_string(),
-                format!("{} ({})", label(*r), readiness_count(report, *r)),
+                s.as_str().to_string(),
+                format!(
+                    "{} ({})",
+                    state_label(*s),
+                    report.summary.contract.states.get(*s)
+                ),
             )
         })
         .collect();
-    select(out, "readiness", "Readiness", &levels);
+    select(out, "contract", "Contract", &states);
     let mut methods: Vec<(&str, usize)> = tally(ops.iter().map(|o| o.method.as_str()))
         .into_iter()
         .collect();
@@ -285,21 +187,21 @@ fn operations(out: &mut String, report: &Report) {
     );
     filters(out, report);
     out.push_str("<div class=\"table-wrap\"><table class=\"ops-table\" id=\"ops\">\n<thead><tr><th class=\"c-tog\"><span class=\"sr\">Details</span></th>");
+    let policy_view = report.summary.readiness.is_some();
+    let readiness = policy_view.then_some(("readiness", "Readiness", "c-r"));
     let columns = [
-        ("readiness", "Readiness", "c-r"),
+        ("contract", "Contract", "c-c"),
         ("method", "Method", "c-m"),
         ("path", "Path", "c-p"),
         ("id", "operationId", "c-id"),
         ("tags", "Tags", "c-t"),
-        ("effect", "Effect", "c-e"),
+        ("reason", "Reason", "c-why"),
         ("findings", "Findings", "c-f"),
     ];
-    for (key, title, class) in columns {
-        let sort = if key == "readiness" {
-            "ascending"
-        } else {
-            "none"
-        };
+    // The report's own order: by readiness with a policy, by contract state without.
+    let first = if policy_view { "readiness" } else { "contract" };
+    for (key, title, class) in readiness.into_iter().chain(columns) {
+        let sort = if key == first { "ascending" } else { "none" };
         w!(
             out,
             "<th class=\"{class}\" aria-sort=\"{sort}\"><button type=\"button\" data-sort=\"{key}\">{title}\
@@ -308,31 +210,35 @@ fn operations(out: &mut String, report: &Report) {
     }
     out.push_str("</tr></thead>\n");
     for (i, op) in report.operations.iter().enumerate() {
-        operation(out, i, op, &report.description);
+        operation(out, i, op, &report.description, policy_view);
     }
     out.push_str(
         "</table></div>\n<p class=\"empty\" id=\"empty\" hidden>No operation matches these filters.</p>\n</section>\n",
     );
 }
 
-fn operation(out: &mut String, i: usize, op: &OperationReport, description: &str) {
+fn operation(
+    out: &mut String,
+    i: usize,
+    op: &OperationReport,
+    description: &str,
+    policy_view: bool,
+) {
     let id = i + 1;
     let mut rules: Vec<&str> = op.findings.iter().map(|f| f.rule).collect();
     rules.sort_unstable();
     rules.dedup();
-    let r = op
-        .readiness
-        .map_or(op.contract.state.as_str(), Readiness::as_str);
+    let r = op.readiness.map_or("", Readiness::as_str);
+    let c = op.contract.state.as_str();
     let op_id = op.operation_id.as_deref().unwrap_or("");
     let name = format!("{} {}", op.method, op.path);
     w!(
         out,
-        "<tbody class=\"op\" data-op=\"{id}\" data-i=\"{i}\" data-readiness=\"{r}\" data-method=\"{}\" data-path=\"{}\" \
+        "<tbody class=\"op\" data-op=\"{id}\" data-i=\"{i}\" data-readiness=\"{r}\" data-contract=\"{c}\" \
+         data-method=\"{}\" data-path=\"{}\" \
          data-id=\"{}\" data-tags=\"{}\" data-effect=\"{}\" data-rules=\"{}\" data-findings=\"{}\">\n\
          <tr class=\"row\"><td class=\"c-tog\"><button type=\"button\" class=\"tog\" aria-expanded=\"false\" \
-         aria-controls=\"op-{id}-d\"><span class=\"sr\">Details of {}</span></button></td>\
-         <td class=\"c-r\"><span class=\"badge r-{r}\">{r}</span></td>\
-         <td class=\"c-m\"><span class=\"method m-{}\">{}</span></td><td class=\"c-p\"><code>",
+         aria-controls=\"op-{id}-d\"><span class=\"sr\">Details of {}</span></button></td>",
         esc(&op.method),
         esc(&op.path),
         esc(op_id),
@@ -341,6 +247,17 @@ fn operation(out: &mut String, i: usize, op: &OperationReport, description: &str
         esc(&rules.join(" ")),
         op.findings.len(),
         esc(&name),
+    );
+    if policy_view {
+        w!(
+            out,
+            "<td class=\"c-r\"><span class=\"badge r-{r}\">{r}</span></td>"
+        );
+    }
+    w!(
+        out,
+        "<td class=\"c-c\"><span class=\"badge s-{c}\">{c}</span></td>\
+         <td class=\"c-m\"><span class=\"method m-{}\">{}</span></td><td class=\"c-p\"><code>",
         esc(&op.method.to_ascii_lowercase()),
         esc(&op.method),
     );
@@ -358,14 +275,8 @@ fn operation(out: &mut String, i: usize, op: &OperationReport, description: &str
     for t in &op.tags {
         w!(out, "<span class=\"tag\">{}</span>", esc(t));
     }
-    w!(
-        out,
-        "</td><td class=\"c-e\"><span class=\"effect e-{0}\">{0}</span>",
-        esc(&op.effect)
-    );
-    if !op.retried {
-        out.push_str("<small>not retried</small>");
-    }
+    out.push_str("</td><td class=\"c-why\">");
+    rich(out, &op.reason);
     w!(
         out,
         "</td><td class=\"c-f\"><span class=\"fc\">{}</span>",
@@ -383,18 +294,41 @@ fn operation(out: &mut String, i: usize, op: &OperationReport, description: &str
     }
     w!(
         out,
-        "</td></tr>\n<tr class=\"detail\" id=\"op-{id}-d\"><td colspan=\"8\"><div class=\"detail-body\">\n<div class=\"answers\">\n"
+        "</td></tr>\n<tr class=\"detail\" id=\"op-{id}-d\"><td colspan=\"{}\"><div class=\"detail-body\">\n<div class=\"answers\">\n",
+        if policy_view { 9 } else { 8 }
     );
     let a = &op.answers;
-    let answers = [
-        ("What repeats", &a.effect),
-        ("Why repeating is safe", &a.safety),
-        ("Time and attempts", &a.budget),
-        ("Unknown outcome", &a.unknown_outcome),
-    ];
+    let k = &op.contract;
+    let contract = format!("{} — {}", k.state.as_str(), k.reason);
+    let key = k.key.clone().unwrap_or_else(|| "none declared".into());
+    let status = k
+        .status_endpoint
+        .clone()
+        .unwrap_or_else(|| "none declared".into());
+    let answers: Vec<(&str, &String)> = if policy_view {
+        vec![
+            ("What repeats", &a.effect),
+            ("Why repeating is safe", &a.safety),
+            ("Time and attempts", &a.budget),
+            ("Unknown outcome", &a.unknown_outcome),
+            ("Contract", &contract),
+            ("Throttling", &k.throttling),
+        ]
+    } else {
+        vec![
+            ("What repeats", &k.effect),
+            ("Contract", &contract),
+            ("Idempotency key", &key),
+            ("Status endpoint", &status),
+            ("Throttling", &k.throttling),
+        ]
+    };
     let layers = a.layers.as_ref().map(|text| ("Layers", text));
     for (title, text) in answers.into_iter().chain(layers) {
-        let weak = text.starts_with("not safe") || text == "not said";
+        let weak = text.starts_with("not safe")
+            || text == "not said"
+            || text.starts_with("unprotected")
+            || text.starts_with("no 429");
         w!(
             out,
             "<div class=\"ans{}\"><h4>{title}</h4><p>{}</p></div>\n",

@@ -20,6 +20,7 @@ use std::collections::HashMap;
 use serde::Serialize;
 
 use crate::check::Checked;
+use crate::contract::ContractState;
 use crate::finding::{Finding, Severity};
 use crate::model::Operation;
 use crate::output::Place;
@@ -135,7 +136,8 @@ pub struct OperationReport {
     /// What the description alone lets any client do.
     pub contract: contract::ContractReport,
     /// Why the operation is where it is, in one line: its first (most severe) finding's
-    /// message, or the contract's reason when it has no finding.
+    /// message, or the contract's reason when it has no finding; without a client policy,
+    /// the contract's reason for any state but `retry-safe`.
     pub reason: String,
     pub retried: bool,
     /// What repeats: `none`, `idempotent` or `non-idempotent`.
@@ -271,6 +273,10 @@ pub fn build(checked: &Checked, policy: Option<String>) -> Report {
     if !policy_view {
         for o in &mut operations {
             o.readiness = None;
+            // Beside a contract state that is not retry-safe, the reason says why.
+            if o.contract.state != ContractState::RetrySafe {
+                o.reason = o.contract.reason.clone();
+            }
         }
     }
     operations.sort_by_key(|o| {
@@ -351,8 +357,8 @@ fn operation(
         contract: contract::ContractReport::default(),
         reason: findings
             .iter()
-            .min_by_key(|f| std::cmp::Reverse(f.severity))
-            .map(|f| f.message.clone())
+            .min_by_key(|f| (std::cmp::Reverse(f.severity), catalogue_rank(f.rule)))
+            .map(|f| reason_of(f, op))
             .unwrap_or_default(),
         retried: policy.is_some_and(Effective::is_retried),
         effect: answers::side_effect(op, policy).as_str().to_string(),
@@ -379,6 +385,25 @@ fn operation(
         amplification: None,
         findings: findings.iter().map(|f| finding_report(f)).collect(),
     }
+}
+
+/// A rule's place in the catalogue, which lists the most harmful first; rules outside
+/// it (the suppression warnings) come last.
+fn catalogue_rank(rule: &str) -> usize {
+    crate::rules::ALL
+        .iter()
+        .position(|r| r.meta().name == rule)
+        .unwrap_or(usize::MAX)
+}
+
+/// A finding's message as a reason beside its operation: without the `METHOD /path`
+/// the message starts with.
+fn reason_of(f: &Finding, op: &Operation) -> String {
+    let prefix = format!("{} {} ", op.method, op.path);
+    f.message
+        .strip_prefix(&prefix)
+        .unwrap_or(&f.message)
+        .to_string()
 }
 
 /// Errors first, then warnings, then infos.

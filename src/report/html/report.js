@@ -1,4 +1,5 @@
-// Filters, sorting and row expansion of the readiness report. Reads data- attributes only.
+// Filters, sorting and row expansion of the readiness and contract reports. Reads data-
+// attributes only.
 (function () {
   'use strict';
   var table = document.getElementById('ops');
@@ -8,7 +9,10 @@
   var shown = document.getElementById('shown');
   var empty = document.getElementById('empty');
   var rank = { 'unsafe': 0, 'needs-work': 1, 'ready': 2 };
+  var states = { 'unprotected': 0, 'key-incomplete': 1, 'retry-safe-with-reconcile': 2, 'retry-safe': 3 };
   var f = form.elements;
+  // A report without a policy has no readiness filter.
+  function val(name) { return f[name] ? f[name].value : ''; }
 
   rows.forEach(function (r) {
     var d = r.dataset;
@@ -21,11 +25,12 @@
 
   function apply() {
     var q = f.q.value.trim().toLowerCase();
-    var want = { readiness: f.readiness.value, method: f.method.value, tag: f.tag.value, rule: f.rule.value };
+    var want = { readiness: val('readiness'), contract: val('contract'), method: val('method'), tag: val('tag'), rule: val('rule') };
     var n = 0;
     rows.forEach(function (r) {
       var d = r.dataset;
       var ok = (!want.readiness || d.readiness === want.readiness) &&
+        (!want.contract || d.contract === want.contract) &&
         (!want.method || d.method === want.method) &&
         (!want.tag || r._tags.indexOf(want.tag) >= 0) &&
         (!want.rule || r._rules.indexOf(want.rule) >= 0) &&
@@ -47,17 +52,20 @@
     var b = e.target.closest('[data-set]');
     if (!b) return;
     var field = f[b.dataset.set];
+    if (!field) return;
     field.value = field.value === b.dataset.value ? '' : b.dataset.value;
     apply();
     document.getElementById('operations').scrollIntoView({ behavior: 'smooth', block: 'start' });
   });
 
   // Sorting: click a header (most findings first); again to reverse. Ties keep the report's order.
-  var sortKey = 'readiness';
+  var sortKey = f.readiness ? 'readiness' : 'contract';
   var dir = 1;
   function key(r, k) {
     var d = r.dataset;
     if (k === 'readiness') return rank[d.readiness];
+    if (k === 'contract') return states[d.contract];
+    if (k === 'reason') return (r.querySelector('.c-why') || {}).textContent || '\uffff';
     if (k === 'findings') return Number(d.findings);
     if (k === 'tags') return r._tags[0] || '\uffff';
     return (d[k] || '\uffff').toLowerCase();

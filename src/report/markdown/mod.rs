@@ -1,7 +1,10 @@
 //! The Markdown report, sized for a pull-request comment.
 //!
-//! A summary table first, then one collapsed section per operation that needs attention
-//! (worst first), then the ready operations in one collapsed list. GitHub refuses
+//! The answer first: without a policy, how many writes any client can retry safely, the
+//! contract states and the operations to fix first, each with its reason; with one, the
+//! readiness of the client's policy with the contract beside it. Then the findings by
+//! rule (errors first), one collapsed section per operation that needs attention (worst
+//! first), and the rest in one collapsed list. GitHub refuses
 //! comments over 65,536 characters, so past [`BUDGET`] the remaining operations are only
 //! counted, with a pointer to the HTML report.
 //!
@@ -12,7 +15,10 @@
 
 use std::fmt::Write;
 
+mod summary;
+
 use super::{FindingReport, OperationReport, Readiness, Report, ScheduleReport};
+use crate::contract::ContractState;
 use crate::output::escape;
 use crate::plan::millis;
 
@@ -28,68 +34,18 @@ const DETAILED_WHEN_GROUPED: usize = 15;
 /// Renders the report as Markdown.
 pub fn render(report: &Report) -> String {
     let mut out = String::new();
-    let s = &report.summary;
-    let _ = writeln!(
-        out,
-        "## retrylint readiness: {}\n",
-        code(&report.description)
-    );
-    match &report.policy {
-        Some(policy) => {
-            let _ = writeln!(
-                out,
-                "Policy {} · {} operations, {} retried\n",
-                code(policy),
-                s.operations,
-                s.retried
-            );
-        }
-        None => {
-            let _ = writeln!(out, "No retry policy · {} operations\n", s.operations);
-        }
-    }
-    out.push_str("| readiness | operations | meaning |\n|---|---:|---|\n");
-    for (readiness, count) in [
-        (
-            Readiness::Unsafe,
-            s.readiness.as_ref().map_or(0, |c| c.unsafe_),
-        ),
-        (
-            Readiness::NeedsWork,
-            s.readiness.as_ref().map_or(0, |c| c.needs_work),
-        ),
-        (
-            Readiness::Ready,
-            s.readiness.as_ref().map_or(0, |c| c.ready),
-        ),
-    ] {
-        let _ = writeln!(
-            out,
-            "| {} | {count} | {} |",
-            badge(readiness),
-            readiness.meaning()
-        );
-    }
-    if !s.rules.is_empty() {
-        out.push_str("\n| rule | severity | findings |\n|---|---|---:|\n");
-        for rule in &s.rules {
-            let _ = writeln!(
-                out,
-                "| `{}` | {} | {} |",
-                rule.rule, rule.severity, rule.count
-            );
-        }
-    }
-    if !s.policy_findings.is_empty() {
-        out.push_str("\n**About the policy as a whole**\n\n");
-        for f in &s.policy_findings {
-            finding(&mut out, f);
-        }
-    }
-    let (attention, ready): (Vec<&OperationReport>, Vec<&OperationReport>) = report
-        .operations
-        .iter()
-        .partition(|o| o.readiness != Some(Readiness::Ready));
+    summary::head(&mut out, report);
+    let policy_view = report.summary.readiness.is_some();
+    // Operations that need attention: not ready (with a policy), or that no client can
+    // retry safely or with a warning or error (without one). The rest are listed in one
+    // collapsed list.
+    let (attention, fine): (Vec<&OperationReport>, Vec<&OperationReport>) =
+        report.operations.iter().partition(|o| match o.readiness {
+            Some(r) => r != Readiness::Ready,
+            None => {
+                !o.contract.state.is_retry_safe() || o.findings.iter().any(|f| f.severity != "info")
+            }
+        });
     let mut left_out = 0usize;
     // A large API reads better grouped by rule, with the worst operations in detail.
     let detailed = if attention.len() > GROUP_FROM {
@@ -116,29 +72,42 @@ pub fn render(report: &Report) -> String {
         operation(&mut out, op);
     }
     left_out += attention.len() - detailed.min(attention.len());
-    if !ready.is_empty() && out.len() <= BUDGET {
-        let _ = writeln!(
-            out,
-            "\n<details><summary>{} {} ready operations</summary>\n",
-            badge(Readiness::Ready),
-            ready.len()
-        );
-        for op in &ready {
+    if !fine.is_empty() && out.len() <= BUDGET {
+        let title = if policy_view {
+            format!(
+                "{} {} ready operations",
+                badge(Readiness::Ready),
+                fine.len()
+            )
+        } else {
+            format!(
+                "{} {} operations any client can retry safely",
+                state_badge(ContractState::RetrySafe),
+                fine.len()
+            )
+        };
+        let _ = writeln!(out, "\n<details><summary>{title}</summary>\n");
+        for op in &fine {
             if out.len() > BUDGET {
                 left_out += 1;
                 continue;
             }
+            let (first, second) = if policy_view {
+                (&op.answers.safety, &op.answers.budget)
+            } else {
+                (&op.contract.reason, &op.contract.throttling)
+            };
             let _ = writeln!(
                 out,
                 "- {} — {}; {}",
                 code(&format!("{} {}", op.method, op.path)),
-                cell(&op.answers.safety),
-                cell(&op.answers.budget)
+                cell(first),
+                cell(second)
             );
         }
         out.push_str("\n</details>\n");
     } else {
-        left_out += ready.len();
+        left_out += fine.len();
     }
     if left_out > 0 {
         let _ = writeln!(
@@ -153,14 +122,8 @@ pub fn render(report: &Report) -> String {
 /// Per rule, the operations it reported, in one collapsed list each.
 fn by_rule(out: &mut String, report: &Report) {
     out.push_str("\n### Operations by rule\n\n");
-    let rank = |severity: &str| match severity {
-        "error" => 0,
-        "warning" => 1,
-        _ => 2,
-    };
-    let mut rules: Vec<_> = report.summary.rules.iter().collect();
-    rules.sort_by_key(|r| (rank(r.severity), std::cmp::Reverse(r.count)));
-    for rule in rules {
+    // `summary.rules` is ordered by severity, then count.
+    for rule in &report.summary.rules {
         let ops: Vec<&OperationReport> = report
             .operations
             .iter()
@@ -200,23 +163,24 @@ fn operation(out: &mut String, op: &OperationReport) {
     let _ = writeln!(
         out,
         "<details><summary>{} <code>{} {}</code>{} — {}</summary>\n",
-        op.readiness.map_or(op.contract.state.as_str(), badge),
+        op.readiness
+            .map_or_else(|| state_badge(op.contract.state), badge),
         op.method,
         html(&op.path),
         html(&id),
         plural(op.findings.len(), "finding")
     );
-    let a = &op.answers;
-    let _ = writeln!(out, "- **What repeats:** {}", cell(&a.effect));
-    let _ = writeln!(out, "- **Why repeating is safe:** {}", cell(&a.safety));
-    let _ = writeln!(out, "- **Budget:** {}", cell(&a.budget));
-    let _ = writeln!(out, "- **Unknown outcome:** {}", cell(&a.unknown_outcome));
-    if let Some(layers) = &a.layers {
-        let _ = writeln!(out, "- **Layers:** {}", cell(layers));
-    }
-    if let Some(schedule) = &op.schedule {
-        out.push('\n');
-        timeline(out, schedule);
+    let c = &op.contract;
+    let _ = writeln!(
+        out,
+        "- **Contract:** {} — {}",
+        state_badge(c.state),
+        cell(&c.reason)
+    );
+    if op.readiness.is_none() {
+        contract_answers(out, op);
+    } else {
+        policy_answers(out, op);
     }
     if !op.findings.is_empty() {
         out.push('\n');
@@ -228,6 +192,43 @@ fn operation(out: &mut String, op: &OperationReport) {
         }
     }
     out.push_str("\n</details>\n\n");
+}
+
+/// What the description says, for a report without a policy.
+fn contract_answers(out: &mut String, op: &OperationReport) {
+    let c = &op.contract;
+    let _ = writeln!(out, "- **What repeats:** {}", cell(&c.effect));
+    if let Some(key) = &c.key {
+        let _ = writeln!(out, "- **Idempotency key:** {}", cell(key));
+    }
+    if let Some(status) = &c.status_endpoint {
+        let _ = writeln!(out, "- **Status endpoint:** {}", cell(status));
+    }
+    if !c.conflict_responses.is_empty() {
+        let _ = writeln!(
+            out,
+            "- **Conflict responses:** {}",
+            cell(&c.conflict_responses.join(", "))
+        );
+    }
+    let _ = writeln!(out, "- **Throttling:** {}", cell(&c.throttling));
+}
+
+/// The four answers of the client's policy, with the contract's throttling answer.
+fn policy_answers(out: &mut String, op: &OperationReport) {
+    let a = &op.answers;
+    let _ = writeln!(out, "- **What repeats:** {}", cell(&a.effect));
+    let _ = writeln!(out, "- **Why repeating is safe:** {}", cell(&a.safety));
+    let _ = writeln!(out, "- **Budget:** {}", cell(&a.budget));
+    let _ = writeln!(out, "- **Unknown outcome:** {}", cell(&a.unknown_outcome));
+    if let Some(layers) = &a.layers {
+        let _ = writeln!(out, "- **Layers:** {}", cell(layers));
+    }
+    let _ = writeln!(out, "- **Throttling:** {}", cell(&op.contract.throttling));
+    if let Some(schedule) = &op.schedule {
+        out.push('\n');
+        timeline(out, schedule);
+    }
 }
 
 /// One finding as a list item: icon, rule, message and where.
@@ -270,6 +271,16 @@ fn timeline(out: &mut String, s: &ScheduleReport) {
         millis(s.worst_case_ms),
         s.stop
     );
+}
+
+/// A contract state with its colour: never "ready".
+fn state_badge(state: ContractState) -> &'static str {
+    match state {
+        ContractState::Unprotected => "🔴 unprotected",
+        ContractState::KeyIncomplete => "🟠 key-incomplete",
+        ContractState::RetrySafeWithReconcile => "🔵 retry-safe-with-reconcile",
+        ContractState::RetrySafe => "🟢 retry-safe",
+    }
 }
 
 fn badge(readiness: Readiness) -> &'static str {
