@@ -413,7 +413,7 @@ pub fn check_description(
         baselined: 0,
         webhooks: analysis.api.webhook_count,
         policy: policy.map(|p| p.file.name()),
-        client_policy: !analysis.effective.is_empty(),
+        client_policy: policy.is_some() || !analysis.effective.is_empty(),
         contract,
         sources: analysis.sources,
     })

@@ -221,12 +221,28 @@ fn a_baseline_of_github_leaves_only_a_new_unprotected_post() {
     assert_eq!(findings[0]["operation"]["path"], "/retrylint/new");
 }
 
+/// The small descriptions of the corpus, besides those of [`CORPUS`].
+const EXAMPLES: &[&str] = &[
+    "oai-examples/v3.0/petstore.yaml",
+    "oai-examples/v3.0/petstore-expanded.yaml",
+    "oai-examples/v3.0/callback-example.yaml",
+    "oai-examples/v3.0/link-example.yaml",
+    "oai-examples/v3.0/api-with-examples.yaml",
+    "oai-examples/v3.0/uspto.yaml",
+    "oai-examples/v3.1/webhook-example.yaml",
+];
+
 #[test]
-fn init_then_check_finds_no_error_on_any_corpus_description() {
+fn init_then_check_is_quiet_on_every_corpus_description() {
     let Some(dir) = corpus() else { return };
     let work = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("corpus-init");
+    let _ = std::fs::remove_dir_all(&work);
     std::fs::create_dir_all(&work).unwrap();
-    for (i, (spec, _, _)) in CORPUS.iter().enumerate() {
+    let specs = CORPUS
+        .iter()
+        .map(|(p, _, _)| *p)
+        .chain(EXAMPLES.iter().copied());
+    for (i, spec) in specs.enumerate() {
         let path = dir.join(spec);
         let policy = work.join(format!("policy-{i}.yaml"));
         let init = common::retrylint(&[
@@ -234,14 +250,56 @@ fn init_then_check_finds_no_error_on_any_corpus_description() {
             path.to_str().unwrap(),
             "-o",
             policy.to_str().unwrap(),
-            "--force",
         ]);
         assert_eq!(init.code, 0, "{spec}: {}", init.stderr);
         let check = check(&path, &policy, "json");
-        assert_eq!(check.code, 0, "{spec}: {}", check.stderr);
+        assert_eq!(check.code, 0, "{spec}: {}", check.transcript());
+        // The policy is the client's: no note about checking the contract only.
+        assert!(check.stderr.is_empty(), "{spec}: {}", check.stderr);
         let doc: serde_json::Value = serde_json::from_str(&check.stdout).unwrap();
-        assert_eq!(doc["summary"]["errors"], 0, "{spec}");
+        let summary = &doc["summary"];
+        eprintln!(
+            "{spec}: {} errors, {} warnings, {} infos",
+            summary["errors"], summary["warnings"], summary["infos"]
+        );
+        // Nothing about the choices init made: no error, no warning, a handful of infos.
+        assert_eq!(summary["errors"], 0, "{spec}: {}", check.stdout);
+        assert_eq!(summary["warnings"], 0, "{spec}: {}", check.stdout);
+        assert!(
+            summary["infos"].as_u64().unwrap_or(u64::MAX) <= 5,
+            "{spec}: {}",
+            check.stdout
+        );
     }
+}
+
+#[test]
+fn init_keys_adyen_payments_only_once_the_key_is_required() {
+    let Some(dir) = corpus() else { return };
+    let path = dir.join("adyen/CheckoutService-v71.json");
+    let run = common::retrylint(&["init", path.to_str().unwrap()]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    // 22 operations take an optional Idempotency-Key: none is retried, each says why.
+    assert_eq!(run.stdout.matches(", optional Idempotency-Key").count(), 22);
+    assert!(!run.stdout.contains("keyHeader: \"Idempotency-Key\""));
+    // With the key required, the same operations would be retried with it.
+    let mut doc: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap();
+    let key = &mut doc["components"]["parameters"]["Idempotency-Key"]["required"];
+    assert_eq!(*key, false, "the shared key parameter is optional");
+    *key = serde_json::Value::Bool(true);
+    let required = serde_json::to_string(&doc).unwrap();
+    let work = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("corpus-adyen-required");
+    let _ = std::fs::remove_dir_all(&work);
+    std::fs::create_dir_all(&work).unwrap();
+    std::fs::write(work.join("openapi.json"), required).unwrap();
+    let run = common::retrylint_in(&work, &["init", "openapi.json"]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    assert!(
+        run.stdout.matches("keyHeader: \"Idempotency-Key\"").count() >= 20,
+        "{}",
+        run.stdout
+    );
 }
 
 #[test]

@@ -348,10 +348,13 @@ fn the_markdown_report_adds_nothing_from_the_description() {
             first.starts_with('-')
                 || first.starts_with('`')
                 || first.parse::<u32>().is_ok()
-                || ["readiness", "rule", "attempt"].contains(&first)
+                || ["readiness", "rule", "attempt", "contract", "tag"].contains(&first)
                 || first.contains("unsafe")
                 || first.contains("needs-work")
-                || first.contains("ready"),
+                || first.contains("ready")
+                || first.contains("unprotected")
+                || first.contains("key-incomplete")
+                || first.contains("retry-safe"),
             "a row the report did not mean: {line}"
         );
     }

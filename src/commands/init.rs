@@ -41,6 +41,10 @@ pub struct InitArgs {
     /// `service.hosts`.
     #[arg(long = "host", value_name = "NAME")]
     hosts: Vec<String>,
+    /// A header that carries idempotency keys, besides `Idempotency-Key` and the known
+    /// vendor names (repeatable); written to `lint.keyHeaders`.
+    #[arg(long = "key-header", value_name = "NAME")]
+    key_headers: Vec<String>,
 }
 
 pub fn run(args: InitArgs) -> Outcome {
@@ -82,7 +86,16 @@ pub fn run(args: InitArgs) -> Outcome {
         hosts: &args.hosts,
     };
     let layered = !analysis.layers.is_empty() || !args.hosts.is_empty();
-    let text = crate::init::starting_policy_with(&analysis.api, &name, layered.then_some(&seen));
+    // `--key-header` names count as keys in the contract the policy is chosen from.
+    let keys = crate::contract::KeyHeaders::new(args.key_headers.iter().cloned());
+    let contracts = crate::contract::derive(&analysis.api, &keys);
+    let text = crate::init::starting_policy_with(
+        &analysis.api,
+        &contracts,
+        &name,
+        layered.then_some(&seen),
+        &args.key_headers,
+    );
     write_output(args.output.as_deref(), &text).map_err(|e| vec![e])?;
     Ok(ExitCode::SUCCESS)
 }
