@@ -276,3 +276,78 @@ fn malformed_contract_extensions_are_input_errors_at_their_place() {
         );
     }
 }
+
+#[test]
+fn contract_rules_and_states_go_through_every_check_format() {
+    let dir = folder("formats", &[]);
+    std::fs::copy(
+        concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/fixtures/contract/openapi.yaml"
+        ),
+        dir.join("openapi.yaml"),
+    )
+    .unwrap();
+    let rules = [
+        "write-without-retry-protection",
+        "throttle-status-undeclared",
+    ];
+    let json = check(&dir, &["--format", "json"]);
+    let doc: serde_json::Value = serde_json::from_str(&json.stdout).unwrap();
+    for rule in rules {
+        assert!(
+            doc["findings"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .any(|f| f["rule"] == rule && f["severity"] == "info"),
+            "json: {rule}"
+        );
+    }
+    assert_eq!(doc["summary"]["contract"]["retrySafeWithReconcile"], 4);
+    let sarif = check(&dir, &["--format", "sarif"]);
+    let log: serde_json::Value = serde_json::from_str(&sarif.stdout).unwrap();
+    let run = &log["runs"][0];
+    for rule in rules {
+        assert!(
+            run["results"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .any(|r| r["ruleId"] == rule && r["level"] == "note"),
+            "sarif: {rule}"
+        );
+        let meta = run["tool"]["driver"]["rules"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|m| m["id"] == rule)
+            .cloned()
+            .unwrap_or_default();
+        assert_eq!(meta["properties"]["tags"][3], "contract", "sarif: {rule}");
+    }
+    assert_eq!(run["properties"]["contract"]["keyIncomplete"], 2);
+    let github = check(&dir, &["--format", "github"]);
+    for rule in rules {
+        assert!(
+            github
+                .stdout
+                .lines()
+                .any(|l| l.starts_with("::notice ") && l.contains(rule)),
+            "github: {rule}\n{}",
+            github.stdout
+        );
+    }
+    let junit = check(&dir, &["--format", "junit"]);
+    for rule in rules {
+        assert!(
+            junit.stdout.contains(&format!("<failure type=\"{rule}\"")),
+            "junit: {rule}"
+        );
+    }
+    assert!(
+        junit
+            .stdout
+            .contains("<property name=\"contract.unprotected\" value=\"1\"/>")
+    );
+}
