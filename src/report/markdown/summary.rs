@@ -177,7 +177,11 @@ fn fix_first(out: &mut String, report: &Report) {
         }
     }
     if worst.len() > FIX_FIRST {
-        let _ = writeln!(out, "\n_… and {} more below._", worst.len() - FIX_FIRST);
+        let _ = writeln!(
+            out,
+            "\n_… and {} more: `retrylint report --format html` lists every one._",
+            worst.len() - FIX_FIRST
+        );
     }
 }
 
