@@ -49,7 +49,7 @@ fn check_in_process(spec: &Path, policy: &Path) -> usize {
     let options = CheckOptions::default();
     let policy = load_policy(policy, &options.load).expect("the policy loads");
     let result = check_description(spec, Some(&policy), &options).expect("the description checks");
-    human::render(std::slice::from_ref(&result), false).len()
+    human::render(std::slice::from_ref(&result), false, Default::default()).len()
 }
 
 /// A policy with an entry for every operation of a JSON description.

@@ -11,7 +11,7 @@ use std::path::Path;
 use serde::{Deserialize, Serialize};
 
 use crate::error::InputError;
-use crate::output::{CheckResult, Place, fingerprint};
+use crate::output::{CheckResult, fingerprint};
 
 const VERSION: u32 = 1;
 
@@ -91,7 +91,7 @@ pub fn write(path: &Path, results: &[CheckResult]) -> Result<usize, InputError> 
             r.findings.iter().map(|f| Entry {
                 fingerprint: fingerprint(f, &r.sources),
                 rule: f.rule.to_string(),
-                file: Place::of(&f.primary.loc, &r.sources).file,
+                file: r.sources[f.primary.loc.file].identity().to_string(),
                 message: f.message.clone(),
             })
         })

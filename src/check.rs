@@ -187,7 +187,19 @@ pub fn discover_policy(
             io_reason(&e)
         ))
     })?;
-    let Ok(description) = std::fs::canonicalize(description) else {
+    // A description on standard input need not exist under its name.
+    let resolved = std::fs::canonicalize(description).or_else(|e| {
+        let folder = if folder.as_os_str().is_empty() {
+            Path::new(".")
+        } else {
+            folder
+        };
+        match (std::fs::canonicalize(folder), description.file_name()) {
+            (Ok(folder), Some(name)) => Ok(folder.join(name)),
+            _ => Err(e),
+        }
+    });
+    let Ok(description) = resolved else {
         // The description itself is reported missing when it is loaded.
         return Ok(None);
     };
@@ -440,7 +452,13 @@ pub fn check_all(
         let result = match choice {
             PolicyChoice::Given(policy) => check_description(path, Some(policy), options),
             PolicyChoice::Discover => {
-                let policy = match discover_policy(path, &options.load)? {
+                let beside = match &options.load.stdin {
+                    Some(stdin) if path.as_os_str() == crate::load::discover::STDIN => {
+                        stdin.beside().to_path_buf()
+                    }
+                    _ => path.clone(),
+                };
+                let policy = match discover_policy(&beside, &options.load)? {
                     Some(found) => Some(found.load(&options.load)?),
                     None => None,
                 };

@@ -1,12 +1,13 @@
 //! The command line: the subcommands, dispatch to [`crate::commands`], and input errors
 //! on standard error with exit code 2.
 
-use std::io::{IsTerminal, Write};
+use std::io::Write;
 use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};
 
 use crate::commands;
+use crate::output::color::{self, ColorChoice};
 use crate::output::human;
 
 /// Lint the retry contracts of HTTP APIs: an OpenAPI description plus a retry policy.
@@ -15,6 +16,10 @@ use crate::output::human;
 pub struct Cli {
     #[command(subcommand)]
     command: Command,
+    /// When to colour the output: `auto` follows NO_COLOR, FORCE_COLOR, CLICOLOR_FORCE
+    /// and whether the output is a terminal.
+    #[arg(long, value_enum, global = true, default_value_t = ColorChoice::Auto)]
+    color: ColorChoice,
 }
 
 #[derive(Debug, Subcommand)]
@@ -38,12 +43,22 @@ enum Command {
         /// The rule's name, as `retrylint rules` lists it.
         rule: String,
     },
+    /// Print a shell completion script (e.g. `retrylint completions bash > retrylint.bash`).
+    Completions(commands::shell::CompletionsArgs),
+    /// Print the manual page (roff), or write one page per command into a folder.
+    Man(commands::shell::ManArgs),
+}
+
+/// The command line's definition, for completions and manual pages.
+pub fn command() -> clap::Command {
+    <Cli as clap::CommandFactory>::command()
 }
 
 /// Runs the command line; the exit code is 0 (clean), 1 (findings) or 2 (input error).
 pub fn main() -> ExitCode {
     let cli = Cli::parse();
-    let color = std::io::stderr().is_terminal() && std::env::var_os("NO_COLOR").is_none();
+    color::set(cli.color);
+    let color = color::stderr();
     let result = match cli.command {
         Command::Check(args) => commands::check::run(args),
         Command::Plan(args) => commands::plan::run(args),
@@ -53,6 +68,8 @@ pub fn main() -> ExitCode {
         Command::Rules => commands::print(&commands::catalogue::rules_table()),
         Command::Schema => commands::print(commands::catalogue::POLICY_SCHEMA),
         Command::Explain { rule } => commands::catalogue::explain(&rule),
+        Command::Completions(args) => commands::shell::completions(&args),
+        Command::Man(args) => commands::shell::man(&args),
     };
     match result {
         Ok(code) => code,

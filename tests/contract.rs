@@ -327,7 +327,21 @@ fn contract_rules_and_states_go_through_every_check_format() {
         assert_eq!(meta["properties"]["tags"][3], "contract", "sarif: {rule}");
     }
     assert_eq!(run["properties"]["contract"]["keyIncomplete"], 2);
+    // Infos are annotations only when they fail the run; otherwise one line counts them.
     let github = check(&dir, &["--format", "github"]);
+    assert!(
+        !github.stdout.contains("::notice file="),
+        "{}",
+        github.stdout
+    );
+    assert!(
+        github
+            .stdout
+            .contains("info findings not annotated (--fail-on info"),
+        "{}",
+        github.stdout
+    );
+    let github = check(&dir, &["--format", "github", "--fail-on", "info"]);
     for rule in rules {
         assert!(
             github
@@ -338,7 +352,20 @@ fn contract_rules_and_states_go_through_every_check_format() {
             github.stdout
         );
     }
+    // In JUnit, infos are failures only when they fail the run, as the exit code says.
     let junit = check(&dir, &["--format", "junit"]);
+    for rule in rules {
+        assert!(
+            !junit.stdout.contains(&format!("<failure type=\"{rule}\"")),
+            "junit: {rule}"
+        );
+        assert!(
+            junit.stdout.contains(&format!("info[{rule}]")),
+            "junit: {rule}"
+        );
+    }
+    assert!(junit.stdout.contains("<system-out>below --fail-on error:"));
+    let junit = check(&dir, &["--format", "junit", "--fail-on", "info"]);
     for rule in rules {
         assert!(
             junit.stdout.contains(&format!("<failure type=\"{rule}\"")),

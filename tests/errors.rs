@@ -72,9 +72,15 @@ fn a_missing_description_or_policy_is_exit_2() {
         "{}",
         run.stderr
     );
-    let run = retrylint(&["check", "fixtures/shop"]);
+    // A folder is searched for descriptions; one with none is an input error.
+    let run = retrylint(&["check", "rules"]);
     assert_eq!(run.code, 2);
-    assert!(run.stderr.contains("is a folder"), "{}", run.stderr);
+    assert!(
+        run.stderr
+            .contains("no OpenAPI or Swagger description under `rules`"),
+        "{}",
+        run.stderr
+    );
 }
 
 #[test]

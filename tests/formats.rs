@@ -90,14 +90,28 @@ fn sarif_validates_against_the_official_schema() {
                 .contains("## Fix")
         );
     }
-    insta::assert_snapshot!("sarif-demo", run.stdout);
+    // Relative URIs name their base, the folder the check ran in.
+    let root = std::fs::canonicalize(env!("CARGO_MANIFEST_DIR")).unwrap();
+    let base = format!("file://{}/", root.display());
+    assert_eq!(log["runs"][0]["originalUriBaseIds"]["ROOT"]["uri"], base);
+    assert_eq!(
+        log["runs"][0]["tool"]["driver"]["version"],
+        env!("CARGO_PKG_VERSION")
+    );
+    insta::assert_snapshot!("sarif-demo", run.stdout.replace(&base, "file:///[ROOT]/"));
 }
 
 #[test]
 fn github_annotations_escape_and_carry_columns_only_on_one_line() {
     let run = retrylint(&["check", DEMO, "--format", "github"]);
     assert_eq!(run.code, 1);
-    for line in run.stdout.lines() {
+    assert!(
+        run.stdout
+            .starts_with("retrylint: 6 errors, 8 warnings in 8 operations\n"),
+        "{}",
+        run.stdout
+    );
+    for line in run.stdout.lines().skip(1) {
         assert!(
             line.starts_with("::error ")
                 || line.starts_with("::warning ")
@@ -138,13 +152,27 @@ fn junit_has_a_case_per_operation_and_a_failure_per_finding() {
         .collect();
     // Eight operations, and one case for the findings about the policy as a whole.
     assert_eq!(cases.len(), 9);
-    let failures = xml
-        .descendants()
-        .filter(|n| n.has_tag_name("failure"))
-        .count();
-    let findings = json(DEMO)["findings"].as_array().unwrap().len();
-    assert_eq!(failures, findings);
+    // A failure per finding at --fail-on (errors by default), as the exit code counts.
+    let failures = |xml: &roxmltree::Document| {
+        xml.descendants()
+            .filter(|n| n.has_tag_name("failure"))
+            .count()
+    };
+    let findings = json(DEMO)["findings"].as_array().unwrap().clone();
+    let errors = findings.iter().filter(|f| f["severity"] == "error").count();
+    assert_eq!(failures(&xml), errors);
+    assert!(errors > 0 && errors < findings.len());
     insta::assert_snapshot!("junit-demo", run.stdout);
+    let warning = retrylint(&["check", DEMO, "--format", "junit", "--fail-on", "warning"]);
+    let xml = roxmltree::Document::parse(&warning.stdout).expect("well-formed XML");
+    assert_eq!(failures(&xml), findings.len());
+    assert!(!warning.stdout.contains("<system-out>"));
+    let never = retrylint(&["check", DEMO, "--format", "junit", "--fail-on", "never"]);
+    assert_eq!(never.code, 0);
+    let xml = roxmltree::Document::parse(&never.stdout).expect("well-formed XML");
+    assert_eq!(failures(&xml), 0);
+    let root = xml.root_element();
+    assert_eq!(root.attribute("failures"), Some("0"));
 }
 
 #[test]

@@ -3,19 +3,11 @@
 
 mod common;
 
-use common::{fired_rules, retrylint, retrylint_in};
+use common::{fired_rules, retrylint, retrylint_in, scratch};
 
 const DEMO: &str = "fixtures/layers/payments/openapi.yaml";
 const DEMO_POLICY: &str = "fixtures/layers/payments/retry-policy.yaml";
 const DEMO_DEPLOY: &str = "fixtures/layers/payments/deploy";
-
-/// An empty scratch folder for one test.
-fn scratch(name: &str) -> std::path::PathBuf {
-    let dir = std::path::Path::new(env!("CARGO_TARGET_TMPDIR")).join(name);
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).expect("a scratch folder");
-    dir
-}
 
 /// The demo's description, alone in `dir` (no policy beside it to discover).
 fn copy_demo(dir: &std::path::Path) {

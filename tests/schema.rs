@@ -3,29 +3,8 @@
 
 mod common;
 
-use retrylint::source::{Node, ParseLimits, Value, parse};
-use serde_json::json;
-
-/// A parsed YAML or JSON tree as a JSON value.
-fn to_json(node: &Node) -> serde_json::Value {
-    match &node.value {
-        Value::Null => serde_json::Value::Null,
-        Value::Bool(b) => json!(b),
-        Value::Number(n) => n
-            .parse::<i64>()
-            .map(|i| json!(i))
-            .or_else(|_| n.parse::<f64>().map(|f| json!(f)))
-            .unwrap_or(json!(n.to_string())),
-        Value::String(s) => json!(s.to_string()),
-        Value::Seq(items) => serde_json::Value::Array(items.iter().map(to_json).collect()),
-        Value::Map(map) => serde_json::Value::Object(
-            map.entries()
-                .iter()
-                .map(|e| (e.key.to_string(), to_json(&e.value)))
-                .collect(),
-        ),
-    }
-}
+use common::to_json;
+use retrylint::source::{ParseLimits, parse};
 
 fn policies(dir: &std::path::Path, out: &mut Vec<std::path::PathBuf>) {
     for entry in std::fs::read_dir(dir).unwrap() {

@@ -29,8 +29,8 @@ pub fn rules_table() -> String {
 }
 
 pub fn explain(name: &str) -> Outcome {
-    match crate::rules::by_name(name) {
-        Some(rule) => print(rule.meta().doc),
+    match crate::rules::meta(name) {
+        Some(meta) => print(meta.doc),
         None => {
             let mut error = InputError::new(format!("there is no rule `{name}`"));
             error = match crate::error::did_you_mean(name, crate::rules::names()) {

@@ -12,18 +12,22 @@ use super::{Outcome, write_output};
 use crate::baseline::{self, Baseline};
 use crate::check::{CheckOptions, LayerInputs, PolicyChoice, check_all, load_given};
 use crate::error::InputError;
-use crate::finding::Severity;
-use crate::output::{CheckResult, github, human, json, junit, sarif};
+use crate::output::{
+    CheckResult, FailOn, Shown, concise, github, gitlab, human, json, junit, markdown, sarif,
+    statistics,
+};
 
 #[derive(Debug, Args)]
 pub struct CheckArgs {
-    /// OpenAPI 3.0/3.1 or Swagger 2.0 descriptions (YAML or JSON).
+    /// OpenAPI 3.0/3.1 or Swagger 2.0 descriptions (YAML or JSON); a folder is searched
+    /// for descriptions (honouring .gitignore), a quoted glob is expanded, `-` reads
+    /// standard input.
     #[arg(required = true, value_name = "SPEC")]
     specs: Vec<PathBuf>,
     #[command(flatten)]
     input: InputArgs,
     /// Output format.
-    #[arg(long, value_enum, default_value_t = Format::Human)]
+    #[arg(long, visible_alias = "output-format", value_enum, default_value_t = Format::Human)]
     format: Format,
     /// Write the output to a file instead of standard output.
     #[arg(short = 'o', long = "output", value_name = "FILE")]
@@ -43,39 +47,44 @@ pub struct CheckArgs {
     /// Record every current finding in a baseline file, and exit 0.
     #[arg(long, value_name = "FILE")]
     write_baseline: Option<PathBuf>,
+    /// Show only errors and the summary line (and no notes on standard error).
+    #[arg(short, long)]
+    quiet: bool,
+    /// Show how many findings each rule reported instead of the findings (human,
+    /// concise or json).
+    #[arg(long)]
+    statistics: bool,
+    /// Show at most N findings, the most severe first, and say how many were left out
+    /// (human, concise, github and markdown; the other formats hold every finding).
+    #[arg(long, value_name = "N")]
+    max_findings: Option<usize>,
+    /// The folder SARIF artifact URIs are relative to [default: the current folder].
+    #[arg(long, value_name = "DIR")]
+    sarif_root: Option<PathBuf>,
+    /// Skip named files that are not OpenAPI or Swagger descriptions instead of
+    /// refusing them (for hooks that pass every changed YAML and JSON file).
+    #[arg(long)]
+    skip_non_descriptions: bool,
 }
 
-#[derive(Debug, Clone, Copy, ValueEnum)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
 enum Format {
     /// Diagnostics with source snippets.
     Human,
+    /// One line per finding: `file:line:column: severity[rule] message`.
+    Concise,
     /// A versioned JSON document.
     Json,
     /// SARIF 2.1.0, for code scanning.
     Sarif,
     /// GitHub Actions workflow commands (pull-request annotations).
     Github,
-    /// JUnit XML: a test case per operation, a failure per finding.
+    /// GitLab Code Quality report (merge-request widget).
+    Gitlab,
+    /// JUnit XML: a test case per operation; findings at `--fail-on` are failures.
     Junit,
-}
-
-#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
-enum FailOn {
-    Error,
-    Warning,
-    Info,
-    Never,
-}
-
-impl FailOn {
-    fn fails(self, severity: Severity) -> bool {
-        match self {
-            FailOn::Never => false,
-            FailOn::Info => true,
-            FailOn::Warning => severity >= Severity::Warning,
-            FailOn::Error => severity == Severity::Error,
-        }
-    }
+    /// A Markdown summary for a CI job page or a merge-request comment.
+    Markdown,
 }
 
 pub fn run(args: CheckArgs) -> Outcome {
@@ -104,10 +113,28 @@ pub fn run(args: CheckArgs) -> Outcome {
         Some((_, policy)) => PolicyChoice::Given(Box::new(policy)),
         None => PolicyChoice::Discover,
     };
+    if args.statistics && !matches!(args.format, Format::Human | Format::Concise | Format::Json) {
+        return Err(vec![
+            InputError::new(
+                "--statistics counts findings by rule in human, concise or json output",
+            )
+            .with_help("drop --statistics, or use --format human, concise or json"),
+        ]);
+    }
+    let specs =
+        crate::load::discover::descriptions(&args.specs, args.skip_non_descriptions, &options.load)
+            .map_err(|e| vec![e])?;
+    if specs.is_empty() {
+        // Only files that are not descriptions were named (a hook's changed files).
+        if !args.quiet {
+            eprintln!("note: none of the named files is an OpenAPI or Swagger description");
+        }
+        return Ok(ExitCode::SUCCESS);
+    }
     let mut results: Vec<CheckResult> = Vec::new();
     let mut errors = Vec::new();
-    let progress = Progress::new(args.specs.len());
-    let outcomes = check_all(&args.specs, &choice, &options, &|| progress.tick());
+    let progress = Progress::new(specs.len());
+    let outcomes = check_all(&specs, &choice, &options, &|| progress.tick());
     progress.finish();
     for outcome in outcomes {
         match outcome {
@@ -119,7 +146,9 @@ pub fn run(args: CheckArgs) -> Outcome {
     if !errors.is_empty() {
         return Err(errors);
     }
-    contract_only_notice(&results);
+    if !args.quiet {
+        contract_only_notice(&results);
+    }
     if let Some(path) = &args.write_baseline {
         let count = baseline::write(path, &results).map_err(|e| vec![e])?;
         eprintln!(
@@ -133,14 +162,43 @@ pub fn run(args: CheckArgs) -> Outcome {
             .map_err(|e| vec![e])?
             .apply(&mut results);
     }
-    let to_terminal = args.output.is_none() && std::io::stdout().is_terminal();
-    let color = to_terminal && std::env::var_os("NO_COLOR").is_none();
+    let color = args.output.is_none() && crate::output::color::stdout();
+    let shown = Shown {
+        errors_only: args.quiet,
+        max: args.max_findings,
+    };
+    if args.max_findings.is_some()
+        && !args.quiet
+        && !matches!(
+            args.format,
+            Format::Human | Format::Concise | Format::Github | Format::Markdown
+        )
+    {
+        eprintln!(
+            "note: --max-findings applies to human, concise, github and markdown output; this format holds every finding"
+        );
+    }
     let text = match args.format {
-        Format::Human => human::render(&results, color),
+        Format::Human | Format::Concise if args.statistics => statistics::render_text(&results),
+        Format::Json if args.statistics => statistics::render_json(&results),
+        Format::Human => human::render(&results, color, shown),
+        Format::Concise => concise::render(&results, color, shown),
         Format::Json => json::render(&results),
-        Format::Sarif => sarif::render(&results),
-        Format::Github => github::render(&results),
-        Format::Junit => junit::render(&results),
+        Format::Sarif => {
+            let sarif = sarif::render(&results, args.sarif_root.as_deref());
+            if sarif.results > sarif::GITHUB_RESULTS_PER_RUN && !args.quiet {
+                eprintln!(
+                    "warning: {} SARIF results: GitHub code scanning accepts at most {} per run and shows the first 5,000 by severity; narrow the run with --select, or use a baseline",
+                    sarif.results,
+                    sarif::GITHUB_RESULTS_PER_RUN
+                );
+            }
+            sarif.text
+        }
+        Format::Github => github::render(&results, args.fail_on, args.max_findings),
+        Format::Gitlab => gitlab::render(&results),
+        Format::Junit => junit::render(&results, args.fail_on),
+        Format::Markdown => markdown::render(&results, args.max_findings),
     };
     write_output(args.output.as_deref(), &text).map_err(|e| vec![e])?;
     let failed = results

@@ -8,6 +8,7 @@ use clap::Args;
 use crate::check::{LayerInputs, LoadedPolicy, discover_policy, load_given};
 use crate::error::InputError;
 use crate::load::LoadOptions;
+use crate::load::stdin::Stdin;
 use crate::source::ParseLimits;
 
 /// Where the policy comes from and how files are read.
@@ -50,6 +51,13 @@ pub struct InputArgs {
     /// N nodes are taken as N × 64 bytes.
     #[arg(long, value_name = "N", hide = true)]
     max_alias_nodes: Option<usize>,
+    /// The file name of a description read from standard input (`-`): findings point
+    /// into it, its `$ref`s are relative to its folder, and the policy beside it is used.
+    #[arg(long, value_name = "PATH")]
+    stdin_filename: Option<PathBuf>,
+    /// Standard input, read once however many times options are made.
+    #[arg(skip)]
+    stdin: std::sync::OnceLock<std::sync::Arc<Stdin>>,
 }
 
 impl InputArgs {
@@ -67,7 +75,7 @@ impl InputArgs {
         };
         Ok(match given.policy {
             Some((path, policy)) => (Some(path), Some(policy), layers),
-            None => match discover_policy(spec, &options)? {
+            None => match discover_policy(&self.beside(spec), &options)? {
                 Some(found) => (
                     Some(found.path.clone()),
                     Some(found.load(&options)?),
@@ -76,6 +84,15 @@ impl InputArgs {
                 None => (None, None, layers),
             },
         })
+    }
+
+    /// The path a description's policy is looked for beside: for standard input, its
+    /// `--stdin-filename`.
+    fn beside(&self, spec: &std::path::Path) -> PathBuf {
+        match &self.stdin_filename {
+            Some(name) if spec.as_os_str() == crate::load::discover::STDIN => name.clone(),
+            _ => spec.to_path_buf(),
+        }
     }
 
     pub(crate) fn load_options(&self) -> LoadOptions {
@@ -91,6 +108,11 @@ impl InputArgs {
                     .max_alias_nodes
                     .map_or(self.max_expansion_bytes, |nodes| nodes.saturating_mul(64)),
             },
+            stdin: Some(
+                self.stdin
+                    .get_or_init(|| std::sync::Arc::new(Stdin::new(self.stdin_filename.clone())))
+                    .clone(),
+            ),
         }
     }
 }

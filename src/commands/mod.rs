@@ -7,6 +7,7 @@ pub mod init;
 mod inputs;
 pub mod plan;
 pub mod report;
+pub mod shell;
 pub mod simulate;
 
 use std::process::ExitCode;

@@ -113,8 +113,9 @@ pub fn detect(path: &Path, walked: bool, options: &LoadOptions) -> Result<Detect
             "`{shown}` is empty: expected {KINDS_UNDERSTOOD}"
         )));
     }
-    let file = SourceFile::parse_documents(path.to_path_buf(), text, options.parse)
+    let mut file = SourceFile::parse_documents(path.to_path_buf(), text, options.parse)
         .map_err(|(text, e)| syntax_error(&shown, text, e))?;
+    file.canonical = std::fs::canonicalize(path).ok();
     let documents = file.root.as_seq().unwrap_or_default();
     let is_policy = documents
         .first()

@@ -4,9 +4,11 @@
 //! first reference, parsed once, and shared as `Arc<SourceFile>` so that nodes can be
 //! borrowed while more files load. Each file gets a [`FileId`] that findings use.
 
+pub mod discover;
 mod open;
 mod refs;
 mod root;
+pub mod stdin;
 
 use std::collections::{HashMap, HashSet};
 use std::path::{Component, Path, PathBuf};
@@ -17,9 +19,9 @@ use crate::source::{ParseLimits, SourceFile, path_text};
 
 /// Defined beside [`crate::location::Loc`], which carries one; loading hands them out.
 pub use crate::location::FileId;
-pub use open::{io_reason, read_text};
+pub use open::{io_reason, read_bounded, read_text};
 pub use refs::Target;
-pub use root::{Root, root_for};
+pub use root::{Root, git_work_tree, root_for};
 
 /// What loading may do.
 #[derive(Debug, Clone)]
@@ -35,6 +37,8 @@ pub struct LoadOptions {
     /// Most operations one description may have.
     pub max_operations: usize,
     pub parse: ParseLimits,
+    /// The description read from standard input, for the argument `-`.
+    pub stdin: Option<Arc<stdin::Stdin>>,
 }
 
 impl Default for LoadOptions {
@@ -46,6 +50,7 @@ impl Default for LoadOptions {
             max_files: 10_000,
             max_operations: 1_000_000,
             parse: ParseLimits::default(),
+            stdin: None,
         }
     }
 }
@@ -126,8 +131,36 @@ impl Loader {
 
     /// Loads the root description; its root folder bounds where refs may lead.
     pub fn load_root(&mut self, path: &Path) -> Result<FileId, InputError> {
-        let id = self.load_path(path, path.to_path_buf(), None)?;
+        let id = if path.as_os_str() == discover::STDIN {
+            self.load_stdin()?
+        } else {
+            self.load_path(path, path.to_path_buf(), None)?
+        };
         self.root_dir = Some(root_for(&self.canonical[id], self.options.root.as_deref())?);
+        Ok(id)
+    }
+
+    /// Loads the description read from standard input: it is named by
+    /// `--stdin-filename` (and its `$ref`s are relative to that name's folder).
+    fn load_stdin(&mut self) -> Result<FileId, InputError> {
+        let stdin = self.options.stdin.clone().ok_or_else(|| {
+            InputError::new("`-` names standard input, which this command does not read")
+        })?;
+        let text = stdin.text(self.options.max_file_size)?;
+        let shown = path_text(&stdin.display);
+        if text.trim_start_matches('\u{feff}').trim().is_empty() {
+            return Err(InputError::new(format!(
+                "`{shown}` (standard input) is empty: expected a YAML or JSON document"
+            )));
+        }
+        let mut file = SourceFile::parse(stdin.display.clone(), text, self.options.parse)
+            .map_err(|(text, e)| syntax_error(&shown, text, e))?;
+        let canonical = stdin.path();
+        file.canonical = Some(canonical.clone());
+        self.expanded = self.expanded.saturating_add(file.expanded_bytes);
+        let id = self.add(Arc::new(file));
+        self.canonical[id] = canonical.clone();
+        self.by_canonical.insert(canonical, id);
         Ok(id)
     }
 
@@ -254,8 +287,10 @@ pub fn read_source(
             "`{shown}` is empty: expected a YAML or JSON document"
         )));
     }
-    SourceFile::parse(display, text, options.parse)
-        .map_err(|(text, e)| syntax_error(&shown, text, e))
+    let mut file = SourceFile::parse(display, text, options.parse)
+        .map_err(|(text, e)| syntax_error(&shown, text, e))?;
+    file.canonical = std::fs::canonicalize(path).ok();
+    Ok(file)
 }
 
 /// The input error for a file that cannot be parsed, pointing into its text.

@@ -29,8 +29,17 @@ pub fn read_text(path: &Path, shown: &str, max_size: u64) -> Result<String, Inpu
     let file = open(path).map_err(cannot)?;
     // The path may have been swapped for something else since it was checked.
     regular_file(&file.metadata().map_err(cannot)?, shown)?;
+    read_bounded(file, shown, max_size)
+}
+
+/// Reads at most `max_size` bytes of UTF-8 text from `reader` (a file, standard input),
+/// refusing more, a NUL byte (a binary file) and bytes that are not UTF-8.
+pub fn read_bounded(reader: impl Read, shown: &str, max_size: u64) -> Result<String, InputError> {
+    let cannot =
+        |e: std::io::Error| InputError::new(format!("cannot read `{shown}`: {}", io_reason(&e)));
     let mut bytes = Vec::new();
-    file.take(max_size.saturating_add(1))
+    reader
+        .take(max_size.saturating_add(1))
         .read_to_end(&mut bytes)
         .map_err(cannot)?;
     if bytes.len() as u64 > max_size {

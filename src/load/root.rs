@@ -67,7 +67,7 @@ pub fn root_for(description: &Path, given: Option<&Path>) -> Result<Root, InputE
 }
 
 /// The nearest folder at or above `folder` that holds a `.git` entry (folder or file).
-fn git_work_tree(folder: &Path) -> Option<PathBuf> {
+pub fn git_work_tree(folder: &Path) -> Option<PathBuf> {
     folder
         .ancestors()
         .find(|dir| std::fs::symlink_metadata(dir.join(".git")).is_ok())

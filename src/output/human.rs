@@ -12,26 +12,40 @@ use std::fmt;
 use miette::{Diagnostic, GraphicalReportHandler, GraphicalTheme, LabeledSpan, SourceCode};
 
 use super::excerpt::{Excerpt, Mark};
-use super::{CheckResult, Summary, escape};
+use super::{CheckResult, Shown, Summary, escape};
 use crate::error::{ErrorSite, InputError};
 use crate::finding::{Finding, Severity};
 use crate::source::LineIndex;
 
-/// Renders findings of every result and the summary line.
-pub fn render(results: &[CheckResult], color: bool) -> String {
+/// Renders the findings `shown` selects, then the summary line.
+pub fn render(results: &[CheckResult], color: bool, shown: Shown) -> String {
     let handler = handler(color);
     let mut out = String::new();
-    for result in results {
-        for finding in &result.findings {
-            let diagnostic = finding_diagnostic(finding, result);
-            // Rendering into a String cannot fail.
-            let _ = handler.render_report(&mut out, &diagnostic);
-            out.push('\n');
-        }
+    let (picked, cut) = shown.select(results);
+    for (r, f) in picked {
+        let diagnostic = finding_diagnostic(&results[r].findings[f], &results[r]);
+        // Rendering into a String cannot fail.
+        let _ = handler.render_report(&mut out, &diagnostic);
+        out.push('\n');
+    }
+    if let Some(notice) = cut_notice(cut, shown) {
+        out.push_str(&notice);
+        out.push('\n');
     }
     out.push_str(&Summary::of(results).line());
     out.push('\n');
     out
+}
+
+/// What `--max-findings` left out, in one line.
+pub fn cut_notice(cut: usize, shown: Shown) -> Option<String> {
+    let max = shown.max?;
+    (cut > 0).then(|| {
+        format!(
+            "… {cut} more finding{} not shown (--max-findings {max}); --statistics counts every one by rule",
+            if cut == 1 { "" } else { "s" }
+        )
+    })
 }
 
 /// Renders an input error.
@@ -108,10 +122,12 @@ fn finding_diagnostic(finding: &Finding, result: &CheckResult) -> Report {
         Severity::Warning => miette::Severity::Warning,
         Severity::Info => miette::Severity::Advice,
     };
-    report.help = finding
-        .help
-        .as_deref()
-        .map(|h| escape::terminal(h).into_owned());
+    // Every finding ends with where to learn more.
+    let hint = super::explain_hint(finding.rule);
+    report.help = Some(match finding.help.as_deref() {
+        Some(help) => format!("{}\n{hint}", escape::terminal(help)),
+        None => hint,
+    });
     report
 }
 

@@ -33,6 +33,8 @@ struct JsonFinding<'a> {
     label: &'a str,
     related: Vec<Related<'a>>,
     fingerprint: String,
+    /// The rule's page (`retrylint explain RULE` prints it).
+    url: String,
 }
 
 #[derive(Serialize)]
@@ -125,5 +127,6 @@ fn finding<'a>(f: &'a Finding, sources: &Sources) -> JsonFinding<'a> {
             })
             .collect(),
         fingerprint: fingerprint(f, sources),
+        url: super::rule_url(f.rule),
     }
 }

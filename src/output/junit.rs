@@ -1,14 +1,16 @@
-//! `--format junit`: one test case per operation, a failure per finding, for CI test
-//! reports (GitLab, Jenkins, Azure Pipelines).
+//! `--format junit`: one test case per operation, for CI test reports (GitLab, Jenkins,
+//! Azure Pipelines). A finding at or above `--fail-on` is a failure; one below it is
+//! written to the test case's `system-out`, so the report fails exactly when the exit
+//! code does.
 
-use super::{CheckResult, Place};
+use super::{CheckResult, FailOn, Place};
 use crate::finding::Finding;
 
 /// The test case of findings that are about the policy, not one operation.
 const POLICY_CASE: &str = "policy";
 
 /// Renders every result as a test suite.
-pub fn render(results: &[CheckResult]) -> String {
+pub fn render(results: &[CheckResult], fail_on: FailOn) -> String {
     let mut suites = String::new();
     let (mut total_tests, mut total_failures) = (0, 0);
     for result in results {
@@ -37,7 +39,10 @@ pub fn render(results: &[CheckResult]) -> String {
         if !policy_findings.is_empty() {
             cases.push((POLICY_CASE.to_string(), policy_findings));
         }
-        let failures = cases.iter().filter(|(_, f)| !f.is_empty()).count();
+        let failures = cases
+            .iter()
+            .filter(|(_, f)| f.iter().any(|f| fail_on.fails(f.severity)))
+            .count();
         total_tests += cases.len();
         total_failures += failures;
         suites.push_str(&format!(
@@ -68,6 +73,7 @@ pub fn render(results: &[CheckResult]) -> String {
             }
             suites.push_str(&open);
             suites.push_str(">\n");
+            let mut below = String::new();
             for f in findings {
                 let place = Place::of(&f.primary.loc, &result.sources);
                 // Each part is escaped on its own: a line break from the description
@@ -86,11 +92,24 @@ pub fn render(results: &[CheckResult]) -> String {
                     body.push_str("\nsee ");
                     body.push_str(&escape(&format!("{file}:{line}:{column}: {}", label.text)));
                 }
+                body.push('\n');
+                body.push_str(&escape(&super::explain_hint(f.rule)));
+                if fail_on.fails(f.severity) {
+                    suites.push_str(&format!(
+                        "      <failure type=\"{}\" message=\"{}\">{}</failure>\n",
+                        escape(f.rule),
+                        escape(&f.message),
+                        body
+                    ));
+                } else {
+                    below.push_str(&body);
+                    below.push('\n');
+                }
+            }
+            if !below.is_empty() {
                 suites.push_str(&format!(
-                    "      <failure type=\"{}\" message=\"{}\">{}</failure>\n",
-                    escape(f.rule),
-                    escape(&f.message),
-                    body
+                    "      <system-out>below --fail-on {}:\n{below}</system-out>\n",
+                    fail_on.as_str()
                 ));
             }
             suites.push_str("    </testcase>\n");

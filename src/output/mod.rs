@@ -1,19 +1,117 @@
 //! How results are shown. Each format is one module; all read the same [`CheckResult`]s.
 
+pub mod color;
+pub mod concise;
 pub mod escape;
 pub mod excerpt;
 pub mod github;
+pub mod gitlab;
 pub mod human;
 pub mod json;
 pub mod junit;
+pub mod markdown;
 pub mod plan;
 pub mod sarif;
+pub mod statistics;
 pub mod write;
 
 pub use crate::finding::CheckResult;
 use crate::finding::{Finding, Severity};
 use crate::load::Sources;
 use crate::location::Loc;
+
+/// Where the project lives; rule pages are under it.
+pub const REPOSITORY_URL: &str = env!("CARGO_PKG_REPOSITORY");
+
+/// The published page of a rule (for the two suppression warnings, the README's
+/// section on suppressions).
+pub fn rule_url(rule: &str) -> String {
+    if crate::rules::by_name(rule).is_some() {
+        format!("{REPOSITORY_URL}/blob/main/rules/{rule}.md")
+    } else {
+        format!("{REPOSITORY_URL}#suppressions-and-baselines")
+    }
+}
+
+/// How to learn more about a rule, as the last line of a finding.
+pub fn explain_hint(rule: &str) -> String {
+    format!("more: retrylint explain {rule}")
+}
+
+/// The least severity that makes `check` exit with 1 (`--fail-on`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, clap::ValueEnum)]
+pub enum FailOn {
+    #[default]
+    Error,
+    Warning,
+    Info,
+    Never,
+}
+
+impl FailOn {
+    /// Whether a finding of `severity` fails the run.
+    pub fn fails(self, severity: Severity) -> bool {
+        match self {
+            FailOn::Never => false,
+            FailOn::Info => true,
+            FailOn::Warning => severity >= Severity::Warning,
+            FailOn::Error => severity == Severity::Error,
+        }
+    }
+
+    /// The flag's value, as typed.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            FailOn::Error => "error",
+            FailOn::Warning => "warning",
+            FailOn::Info => "info",
+            FailOn::Never => "never",
+        }
+    }
+}
+
+/// Which findings a text format shows: all, only errors (`--quiet`), or the most severe
+/// `--max-findings`. Formats for machines always hold every finding.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct Shown {
+    /// Only error findings (`--quiet`).
+    pub errors_only: bool,
+    /// At most this many findings, the most severe first (`--max-findings`).
+    pub max: Option<usize>,
+}
+
+impl Shown {
+    /// The findings to show, as (result index, finding index) in output order, and how
+    /// many were left out by `max` (not those `errors_only` leaves out).
+    pub fn select(self, results: &[CheckResult]) -> (Vec<(usize, usize)>, usize) {
+        let mut picked: Vec<(usize, usize)> = results
+            .iter()
+            .enumerate()
+            .flat_map(|(r, result)| {
+                result
+                    .findings
+                    .iter()
+                    .enumerate()
+                    .filter(|(_, f)| !self.errors_only || f.severity == Severity::Error)
+                    .map(move |(f, _)| (r, f))
+            })
+            .collect();
+        let Some(max) = self.max.filter(|&max| max < picked.len()) else {
+            return (picked, 0);
+        };
+        // The most severe `max`, in their original order.
+        let mut by_severity: Vec<usize> = (0..picked.len()).collect();
+        by_severity.sort_by_key(|&i| {
+            let (r, f) = picked[i];
+            std::cmp::Reverse(results[r].findings[f].severity)
+        });
+        let mut keep: Vec<usize> = by_severity[..max].to_vec();
+        keep.sort_unstable();
+        let cut = picked.len() - max;
+        picked = keep.into_iter().map(|i| picked[i]).collect();
+        (picked, cut)
+    }
+}
 
 /// Counts by severity over several results.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -112,7 +210,8 @@ impl Place {
 }
 
 /// An identity for a finding that survives edits which only move lines: the rule, the
-/// file, the operation and the JSON Pointer (or, for a place with no pointer such as a
+/// file (by [`SourceFile::identity`](crate::source::SourceFile::identity), so however its
+/// path was typed), the operation and the JSON Pointer (or, for a place with no pointer such as a
 /// comment, the text there). 16 hex digits of FNV-1a.
 pub fn fingerprint(finding: &Finding, sources: &Sources) -> String {
     let loc = &finding.primary.loc;
@@ -128,7 +227,7 @@ pub fn fingerprint(finding: &Finding, sources: &Sources) -> String {
         &loc.pointer
     };
     let mut hash: u64 = 0xcbf2_9ce4_8422_2325;
-    for part in [finding.rule, &file.name(), &operation, anchor] {
+    for part in [finding.rule, file.identity(), &operation, anchor] {
         for byte in part.bytes().chain([0u8]) {
             hash ^= u64::from(byte);
             hash = hash.wrapping_mul(0x0000_0100_0000_01b3);

@@ -5,22 +5,43 @@
 //! (`columnKind: unicodeCodePoints`), related locations, and a partial fingerprint that
 //! survives edits which only move lines.
 
+use std::path::Path;
+
+use percent_encoding::{AsciiSet, NON_ALPHANUMERIC, utf8_percent_encode};
 use serde_json::{Value, json};
 
 use super::{CheckResult, Place, fingerprint};
 use crate::finding::{Finding, Severity};
 use crate::load::Sources;
 use crate::rules::{self, RuleMeta};
-use crate::suppress;
+use crate::source::SourceFile;
 
-/// Where the rule pages are published.
-pub const RULES_URL: &str = "https://github.com/retrylint/retrylint/blob/main/rules";
+/// How many results GitHub code scanning accepts in one run (it shows the first 5,000).
+pub const GITHUB_RESULTS_PER_RUN: usize = 25_000;
 
-/// Renders every result as one SARIF log.
-pub fn render(results: &[CheckResult]) -> String {
+/// A rendered SARIF log.
+pub struct Sarif {
+    pub text: String,
+    /// How many results it holds.
+    pub results: usize,
+}
+
+/// The base of relative artifact URIs.
+const ROOT_ID: &str = "ROOT";
+
+/// Renders every result as one SARIF log; artifact URIs are relative to `root` (else the
+/// current folder) when the file is inside it.
+pub fn render(results: &[CheckResult], root: Option<&Path>) -> Sarif {
+    let root = root
+        .map(Path::to_path_buf)
+        .or_else(|| std::env::current_dir().ok())
+        .and_then(|r| std::fs::canonicalize(r).ok());
+    let uris = Uris {
+        root: root.as_deref(),
+    };
     let mut used: Vec<&'static RuleMeta> = Vec::new();
     for finding in results.iter().flat_map(|r| &r.findings) {
-        if let Some(meta) = meta_of(finding.rule)
+        if let Some(meta) = rules::meta(finding.rule)
             && !used.iter().any(|m| m.name == meta.name)
         {
             used.push(meta);
@@ -31,31 +52,29 @@ pub fn render(results: &[CheckResult]) -> String {
     let results_json: Vec<Value> = results
         .iter()
         .flat_map(|r| {
-            r.findings
-                .iter()
-                .map(|f| result(f, &r.sources, used.iter().position(|m| m.name == f.rule)))
+            r.findings.iter().map(|f| {
+                let index = used.iter().position(|m| m.name == f.rule);
+                result(f, &r.sources, index, &uris)
+            })
         })
         .collect();
+    let result_count = results_json.len();
     // Every file a result points into: the description's files, the policy, and the
     // mesh, gateway and proxy files of layers.
-    let mut artifacts: Vec<String> = Vec::new();
+    let mut artifacts: Vec<Value> = Vec::new();
     let mut seen = std::collections::HashSet::new();
     for (i, r) in results.iter().enumerate() {
         for f in &r.findings {
             for label in std::iter::once(&f.primary).chain(&f.related) {
                 if seen.insert((i, label.loc.file)) {
-                    let file = uri(&r.sources[label.loc.file].name());
-                    if !artifacts.contains(&file) {
-                        artifacts.push(file);
+                    let location = uris.of(&r.sources[label.loc.file]);
+                    if !artifacts.iter().any(|a| a["location"] == location) {
+                        artifacts.push(json!({ "location": location }));
                     }
                 }
             }
         }
     }
-    let artifacts: Vec<Value> = artifacts
-        .into_iter()
-        .map(|file| json!({ "location": { "uri": file } }))
-        .collect();
     let log = json!({
         "$schema": "https://json.schemastore.org/sarif-2.1.0.json",
         "version": "2.1.0",
@@ -63,11 +82,13 @@ pub fn render(results: &[CheckResult]) -> String {
             "tool": {
                 "driver": {
                     "name": "retrylint",
+                    "version": env!("CARGO_PKG_VERSION"),
                     "semanticVersion": env!("CARGO_PKG_VERSION"),
-                    "informationUri": "https://github.com/retrylint/retrylint",
+                    "informationUri": super::REPOSITORY_URL,
                     "rules": rule_entries,
                 }
             },
+            "originalUriBaseIds": uris.base_ids(),
             "columnKind": "unicodeCodePoints",
             "artifacts": artifacts,
             "results": results_json,
@@ -79,14 +100,77 @@ pub fn render(results: &[CheckResult]) -> String {
     });
     let mut text = serde_json::to_string_pretty(&log).unwrap_or_default();
     text.push('\n');
-    text
+    Sarif {
+        text,
+        results: result_count,
+    }
 }
 
-/// The metadata of a catalogue rule or of a suppression warning.
-fn meta_of(name: &str) -> Option<&'static RuleMeta> {
-    rules::by_name(name)
-        .map(|r| r.meta())
-        .or_else(|| suppress::META.iter().find(|m| m.name == name))
+/// Artifact locations: relative to the root (`uriBaseId: ROOT`) when inside it, else an
+/// absolute `file:` URI; every path percent-encoded per RFC 3986.
+struct Uris<'a> {
+    root: Option<&'a Path>,
+}
+
+/// What a URI path keeps as it is: RFC 3986's unreserved characters and `/`.
+const PATH: &AsciiSet = &NON_ALPHANUMERIC
+    .remove(b'-')
+    .remove(b'.')
+    .remove(b'_')
+    .remove(b'~')
+    .remove(b'/');
+
+impl Uris<'_> {
+    /// The `artifactLocation` of a file.
+    fn of(&self, file: &SourceFile) -> Value {
+        let absolute = file.canonical.clone().or_else(|| {
+            std::env::current_dir()
+                .ok()
+                .map(|current| current.join(&file.display))
+        });
+        let relative = match (&absolute, self.root) {
+            (Some(path), Some(root)) => path.strip_prefix(root).ok(),
+            _ => None,
+        };
+        match (relative, absolute.as_deref()) {
+            (Some(relative), _) => json!({
+                "uri": encode(&crate::source::path_text(relative)),
+                "uriBaseId": ROOT_ID,
+            }),
+            (None, Some(path)) => json!({ "uri": file_uri(path) }),
+            (None, None) => json!({ "uri": encode(&file.name()) }),
+        }
+    }
+
+    /// `originalUriBaseIds`: where `ROOT` is.
+    fn base_ids(&self) -> Value {
+        match self.root {
+            Some(root) => {
+                let mut uri = file_uri(root);
+                if !uri.ends_with('/') {
+                    uri.push('/');
+                }
+                json!({ ROOT_ID: { "uri": uri } })
+            }
+            None => json!({}),
+        }
+    }
+}
+
+fn encode(path: &str) -> String {
+    utf8_percent_encode(path, PATH).to_string()
+}
+
+/// `file:///a/b` for an absolute path (on Windows, `file:///C:/a/b`).
+fn file_uri(path: &Path) -> String {
+    let text = crate::source::path_text(path);
+    let text = text.strip_prefix('/').unwrap_or(&text);
+    let mut encoded = encode(text);
+    // A drive letter's colon stays a colon.
+    if let Some(drive) = text.get(..2).filter(|d| d.ends_with(':')) {
+        encoded = format!("{drive}{}", &encoded[drive.len() + 2..]);
+    }
+    format!("file:///{encoded}")
 }
 
 fn level(severity: Severity) -> &'static str {
@@ -104,7 +188,7 @@ fn rule(meta: &RuleMeta) -> Value {
         "shortDescription": { "text": meta.summary },
         "fullDescription": { "text": what_it_checks(meta.doc).unwrap_or(meta.summary) },
         "help": { "text": meta.doc, "markdown": meta.doc },
-        "helpUri": format!("{RULES_URL}/{}.md", meta.name),
+        "helpUri": super::rule_url(meta.name),
         "defaultConfiguration": { "level": level(meta.severity) },
         "properties": {
             "tags": ["reliability", "api", "retry", meta.scope.as_str()],
@@ -118,12 +202,13 @@ fn rule(meta: &RuleMeta) -> Value {
     })
 }
 
-fn result(finding: &Finding, sources: &Sources, rule_index: Option<usize>) -> Value {
+fn result(finding: &Finding, sources: &Sources, rule_index: Option<usize>, uris: &Uris) -> Value {
+    let primary = &finding.primary.loc;
     let mut value = json!({
         "ruleId": finding.rule,
         "level": level(finding.severity),
         "message": { "text": message(finding) },
-        "locations": [location(&Place::of(&finding.primary.loc, sources), None, None)],
+        "locations": [location(&Place::of(primary, sources), uris.of(&sources[primary.file]), None, None)],
         "partialFingerprints": { "retrylint/v1": fingerprint(finding, sources) },
     });
     if let Some(index) = rule_index {
@@ -135,7 +220,15 @@ fn result(finding: &Finding, sources: &Sources, rule_index: Option<usize>) -> Va
                 .related
                 .iter()
                 .enumerate()
-                .map(|(i, l)| location(&Place::of(&l.loc, sources), Some(i + 1), Some(&l.text)))
+                .map(|(i, l)| {
+                    let place = Place::of(&l.loc, sources);
+                    location(
+                        &place,
+                        uris.of(&sources[l.loc.file]),
+                        Some(i + 1),
+                        Some(&l.text),
+                    )
+                })
                 .collect(),
         );
     }
@@ -153,10 +246,10 @@ fn message(finding: &Finding) -> String {
     }
 }
 
-fn location(place: &Place, id: Option<usize>, text: Option<&str>) -> Value {
+fn location(place: &Place, artifact: Value, id: Option<usize>, text: Option<&str>) -> Value {
     let mut value = json!({
         "physicalLocation": {
-            "artifactLocation": { "uri": uri(&place.file) },
+            "artifactLocation": artifact,
             "region": {
                 "startLine": place.line,
                 "startColumn": place.column,
@@ -172,31 +265,6 @@ fn location(place: &Place, id: Option<usize>, text: Option<&str>) -> Value {
         value["message"] = json!({ "text": text });
     }
     value
-}
-
-/// A file's URI: relative to the working directory when it is inside it.
-fn uri(file: &str) -> String {
-    let path = std::path::Path::new(file);
-    let relative = match std::env::current_dir() {
-        Ok(cwd) if path.is_absolute() => path.strip_prefix(&cwd).map(|p| p.to_path_buf()).ok(),
-        _ if path.is_absolute() => None,
-        _ => Some(path.to_path_buf()),
-    };
-    let escape = |text: &str| {
-        text.chars()
-            .map(|c| match c {
-                ' ' => "%20".to_string(),
-                '%' => "%25".to_string(),
-                '#' => "%23".to_string(),
-                '?' => "%3F".to_string(),
-                c => c.to_string(),
-            })
-            .collect::<String>()
-    };
-    match relative {
-        Some(p) => escape(&crate::source::path_text(&p)),
-        None => format!("file://{}", escape(&crate::source::path_text(path))),
-    }
 }
 
 /// `unprotected-write-retry` → `UnprotectedWriteRetry`.

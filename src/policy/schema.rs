@@ -20,7 +20,7 @@ pub fn text() -> String {
 pub fn file() -> Value {
     json!({
         "$schema": "http://json-schema.org/draft-07/schema#",
-        "$id": "https://github.com/retrylint/retrylint/blob/main/schema/retry-policy.schema.json",
+        "$id": concat!(env!("CARGO_PKG_REPOSITORY"), "/blob/main/schema/retry-policy.schema.json"),
         "title": "retrylint retry policy",
         "description": "What an HTTP client does when a call fails: attempts, deadline, backoff, retried conditions, Retry-After, idempotency keys and the plan for an unknown outcome, per operation.",
         "type": "object",

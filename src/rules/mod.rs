@@ -196,6 +196,14 @@ pub fn by_name(name: &str) -> Option<&'static dyn Rule> {
     ALL.iter().copied().find(|r| r.meta().name == name)
 }
 
+/// What is known about a name findings carry: a catalogue rule, or one of the two
+/// warnings about suppressions.
+pub fn meta(name: &str) -> Option<&'static RuleMeta> {
+    by_name(name)
+        .map(|r| r.meta())
+        .or_else(|| crate::suppress::META.iter().find(|m| m.name == name))
+}
+
 /// Everything known about one description's check.
 pub struct RunContext<'a> {
     pub api: &'a Api,

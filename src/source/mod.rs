@@ -161,7 +161,10 @@ pub struct SourceFile {
     /// Where the scalars of a YAML file whose text holds a `#` are written, in order; a
     /// `#` inside one of them does not start a comment.
     pub hash_scalars: Box<[Span]>,
+    /// Where the file is on disk, resolved (none for text that came from elsewhere).
+    pub canonical: Option<PathBuf>,
     lines: OnceLock<LineIndex>,
+    identity: OnceLock<String>,
 }
 
 impl SourceFile {
@@ -173,7 +176,9 @@ impl SourceFile {
             syntax,
             expanded_bytes: 0,
             hash_scalars: Box::default(),
+            canonical: None,
             lines: OnceLock::new(),
+            identity: OnceLock::new(),
         }
     }
 
@@ -187,7 +192,9 @@ impl SourceFile {
             syntax: self.syntax,
             expanded_bytes: self.expanded_bytes,
             hash_scalars: self.hash_scalars.clone(),
+            canonical: self.canonical.clone(),
             lines: OnceLock::new(),
+            identity: self.identity.clone(),
         }
     }
 
@@ -250,6 +257,16 @@ impl SourceFile {
         path_text(&self.display)
     }
 
+    /// The file's name however it was typed (`api.yaml`, `./api.yaml`, `d/../api.yaml`
+    /// or an absolute path): relative to the git work tree that holds it, else to the
+    /// current folder, else absolute. Fingerprints and baselines use it.
+    pub fn identity(&self) -> &str {
+        self.identity.get_or_init(|| match &self.canonical {
+            Some(path) => identity_of(path),
+            None => path_text(&lexical(&self.display)),
+        })
+    }
+
     /// The file's line index, built on first use.
     pub fn lines(&self) -> &LineIndex {
         self.lines.get_or_init(|| LineIndex::new(&self.text))
@@ -271,6 +288,39 @@ impl SourceFile {
 /// A path as text with forward slashes, the same on every platform.
 pub fn path_text(path: &std::path::Path) -> String {
     path.to_string_lossy().replace('\\', "/")
+}
+
+/// A resolved path named relative to its git work tree, else to the current folder,
+/// else absolute.
+pub fn identity_of(canonical: &std::path::Path) -> String {
+    let current = std::env::current_dir().and_then(std::fs::canonicalize).ok();
+    let base = canonical
+        .parent()
+        .and_then(crate::load::git_work_tree)
+        .or(current);
+    match base.as_deref().and_then(|b| canonical.strip_prefix(b).ok()) {
+        Some(relative) => path_text(relative),
+        None => path_text(canonical),
+    }
+}
+
+/// `path` without `.` components, and with each `..` taking away the name before it
+/// (for names of files that are not on disk).
+fn lexical(path: &std::path::Path) -> PathBuf {
+    use std::path::Component;
+    let mut out = PathBuf::new();
+    for component in path.components() {
+        match component {
+            Component::CurDir => {}
+            Component::ParentDir => {
+                if !out.pop() {
+                    out.push("..");
+                }
+            }
+            other => out.push(other),
+        }
+    }
+    out
 }
 
 #[cfg(test)]

@@ -48,6 +48,90 @@ pub fn retrylint_in(dir: &Path, args: &[&str]) -> Run {
     }
 }
 
+/// Runs `retrylint ARGS…` in `dir` with `env` set (and nothing removed but the colour
+/// variables a CI machine may set), and `stdin` as its standard input.
+pub fn retrylint_with(dir: &Path, args: &[&str], env: &[(&str, &str)], stdin: &str) -> Run {
+    use std::io::Write;
+    let mut child = Command::new(env!("CARGO_BIN_EXE_retrylint"))
+        .args(args)
+        .current_dir(dir)
+        .env_remove("NO_COLOR")
+        .env_remove("FORCE_COLOR")
+        .env_remove("CLICOLOR_FORCE")
+        .envs(env.iter().copied())
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .expect("the retrylint binary runs");
+    if let Some(mut input) = child.stdin.take() {
+        // The command may stop reading early; a closed pipe is not this test's failure.
+        let _ = input.write_all(stdin.as_bytes());
+    }
+    let output = child.wait_with_output().expect("the retrylint binary ends");
+    Run {
+        code: output.status.code().unwrap_or(-1),
+        stdout: String::from_utf8_lossy(&output.stdout).into_owned(),
+        stderr: String::from_utf8_lossy(&output.stderr).into_owned(),
+    }
+}
+
+/// An empty scratch folder for one test, under the target folder, resolved.
+pub fn scratch(name: &str) -> std::path::PathBuf {
+    let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join(name);
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).expect("a scratch folder");
+    std::fs::canonicalize(dir).expect("a scratch folder")
+}
+
+/// A parsed YAML or JSON tree as a JSON value.
+pub fn to_json(node: &retrylint::source::Node) -> serde_json::Value {
+    use retrylint::source::Value;
+    use serde_json::json;
+    match &node.value {
+        Value::Null => serde_json::Value::Null,
+        Value::Bool(b) => json!(b),
+        Value::Number(n) => n
+            .parse::<i64>()
+            .map(|i| json!(i))
+            .or_else(|_| n.parse::<f64>().map(|f| json!(f)))
+            .unwrap_or(json!(n.to_string())),
+        Value::String(s) => json!(s.to_string()),
+        Value::Seq(items) => serde_json::Value::Array(items.iter().map(to_json).collect()),
+        Value::Map(map) => serde_json::Value::Object(
+            map.entries()
+                .iter()
+                .map(|e| (e.key.to_string(), to_json(&e.value)))
+                .collect(),
+        ),
+    }
+}
+
+/// A YAML file of the repository as a JSON value.
+pub fn yaml_file(path: &str) -> serde_json::Value {
+    let text = std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join(path))
+        .unwrap_or_else(|e| panic!("{path}: {e}"));
+    let (node, _) = retrylint::source::parse(&text, retrylint::source::ParseLimits::default())
+        .unwrap_or_else(|e| panic!("{path}: {e:?}"));
+    to_json(&node)
+}
+
+/// Validates `instance` against a JSON Schema under `tests/data`; returns the errors.
+pub fn schema_errors(schema_file: &str, instance: &serde_json::Value) -> Vec<String> {
+    let text = std::fs::read_to_string(
+        Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("tests/data")
+            .join(schema_file),
+    )
+    .unwrap();
+    let schema: serde_json::Value = serde_json::from_str(&text).unwrap();
+    let validator = jsonschema::validator_for(&schema).expect("the schema compiles");
+    validator
+        .iter_errors(instance)
+        .map(|e| format!("{} at {}", e, e.instance_path()))
+        .collect()
+}
+
 /// The rule names that appear as `severity[rule]` headers in human output.
 pub fn fired_rules(stdout: &str) -> Vec<String> {
     let mut rules: Vec<String> = stdout

@@ -1,0 +1,64 @@
+//! A description on standard input (`retrylint check -`), named by `--stdin-filename`
+//! for locations, `$ref`s and the policy found beside it, as ruff and other linters do
+//! for editors and pipelines.
+
+use std::path::{Path, PathBuf};
+use std::sync::OnceLock;
+
+use crate::error::InputError;
+
+/// Standard input, read once, on first use.
+#[derive(Debug)]
+pub struct Stdin {
+    /// The name shown for it: `--stdin-filename`, else `-`.
+    pub display: PathBuf,
+    named: bool,
+    text: OnceLock<Result<String, InputError>>,
+}
+
+impl Stdin {
+    /// Standard input named `name` (`--stdin-filename`), or `-`.
+    pub fn new(name: Option<PathBuf>) -> Stdin {
+        Stdin {
+            named: name.is_some(),
+            display: name.unwrap_or_else(|| PathBuf::from("-")),
+            text: OnceLock::new(),
+        }
+    }
+
+    /// The text, read at the first call (at most `max_size` bytes).
+    pub fn text(&self, max_size: u64) -> Result<String, InputError> {
+        self.text
+            .get_or_init(|| {
+                super::read_bounded(std::io::stdin().lock(), "standard input", max_size)
+            })
+            .clone()
+    }
+
+    /// Where it stands on disk: the named file's resolved path (it need not exist), or
+    /// a name in the current folder; `$ref`s are relative to its folder.
+    pub fn path(&self) -> PathBuf {
+        let current = std::env::current_dir()
+            .and_then(std::fs::canonicalize)
+            .unwrap_or_default();
+        if !self.named {
+            return current.join("-");
+        }
+        let absolute = current.join(&self.display);
+        if let Ok(resolved) = std::fs::canonicalize(&absolute) {
+            return resolved;
+        }
+        match (
+            absolute.parent().map(std::fs::canonicalize),
+            absolute.file_name(),
+        ) {
+            (Some(Ok(folder)), Some(name)) => folder.join(name),
+            _ => absolute,
+        }
+    }
+
+    /// The path the policy is looked for beside.
+    pub fn beside(&self) -> &Path {
+        &self.display
+    }
+}
