@@ -321,8 +321,12 @@ fn the_json_document_has_the_documented_shape() {
             "loadCurve",
             "name",
             "operation",
+            "peakAfterRecoveryOverCapacity",
+            "peakAfterRecoveryRequestsPerSecond",
             "peakRequestsPerSecond",
             "requests",
+            "secondsOverCapacity",
+            "secondsOverCapacityAfterRecovery",
             "stopped",
             "succeeded"
         ]
@@ -333,6 +337,81 @@ fn the_json_document_has_the_documented_shape() {
     let total: u64 = curve.iter().filter_map(|p| p["requests"].as_u64()).sum();
     assert_eq!(Some(total), policy["requests"].as_u64());
     assert_eq!(curve[0]["t"], 0);
+    // The storm numbers are read off the load curve: after the fault ends (40 s), and
+    // against the capacity (200/s).
+    let load = |from: u64| {
+        curve
+            .iter()
+            .filter(move |p| p["t"].as_u64().unwrap() >= from)
+            .map(|p| p["requests"].as_u64().unwrap())
+    };
+    let peak = load(40).max().unwrap();
+    assert_eq!(policy["peakAfterRecoveryRequestsPerSecond"], peak);
+    let ratio = policy["peakAfterRecoveryOverCapacity"].as_f64().unwrap();
+    assert!((ratio - peak as f64 / 200.0).abs() < 0.001, "{ratio}");
+    assert_eq!(
+        policy["secondsOverCapacity"],
+        load(0).filter(|&r| r > 200).count()
+    );
+    assert_eq!(
+        policy["secondsOverCapacityAfterRecovery"],
+        load(40).filter(|&r| r > 200).count()
+    );
+    // Without a capacity there is nothing to be over.
+    let unlimited = json(&[
+        SHOP,
+        "--operation",
+        PAY,
+        "--fault",
+        "503@10s..40s",
+        "--capacity",
+        "unlimited",
+    ]);
+    let policy = variant(&unlimited, "policy");
+    assert!(policy["peakAfterRecoveryOverCapacity"].is_null());
+    assert!(policy["secondsOverCapacity"].is_null());
+}
+
+/// The README's storm: 1,000 clients fail together in a 20 s outage. Without jitter they
+/// come back in step, 2.6 times what the server can take; with full jitter the busiest
+/// second after the outage is half its capacity. The table says so before the chart.
+#[test]
+fn the_storm_table_shows_that_jitter_wins() {
+    let args = [
+        "simulate",
+        "fixtures/simulate/storm/openapi.yaml",
+        "--operation",
+        "getFeed",
+        "--arrival",
+        "uniform:2s",
+        "--fault",
+        "503@0s..20s",
+        "--compare",
+        "jitter=none",
+    ];
+    let mut with_json = args.to_vec();
+    with_json.extend(["--format", "json"]);
+    let document: Value = serde_json::from_str(&retrylint(&with_json).stdout).unwrap();
+    let jitter = variant(&document, "policy");
+    let none = variant(&document, "jitter=none");
+    let ratio = |v: &Value| v["peakAfterRecoveryOverCapacity"].as_f64().unwrap();
+    assert!(ratio(jitter) < 1.0, "{}", ratio(jitter));
+    assert!(ratio(none) > 2.0, "{}", ratio(none));
+    assert_eq!(jitter["secondsOverCapacityAfterRecovery"], 0);
+    assert!(none["secondsOverCapacityAfterRecovery"].as_u64().unwrap() > 0);
+    let text = retrylint(&args).stdout;
+    let table: Vec<&str> = text.lines().skip(4).collect();
+    assert!(table[0].ends_with("policy  jitter=none"), "{text}");
+    assert!(
+        table[1].starts_with("after recovery: peak requests/s"),
+        "{text}"
+    );
+    assert!(
+        table[2].starts_with("after recovery: peak ÷ capacity (200/s)"),
+        "{text}"
+    );
+    let cells: Vec<&str> = table[2].split_whitespace().rev().take(2).collect();
+    assert_eq!(cells, ["2.6", "0.5"], "{text}");
 }
 
 #[test]

@@ -8,9 +8,9 @@
 
 use std::fmt::Write;
 
+use super::Outcome;
 use super::output::Report;
 use super::scenario::Capacity;
-use super::{Outcome, STOP_REASONS};
 use crate::report::html::esc;
 use crate::report::html::timeline::round_step;
 
@@ -254,32 +254,13 @@ fn table(out: &mut String, report: &Report) {
         w!(out, "<th>{}</th>", esc(&o.name));
     }
     out.push_str("</tr></thead>\n<tbody>\n");
-    let mut row = |label: &str, cell: &dyn Fn(&Outcome) -> String| {
-        w!(out, "<tr><td>{}</td>", esc(label));
-        for o in outcomes {
-            w!(out, "<td>{}</td>", esc(&cell(o)));
+    for (label, cells) in report.rows() {
+        w!(out, "<tr><td>{}</td>", esc(&label));
+        for cell in cells {
+            w!(out, "<td>{}</td>", esc(&cell));
         }
         out.push_str("</tr>\n");
-    };
-    row("calls", &|o| o.calls.to_string());
-    row("requests", &|o| o.requests.to_string());
-    row("amplification", &|o| format!("{:.2}", o.amplification()));
-    row("peak requests/s", &|o| o.peak().to_string());
-    row("peak after recovery ÷ steady", &|o| {
-        format!("{:.1}", report.surge(o))
-    });
-    row("succeeded", &|o| o.succeeded.to_string());
-    for reason in STOP_REASONS {
-        if outcomes.iter().any(|o| o.stopped_by(reason) > 0) {
-            row(&format!("stopped: {reason}"), &|o| {
-                o.stopped_by(reason).to_string()
-            });
-        }
     }
-    row("duplicate writes", &|o| o.duplicates.to_string());
-    row("earlier than Retry-After", &|o| {
-        o.earlier_than_retry_after.to_string()
-    });
     out.push_str("</tbody>\n</table>\n");
 }
 

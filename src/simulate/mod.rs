@@ -155,6 +155,16 @@ impl Outcome {
         self.load.iter().skip(from).copied().max().unwrap_or(0)
     }
 
+    /// How many one-second buckets from `from_second` on had more than `capacity`
+    /// requests.
+    pub fn seconds_above(&self, capacity: u64, from_second: usize) -> usize {
+        self.load
+            .iter()
+            .skip(from_second)
+            .filter(|&&requests| u64::from(requests) > capacity)
+            .count()
+    }
+
     /// The calls that ended with `reason`.
     pub fn stopped_by(&self, reason: StopReason) -> u64 {
         self.stopped[reason_index(reason)]

@@ -66,15 +66,102 @@ impl Report {
             .steady_per_second(self.scenario.clients)
     }
 
-    /// The highest one-second load after the last fault, over the steady load.
-    pub fn surge(&self, outcome: &Outcome) -> f64 {
-        let steady = self.steady();
-        if steady > 0.0 {
-            f64::from(outcome.peak_after(self.scenario.recovery())) / steady
-        } else {
-            0.0
+    /// The server's capacity in requests per second (none when unlimited).
+    pub fn capacity(&self) -> Option<u64> {
+        match self.scenario.capacity {
+            Capacity::PerSecond(rate) => Some(rate),
+            Capacity::Unlimited => None,
         }
     }
+
+    /// The first second after the last fault.
+    fn recovery_second(&self) -> usize {
+        (self.scenario.recovery().as_micros() / BUCKET_US) as usize
+    }
+
+    /// The storm a policy sends once the server is back: the busiest second after the
+    /// last fault, against the capacity the server has — not against the arrival rate,
+    /// which says nothing of what the server can take.
+    pub fn storm(&self, outcome: &Outcome) -> Storm {
+        let peak = outcome.peak_after(self.scenario.recovery());
+        let capacity = self.capacity();
+        Storm {
+            peak_after_recovery: peak,
+            peak_over_capacity: capacity.map(|c| f64::from(peak) / c as f64),
+            seconds_over_capacity: capacity.map(|c| outcome.seconds_above(c, 0)),
+            seconds_over_capacity_after_recovery: capacity
+                .map(|c| outcome.seconds_above(c, self.recovery_second())),
+        }
+    }
+
+    /// The comparison table: the storm after recovery first, then the totals. Text and
+    /// HTML lay out these same rows.
+    pub fn rows(&self) -> Vec<(String, Vec<String>)> {
+        let outcomes = &self.outcomes;
+        let storms: Vec<Storm> = outcomes.iter().map(|o| self.storm(o)).collect();
+        let cells = |f: &dyn Fn(&Storm) -> String| storms.iter().map(f).collect::<Vec<_>>();
+        let mut rows = Vec::new();
+        if !self.scenario.faults.is_empty() {
+            rows.push((
+                "after recovery: peak requests/s".to_string(),
+                cells(&|s| s.peak_after_recovery.to_string()),
+            ));
+            if let Some(capacity) = self.capacity() {
+                rows.push((
+                    format!("after recovery: peak ÷ capacity ({capacity}/s)"),
+                    cells(&|s| format!("{:.1}", s.peak_over_capacity.unwrap_or(0.0))),
+                ));
+                rows.push((
+                    "after recovery: seconds over capacity".to_string(),
+                    cells(&|s| {
+                        s.seconds_over_capacity_after_recovery
+                            .unwrap_or(0)
+                            .to_string()
+                    }),
+                ));
+            }
+        }
+        if self.capacity().is_some() {
+            rows.push((
+                "seconds over capacity".to_string(),
+                cells(&|s| s.seconds_over_capacity.unwrap_or(0).to_string()),
+            ));
+        }
+        rows.push(row("calls", outcomes, |o| o.calls.to_string()));
+        rows.push(row("requests", outcomes, |o| o.requests.to_string()));
+        rows.push(row("amplification", outcomes, |o| {
+            format!("{:.2}", o.amplification())
+        }));
+        rows.push(row("peak requests/s", outcomes, |o| o.peak().to_string()));
+        rows.push(row("succeeded", outcomes, |o| o.succeeded.to_string()));
+        for reason in STOP_REASONS {
+            if outcomes.iter().any(|o| o.stopped_by(reason) > 0) {
+                rows.push(row(&format!("stopped: {reason}"), outcomes, |o| {
+                    o.stopped_by(reason).to_string()
+                }));
+            }
+        }
+        rows.push(row("duplicate writes", outcomes, |o| {
+            o.duplicates.to_string()
+        }));
+        rows.push(row("earlier than Retry-After", outcomes, |o| {
+            o.earlier_than_retry_after.to_string()
+        }));
+        rows
+    }
+}
+
+/// The second wave a policy sends once the server is back.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Storm {
+    /// The most requests in one second after the last fault.
+    pub peak_after_recovery: u32,
+    /// That peak over the server's capacity (none when unlimited).
+    pub peak_over_capacity: Option<f64>,
+    /// Seconds with more requests than the capacity, over the whole run.
+    pub seconds_over_capacity: Option<usize>,
+    /// The same, after the last fault.
+    pub seconds_over_capacity_after_recovery: Option<usize>,
 }
 
 /// A number rounded to what is worth reading.
@@ -140,35 +227,11 @@ pub fn text(report: &Report) -> String {
 
 fn table(out: &mut String, report: &Report) {
     let outcomes = &report.outcomes;
-    let mut rows: Vec<(String, Vec<String>)> = vec![
-        (
-            String::new(),
-            outcomes.iter().map(|o| o.name.clone()).collect(),
-        ),
-        row("calls", outcomes, |o| o.calls.to_string()),
-        row("requests", outcomes, |o| o.requests.to_string()),
-        row("amplification", outcomes, |o| {
-            format!("{:.2}", o.amplification())
-        }),
-        row("peak requests/s", outcomes, |o| o.peak().to_string()),
-        row("peak after recovery ÷ steady", outcomes, |o| {
-            format!("{:.1}", report.surge(o))
-        }),
-        row("succeeded", outcomes, |o| o.succeeded.to_string()),
-    ];
-    for reason in STOP_REASONS {
-        if outcomes.iter().any(|o| o.stopped_by(reason) > 0) {
-            rows.push(row(&format!("stopped: {reason}"), outcomes, |o| {
-                o.stopped_by(reason).to_string()
-            }));
-        }
-    }
-    rows.push(row("duplicate writes", outcomes, |o| {
-        o.duplicates.to_string()
-    }));
-    rows.push(row("earlier than Retry-After", outcomes, |o| {
-        o.earlier_than_retry_after.to_string()
-    }));
+    let mut rows: Vec<(String, Vec<String>)> = vec![(
+        String::new(),
+        outcomes.iter().map(|o| o.name.clone()).collect(),
+    )];
+    rows.extend(report.rows());
     let label_width = rows.iter().map(|(l, _)| width(l)).max().unwrap_or(0);
     let column_widths: Vec<usize> = (0..outcomes.len())
         .map(|i| rows.iter().map(|(_, c)| width(&c[i])).max().unwrap_or(0))
@@ -325,6 +388,13 @@ struct JsonVariant<'a> {
     stopped: Stopped<'a>,
     duplicates: u64,
     earlier_than_retry_after: u64,
+    /// The most requests in one second after the last fault.
+    peak_after_recovery_requests_per_second: u32,
+    /// That peak over the server's capacity (`null` when it is unlimited).
+    peak_after_recovery_over_capacity: Option<f64>,
+    /// Seconds with more requests than the capacity (`null` when it is unlimited).
+    seconds_over_capacity: Option<usize>,
+    seconds_over_capacity_after_recovery: Option<usize>,
     load_curve: Vec<Point>,
 }
 
@@ -391,6 +461,15 @@ pub fn json(report: &Report) -> String {
                 stopped: Stopped(o),
                 duplicates: o.duplicates,
                 earlier_than_retry_after: o.earlier_than_retry_after,
+                peak_after_recovery_requests_per_second: report.storm(o).peak_after_recovery,
+                peak_after_recovery_over_capacity: report
+                    .storm(o)
+                    .peak_over_capacity
+                    .map(|r| round(r, 3)),
+                seconds_over_capacity: report.storm(o).seconds_over_capacity,
+                seconds_over_capacity_after_recovery: report
+                    .storm(o)
+                    .seconds_over_capacity_after_recovery,
                 load_curve: o
                     .load
                     .iter()
