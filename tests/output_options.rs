@@ -357,3 +357,33 @@ fn markdown_summarises_for_a_job_page() {
             .contains("| `fixtures/contract/openapi.yaml` | none |")
     );
 }
+
+#[test]
+fn sarif_warns_when_github_would_refuse_the_run() {
+    // 8,400 retried POSTs: an error and two warnings each, 25,200 results.
+    let dir = many_findings("sarif-limit", 8_400);
+    let sarif = dir.join("out.sarif");
+    let run = common::retrylint_in(
+        &dir,
+        &[
+            "check",
+            "openapi.yaml",
+            "--format",
+            "sarif",
+            "-o",
+            sarif.to_str().unwrap(),
+        ],
+    );
+    assert_eq!(run.code, 1, "{}", run.stderr);
+    assert!(
+        run.stderr.contains(
+            "warning: 25200 SARIF results: GitHub code scanning accepts at most 25000 per run"
+        ),
+        "{}",
+        run.stderr
+    );
+    let log: Value = serde_json::from_str(&std::fs::read_to_string(&sarif).unwrap()).unwrap();
+    assert_eq!(log["runs"][0]["results"].as_array().unwrap().len(), 25_200);
+    let small = demo(&["--format", "sarif"]);
+    assert!(small.stderr.is_empty(), "{}", small.stderr);
+}
