@@ -463,3 +463,37 @@ fn check_without_a_policy_checks_the_contract_of_every_corpus_description() {
         }
     }
 }
+
+/// The corpus folder searched as a folder: its 15 descriptions are found, and none of the
+/// hundreds of files DigitalOcean's description references (they have no `openapi` key).
+#[test]
+fn the_corpus_folder_is_searched_for_its_descriptions() {
+    let Some(dir) = corpus() else { return };
+    let run = common::retrylint(&["check", dir.to_str().unwrap(), "--format", "json"]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    let doc: serde_json::Value = serde_json::from_str(&run.stdout).unwrap();
+    let found: Vec<String> = doc["summary"]["descriptions"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|d| {
+            let d = d.as_str().unwrap();
+            d[d.find("corpus/").map_or(0, |i| i + "corpus/".len())..].to_string()
+        })
+        .collect();
+    assert_eq!(found.len(), 15, "{found:?}");
+    for expected in [
+        "adyen/CheckoutService-v71.json",
+        "digitalocean/specification/DigitalOcean-public.v2.yaml",
+        "github/api.github.com.json",
+        "stripe/spec3.json",
+        "stripe/spec3.yaml",
+        "oai-examples/v3.1/webhook-example.yaml",
+    ] {
+        assert!(found.iter().any(|f| f == expected), "{expected}: {found:?}");
+    }
+    assert!(
+        !found.iter().any(|f| f.contains("/resources/")),
+        "{found:?}"
+    );
+}
