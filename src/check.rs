@@ -48,7 +48,7 @@ pub struct LoadedPolicy {
 }
 
 /// The policy is always the first file of a check, so its locations are valid in every one.
-const POLICY_FILE_ID: usize = 0;
+pub const POLICY_FILE_ID: usize = 0;
 
 /// Reads and parses a policy file.
 pub fn load_policy(path: &Path, options: &LoadOptions) -> Result<LoadedPolicy, InputError> {

@@ -26,6 +26,8 @@ pub struct Cli {
 enum Command {
     /// Check descriptions against a retry policy and report findings.
     Check(commands::check::CheckArgs),
+    /// Compare two versions of a description: what the change does to retry safety.
+    Diff(commands::diff::DiffArgs),
     /// Show each operation's worst-case retry schedule.
     Plan(commands::plan::PlanArgs),
     /// Write a per-operation readiness report (Markdown, HTML or JSON).
@@ -61,6 +63,7 @@ pub fn main() -> ExitCode {
     let color = color::stderr();
     let result = match cli.command {
         Command::Check(args) => commands::check::run(args),
+        Command::Diff(args) => commands::diff::run(args),
         Command::Plan(args) => commands::plan::run(args),
         Command::Report(args) => commands::report::run(args),
         Command::Init(args) => commands::init::run(args),

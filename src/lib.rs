@@ -16,6 +16,7 @@ pub mod check;
 pub mod cli;
 pub mod commands;
 pub mod contract;
+pub mod diff;
 pub mod error;
 pub mod finding;
 pub mod init;

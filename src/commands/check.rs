@@ -65,6 +65,10 @@ pub struct CheckArgs {
     /// refusing them (for hooks that pass every changed YAML and JSON file).
     #[arg(long)]
     skip_non_descriptions: bool,
+    /// Report what the change since this git revision does to the retry contract (as
+    /// `retrylint diff` does), the base read with git without touching the work tree.
+    #[arg(long, value_name = "REF")]
+    base: Option<String>,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
@@ -88,6 +92,27 @@ enum Format {
 }
 
 pub fn run(args: CheckArgs) -> Outcome {
+    if let Some(revision) = &args.base {
+        use super::diff::{DiffFormat, DiffOutput};
+        let format = match args.format {
+            Format::Human | Format::Concise => DiffFormat::Text,
+            Format::Json => DiffFormat::Json,
+            Format::Markdown => DiffFormat::Markdown,
+            Format::Github => DiffFormat::Github,
+            Format::Sarif => DiffFormat::Sarif,
+            Format::Gitlab | Format::Junit => {
+                return Err(vec![InputError::new(
+                    "--base shows a change in human, json, markdown, github or sarif output",
+                )]);
+            }
+        };
+        let output = DiffOutput {
+            format,
+            output: args.output.clone(),
+            fail_on: args.fail_on,
+        };
+        return super::diff::against_revision(&args.specs, revision, &args.input, &output);
+    }
     for name in args.select.iter().chain(&args.ignore) {
         if crate::rules::by_name(name).is_none() {
             let mut error =

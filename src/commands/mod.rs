@@ -3,6 +3,7 @@
 
 pub mod catalogue;
 pub mod check;
+pub mod diff;
 pub mod init;
 mod inputs;
 pub mod plan;

@@ -1,0 +1,212 @@
+//! `retrylint diff BASE HEAD`, and `retrylint check --base REF`: what a change does to
+//! the retry contract, for review.
+
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+
+use clap::{Args, ValueEnum};
+
+use super::{InputArgs, Outcome, write_output};
+use crate::check::{
+    CheckOptions, LayerInputs, LoadedPolicy, check_analysis, discover_policy, load_given,
+};
+use crate::diff::{Diff, Side, render};
+use crate::error::InputError;
+use crate::output::FailOn;
+
+#[derive(Debug, Args)]
+pub struct DiffArgs {
+    /// The description before the change.
+    #[arg(value_name = "BASE")]
+    base: PathBuf,
+    /// The description after the change.
+    #[arg(value_name = "HEAD")]
+    head: PathBuf,
+    /// The base's policy and layer files (repeatable); without it, the base's policy is
+    /// the one beside it.
+    #[arg(long, value_name = "POLICY")]
+    base_policy: Vec<PathBuf>,
+    #[command(flatten)]
+    input: InputArgs,
+    #[command(flatten)]
+    output: DiffOutput,
+}
+
+/// How a diff is shown and when it fails.
+#[derive(Debug, Args)]
+pub struct DiffOutput {
+    /// Output format.
+    #[arg(long, visible_alias = "output-format", value_enum, default_value_t = DiffFormat::Text)]
+    pub format: DiffFormat,
+    /// Write the output to a file instead of standard output.
+    #[arg(short = 'o', long = "output", value_name = "FILE")]
+    pub output: Option<PathBuf>,
+    /// Besides any regression, exit with 1 when a new finding is at or above this severity.
+    #[arg(long, value_enum, default_value_t = FailOn::Error)]
+    pub fail_on: FailOn,
+}
+
+/// The formats of a diff.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum DiffFormat {
+    /// Changes per operation, then new and fixed findings.
+    Text,
+    /// A versioned JSON document.
+    Json,
+    /// A pull-request comment.
+    Markdown,
+    /// GitHub Actions annotations on the head's files.
+    Github,
+    /// SARIF of the new findings only.
+    Sarif,
+}
+
+pub fn run(args: DiffArgs) -> Outcome {
+    let load = args.input.load_options();
+    let options = check_options(&args.input, &load)?;
+    let head_policy = policy(&args.input.policy.clone(), &args.head, &options)?;
+    let base_policy = policy(&args.base_policy, &args.base, &options)?;
+    let base = side(&args.base, base_policy, &options, None)?;
+    let head = side(&args.head, head_policy, &options, None)?;
+    show(Diff::new(base, head), &args.output)
+}
+
+/// The options of a check, with the layers `-p` names.
+fn check_options(
+    input: &InputArgs,
+    load: &crate::load::LoadOptions,
+) -> Result<CheckOptions, Vec<InputError>> {
+    let given = load_given(&input.policy.clone(), load).map_err(|e| vec![e])?;
+    Ok(CheckOptions {
+        load: load.clone(),
+        select: Vec::new(),
+        ignore: Vec::new(),
+        layers: LayerInputs {
+            files: given.layer_files,
+            hosts: input.hosts.clone(),
+        },
+    })
+}
+
+/// The policy `paths` name, or the one beside `description`.
+fn policy(
+    paths: &[PathBuf],
+    description: &Path,
+    options: &CheckOptions,
+) -> Result<Option<(String, LoadedPolicy)>, Vec<InputError>> {
+    let given = load_given(paths, &options.load).map_err(|e| vec![e])?;
+    if let Some((path, policy)) = given.policy {
+        return Ok(Some((crate::source::path_text(&path), policy)));
+    }
+    match discover_policy(description, &options.load).map_err(|e| vec![e])? {
+        Some(found) => {
+            let policy = found.load(&options.load).map_err(|e| vec![e])?;
+            Ok(Some((crate::source::path_text(&found.path), policy)))
+        }
+        None => Ok(None),
+    }
+}
+
+/// Checks one version.
+fn side(
+    path: &Path,
+    policy: Option<(String, LoadedPolicy)>,
+    options: &CheckOptions,
+    rename: Option<(String, String)>,
+) -> Result<Side, Vec<InputError>> {
+    let (name, loaded) = match policy {
+        Some((name, loaded)) => (Some(name), Some(loaded)),
+        None => (None, None),
+    };
+    let checked = check_analysis(path, loaded.as_ref(), options).map_err(|e| vec![e])?;
+    let mut shown = crate::source::path_text(path);
+    let mut policy = name;
+    if let Some((from, to)) = &rename {
+        for text in std::iter::once(&mut shown).chain(policy.as_mut()) {
+            if let Some(rest) = text.strip_prefix(from.as_str()) {
+                *text = format!("{to}{}", rest.trim_start_matches('/'));
+            }
+        }
+    }
+    Ok(Side {
+        checked,
+        name: shown,
+        policy,
+        rename,
+    })
+}
+
+/// Renders a diff and says how it ends.
+fn show(diff: Diff, output: &DiffOutput) -> Outcome {
+    let text = rendered(&diff, output);
+    write_output(output.output.as_deref(), &text).map_err(|e| vec![e])?;
+    Ok(ExitCode::from(u8::from(diff.fails(output.fail_on))))
+}
+
+fn rendered(diff: &Diff, output: &DiffOutput) -> String {
+    match output.format {
+        DiffFormat::Text => render::text(diff),
+        DiffFormat::Json => render::json::render(diff),
+        DiffFormat::Markdown => render::markdown::render(diff),
+        DiffFormat::Github => render::github(diff, output.fail_on),
+        DiffFormat::Sarif => crate::output::sarif::render(&[render::new_findings(diff)], None).text,
+    }
+}
+
+/// `check SPEC... --base REF`: each description against itself at a git revision, read
+/// with git into a scratch folder; the base's policy is the one beside it there (or
+/// `-p`'s file as it was at that revision).
+pub fn against_revision(
+    specs: &[PathBuf],
+    revision: &str,
+    input: &InputArgs,
+    output: &DiffOutput,
+) -> Outcome {
+    let load = input.load_options();
+    let options = check_options(input, &load)?;
+    let first = specs.first().map_or(Path::new("."), PathBuf::as_path);
+    let checkout = crate::diff::git::checkout(first, revision).map_err(|e| vec![e])?;
+    let mut base_options = options.clone();
+    base_options.load.root = Some(checkout.dir.clone());
+    let rename = (
+        crate::source::path_text(&checkout.dir),
+        format!("{revision}:"),
+    );
+    if specs.len() > 1 && matches!(output.format, DiffFormat::Json | DiffFormat::Sarif) {
+        return Err(vec![
+            InputError::new("--base with json or sarif output compares one description at a time")
+                .with_help("run once per description, or use --format human, markdown or github"),
+        ]);
+    }
+    let mut failed = false;
+    let mut texts = Vec::new();
+    for spec in specs {
+        let head_policy = policy(&input.policy.clone(), spec, &options)?;
+        let base_spec = checkout.path_of(spec).map_err(|e| vec![e])?;
+        if !base_spec.is_file() {
+            eprintln!(
+                "note: `{}` does not exist at {revision}: it is new; `retrylint check` judges it whole",
+                crate::output::escape::terminal(&crate::source::path_text(spec))
+            );
+            continue;
+        }
+        let base_policy_paths: Vec<PathBuf> = input
+            .policy
+            .iter()
+            .map(|p| checkout.path_of(p))
+            .collect::<Result<_, _>>()
+            .map_err(|e| vec![e])?;
+        let mut base_options = base_options.clone();
+        base_options.layers.files = load_given(&base_policy_paths, &base_options.load)
+            .map_err(|e| vec![e])?
+            .layer_files;
+        let base_policy = policy(&base_policy_paths, &base_spec, &base_options)?;
+        let base = side(&base_spec, base_policy, &base_options, Some(rename.clone()))?;
+        let head = side(spec, head_policy, &options, None)?;
+        let diff = Diff::new(base, head);
+        failed |= diff.fails(output.fail_on);
+        texts.push(rendered(&diff, output));
+    }
+    write_output(output.output.as_deref(), &texts.join("\n")).map_err(|e| vec![e])?;
+    Ok(ExitCode::from(u8::from(failed)))
+}

@@ -1,0 +1,208 @@
+//! `retrylint diff`: what a change does to the retry contract.
+//!
+//! Two versions of a description — each checked with its own policy and layers — are
+//! compared operation by operation ([`matching`]): what the contract promises (key,
+//! status endpoint, throttling answers, conflict responses, idempotency) and what the
+//! client policy does (retried or not, on which signals, deadline, attempts, jitter,
+//! `Retry-After`). Each difference is a [`Change`] classified as a regression, an
+//! improvement or neutral ([`changes`]); findings are compared by an identity that does
+//! not depend on where each version lies ([`findings`]).
+
+pub mod changes;
+pub mod findings;
+pub mod git;
+pub mod matching;
+pub mod render;
+
+use serde::Serialize;
+
+use crate::check::Checked;
+use crate::contract::ContractState;
+use crate::finding::Severity;
+use crate::location::Loc;
+
+/// One version of a description, checked.
+pub struct Side {
+    pub checked: Checked,
+    /// The description as named on the command line (`REF:path` for a git revision).
+    pub name: String,
+    /// The policy file, when there is one.
+    pub policy: Option<String>,
+    /// For a revision read from git: the scratch folder's path, and what to show instead
+    /// (`HEAD~1:`), so that places read `HEAD~1:api/openapi.yaml`.
+    pub rename: Option<(String, String)>,
+}
+
+impl Side {
+    /// Where a location is, as this side names its files.
+    pub fn place(&self, loc: &Loc) -> crate::output::Place {
+        let mut place = crate::output::Place::of(loc, &self.checked.analysis.sources);
+        if let Some((from, to)) = &self.rename
+            && let Some(rest) = place.file.strip_prefix(from.as_str())
+        {
+            place.file = format!("{to}{}", rest.trim_start_matches('/'));
+        }
+        place
+    }
+}
+
+/// How a change bears on retry safety.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Class {
+    Regression,
+    Improvement,
+    Neutral,
+}
+
+impl Class {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Class::Regression => "regression",
+            Class::Improvement => "improvement",
+            Class::Neutral => "neutral",
+        }
+    }
+}
+
+/// One difference in one operation.
+#[derive(Debug, Clone)]
+pub struct Change {
+    /// A stable name: `key-removed`, `deadline-removed`, …
+    pub kind: &'static str,
+    pub class: Class,
+    pub message: String,
+    /// Where the base says it (the thing removed or changed).
+    pub base: Option<Loc>,
+    /// Where the head says it (or the operation, for something removed).
+    pub head: Option<Loc>,
+}
+
+/// Whether an operation is in both versions, or only one.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Presence {
+    Both,
+    Added,
+    Removed,
+}
+
+/// One operation's changes.
+#[derive(Debug, Clone)]
+pub struct OperationDiff {
+    pub method: String,
+    pub path: String,
+    pub operation_id: Option<String>,
+    pub presence: Presence,
+    pub base_index: Option<usize>,
+    pub head_index: Option<usize>,
+    pub base_state: Option<ContractState>,
+    pub head_state: Option<ContractState>,
+    pub changes: Vec<Change>,
+}
+
+impl OperationDiff {
+    /// `POST /orders (createOrder)`.
+    pub fn title(&self) -> String {
+        match &self.operation_id {
+            Some(id) => format!("{} {} ({id})", self.method, self.path),
+            None => format!("{} {}", self.method, self.path),
+        }
+    }
+}
+
+/// The whole comparison.
+pub struct Diff {
+    pub base: Side,
+    pub head: Side,
+    /// Operations with at least one change, regressions first, then in head order.
+    pub operations: Vec<OperationDiff>,
+    /// Findings of the head that the base does not have (indices into its findings).
+    pub new_findings: Vec<usize>,
+    /// Findings of the base that the head no longer has.
+    pub fixed_findings: Vec<usize>,
+    pub unchanged_findings: usize,
+}
+
+/// Counts of a diff.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct DiffSummary {
+    pub regressions: usize,
+    pub improvements: usize,
+    pub neutral: usize,
+    pub operations_changed: usize,
+    pub new_findings: usize,
+    pub fixed_findings: usize,
+    pub unchanged_findings: usize,
+}
+
+impl Diff {
+    /// Compares two checked versions.
+    pub fn new(base: Side, head: Side) -> Diff {
+        let pairs = matching::pair(&base.checked.analysis.api, &head.checked.analysis.api);
+        let mut operations: Vec<OperationDiff> = pairs
+            .iter()
+            .map(|pair| changes::of(pair, &base.checked.analysis, &head.checked.analysis))
+            .filter(|d| !d.changes.is_empty())
+            .collect();
+        // Regressions first; otherwise the head's order (removed ones last).
+        operations.sort_by_key(|d| {
+            let worst = d
+                .changes
+                .iter()
+                .map(|c| c.class)
+                .min()
+                .unwrap_or(Class::Neutral);
+            (worst, d.head_index.unwrap_or(usize::MAX), d.base_index)
+        });
+        let (new_findings, fixed_findings, unchanged_findings) = findings::compare(&base, &head);
+        Diff {
+            base,
+            head,
+            operations,
+            new_findings,
+            fixed_findings,
+            unchanged_findings,
+        }
+    }
+
+    pub fn summary(&self) -> DiffSummary {
+        let count = |class| {
+            self.operations
+                .iter()
+                .flat_map(|o| &o.changes)
+                .filter(|c| c.class == class)
+                .count()
+        };
+        DiffSummary {
+            regressions: count(Class::Regression),
+            improvements: count(Class::Improvement),
+            neutral: count(Class::Neutral),
+            operations_changed: self.operations.len(),
+            new_findings: self.new_findings.len(),
+            fixed_findings: self.fixed_findings.len(),
+            unchanged_findings: self.unchanged_findings,
+        }
+    }
+
+    /// Whether the change fails review: a regression, or a new finding at `fail_on`.
+    pub fn fails(&self, fail_on: crate::output::FailOn) -> bool {
+        self.summary().regressions > 0
+            || self
+                .new_findings
+                .iter()
+                .any(|&i| fail_on.fails(self.head.checked.findings[i].severity))
+    }
+
+    /// The new findings' severities, most severe first.
+    pub fn new_severities(&self) -> Vec<Severity> {
+        let mut all: Vec<Severity> = self
+            .new_findings
+            .iter()
+            .map(|&i| self.head.checked.findings[i].severity)
+            .collect();
+        all.sort_by(|a, b| b.cmp(a));
+        all
+    }
+}

@@ -1,0 +1,346 @@
+//! `retrylint diff` and `retrylint check --base`: what a change does to the retry
+//! contract, through the binary.
+
+mod common;
+
+use std::path::Path;
+use std::process::Command;
+
+use common::{retrylint, retrylint_in, scratch};
+use serde_json::Value;
+
+const BASE: &str = "fixtures/diff/base/openapi.yaml";
+const HEAD: &str = "fixtures/diff/head/openapi.yaml";
+
+fn diff(extra: &[&str]) -> common::Run {
+    let mut args = vec!["diff", BASE, HEAD];
+    args.extend_from_slice(extra);
+    retrylint(&args)
+}
+
+fn json(extra: &[&str]) -> Value {
+    let mut args = vec!["--format", "json"];
+    args.extend_from_slice(extra);
+    let run = diff(&args);
+    serde_json::from_str(&run.stdout).unwrap_or_else(|e| panic!("{e}: {}", run.stderr))
+}
+
+/// The kinds and classes of an operation's changes.
+fn changes(doc: &Value, path: &str) -> Vec<(String, String)> {
+    doc["operations"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|o| o["path"] == path)
+        .unwrap_or_else(|| panic!("{path} changed"))["changes"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| {
+            (
+                c["kind"].as_str().unwrap().to_string(),
+                c["class"].as_str().unwrap().to_string(),
+            )
+        })
+        .collect()
+}
+
+fn has(list: &[(String, String)], kind: &str, class: &str) -> bool {
+    list.iter().any(|(k, c)| k == kind && c == class)
+}
+
+#[test]
+fn each_change_kind_is_found_and_classified() {
+    let doc = json(&[]);
+    assert_eq!(doc["version"], 1);
+    let orders = changes(&doc, "/orders");
+    assert!(has(&orders, "key-removed", "regression"), "{orders:?}");
+    assert!(has(&orders, "conflict-response-removed", "regression"));
+    assert!(has(
+        &changes(&doc, "/payments"),
+        "key-made-optional",
+        "regression"
+    ));
+    assert!(has(&changes(&doc, "/refunds"), "key-renamed", "regression"));
+    assert!(has(
+        &changes(&doc, "/exports"),
+        "status-endpoint-removed",
+        "regression"
+    ));
+    // `/items/{itemId}` became `/items/{id}`: the same operation, matched by its template.
+    let items = changes(&doc, "/items/{id}");
+    for (kind, class) in [
+        ("wait-hint-removed", "regression"),
+        ("throttle-status-removed", "regression"),
+        ("retried-on-new-signal", "neutral"),
+        ("max-attempts-up", "regression"),
+        ("jitter-removed", "regression"),
+        ("retry-after-ignored", "regression"),
+    ] {
+        assert!(has(&items, kind, class), "{kind}: {items:?}");
+    }
+    assert!(has(
+        &changes(&doc, "/search"),
+        "idempotency-changed",
+        "regression"
+    ));
+    assert!(has(
+        &changes(&doc, "/subscriptions"),
+        "new-unprotected-write",
+        "regression"
+    ));
+    let carts = changes(&doc, "/carts");
+    assert!(has(&carts, "key-added", "improvement"));
+    assert!(has(&carts, "conflict-response-added", "improvement"));
+    let summary = &doc["summary"];
+    assert_eq!(summary["regressions"], 12);
+    assert_eq!(summary["improvements"], 2);
+    // Regressions first.
+    let first = &doc["operations"][0]["changes"][0];
+    assert_eq!(first["class"], "regression");
+    // Places point into each version.
+    let removed = &doc["operations"][0]["changes"][0];
+    assert_eq!(removed["base"]["file"], BASE);
+    assert_eq!(removed["head"]["file"], HEAD);
+}
+
+#[test]
+fn the_findings_are_new_fixed_or_unchanged() {
+    let doc = json(&[]);
+    let new: Vec<&str> = doc["findings"]["new"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|f| f["rule"].as_str().unwrap())
+        .collect();
+    assert!(new.contains(&"idempotency-key-undeclared"), "{new:?}");
+    assert!(new.contains(&"backoff-without-jitter"));
+    assert_eq!(doc["findings"]["fixed"].as_array().unwrap().len(), 1);
+}
+
+#[test]
+fn a_regression_fails_and_no_change_passes() {
+    let run = diff(&[]);
+    assert_eq!(run.code, 1);
+    insta::assert_snapshot!("diff-text", run.stdout);
+    // A description against itself: nothing changed, exit 0.
+    let same = retrylint(&["diff", HEAD, HEAD]);
+    assert_eq!(same.code, 0, "{}", same.stdout);
+    assert!(same.stdout.contains(
+        "0 regressions, 0 improvements, 0 neutral changes in 0 operations; 0 new findings, 0 fixed"
+    ));
+    // Only improvements: exit 0 unless a new finding fails.
+    let back = retrylint(&["diff", HEAD, BASE, "--format", "json"]);
+    let doc: Value = serde_json::from_str(&back.stdout).unwrap();
+    assert!(doc["summary"]["improvements"].as_u64().unwrap() > 5);
+}
+
+#[test]
+fn the_markdown_comment_puts_regressions_first_and_folds_the_rest() {
+    let run = diff(&["--format", "markdown"]);
+    assert_eq!(run.code, 1);
+    let text = &run.stdout;
+    let regressions = text
+        .find("### Regressions (12)")
+        .expect("an open regressions section");
+    let improvements = text
+        .find("<details><summary>Improvements (2)</summary>")
+        .expect("folded improvements");
+    assert!(regressions < improvements);
+    assert!(text.contains("<details><summary>New findings (10)</summary>"));
+    insta::assert_snapshot!("diff-markdown", run.stdout);
+}
+
+#[test]
+fn github_annotates_regressions_on_the_head_and_sarif_holds_new_findings() {
+    let run = diff(&["--format", "github"]);
+    assert_eq!(run.code, 1);
+    let regressions: Vec<&str> = run
+        .stdout
+        .lines()
+        .filter(|l| l.contains("title=retrylint diff "))
+        .collect();
+    assert_eq!(regressions.len(), 12, "{}", run.stdout);
+    assert!(
+        regressions
+            .iter()
+            .all(|l| l.starts_with("::error file=fixtures/diff/head/"))
+    );
+    let sarif = diff(&["--format", "sarif"]);
+    assert!(common::sarif_errors(&sarif.stdout).is_empty());
+    let log: Value = serde_json::from_str(&sarif.stdout).unwrap();
+    assert_eq!(log["runs"][0]["results"].as_array().unwrap().len(), 10);
+}
+
+#[test]
+fn text_from_a_description_cannot_act_in_a_comment() {
+    let dir = scratch("diff-hostile");
+    let spec = |key: &str| {
+        format!(
+            "openapi: 3.0.3\ninfo: {{title: t, version: '1'}}\npaths:\n  \"/a\\n::error::x <img src=x onerror=alert(1)> @octocat [l](https://e.example)\":\n    post:\n      operationId: \"op<script>\"\n      parameters:\n        - {{name: {key}, in: header, required: true, schema: {{type: string}}}}\n      responses: {{'201': {{description: ok}}, '409': {{description: c}}}}\n"
+        )
+    };
+    std::fs::write(dir.join("base.yaml"), spec("Idempotency-Key")).unwrap();
+    std::fs::write(dir.join("head.yaml"), spec("\"X-Idempotency-Key`<b>|\"")).unwrap();
+    for format in ["markdown", "text", "github"] {
+        let run = retrylint_in(
+            &dir,
+            &["diff", "base.yaml", "head.yaml", "--format", format],
+        );
+        assert_eq!(run.code, 1, "{format}: {}", run.stderr);
+        let out = &outside_code_spans(&run.stdout);
+        if format == "markdown" {
+            assert!(!out.contains("<img"), "{format}: {out}");
+            assert!(!out.contains("<script>"), "{format}: {out}");
+            assert!(!out.contains("<b>"), "{format}: {out}");
+            assert!(!out.contains("](https://e.example)"), "{format}: {out}");
+        }
+        assert!(
+            !run.stdout.chars().any(|c| c.is_control() && c != '\n'),
+            "{format}: a raw control character"
+        );
+        for line in run.stdout.lines() {
+            assert!(
+                !line.starts_with("::")
+                    || line.starts_with("::error file=")
+                    || line.starts_with("::warning file=")
+                    || line.starts_with("::notice"),
+                "{format}: {line}"
+            );
+        }
+        if format == "markdown" {
+            assert!(!out.contains("@octocat"), "no mention: {out}");
+        }
+    }
+}
+
+/// Markdown text with its code spans taken out: what a reader's Markdown would read as
+/// more than literal text.
+fn outside_code_spans(text: &str) -> String {
+    let mut out = String::new();
+    let mut rest = text;
+    while let Some(start) = rest.find('`') {
+        out.push_str(&rest[..start]);
+        let run = rest[start..].chars().take_while(|&c| c == '`').count();
+        let fence = "`".repeat(run);
+        let after = &rest[start + run..];
+        // The span ends at the next run of exactly as many backticks.
+        let mut end = None;
+        let mut from = 0;
+        while let Some(i) = after[from..].find(&fence) {
+            let at = from + i;
+            let longer =
+                after[at + run..].starts_with('`') || (at > 0 && after[..at].ends_with('`'));
+            if !longer {
+                end = Some(at);
+                break;
+            }
+            from = at + run;
+        }
+        match end {
+            Some(end) => rest = &after[end + run..],
+            None => {
+                out.push_str(&fence);
+                rest = after;
+            }
+        }
+    }
+    out.push_str(rest);
+    out
+}
+
+fn git(dir: &Path, args: &[&str]) {
+    let out = Command::new("git")
+        .args(["-c", "user.name=t", "-c", "user.email=t@example.com"])
+        .args(args)
+        .current_dir(dir)
+        .output()
+        .expect("git runs");
+    assert!(
+        out.status.success(),
+        "git {args:?}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+}
+
+#[test]
+fn check_base_reads_the_previous_commit_with_git() {
+    if Command::new("git").arg("--version").output().is_err() {
+        eprintln!("note: no git here; check --base was not run");
+        return;
+    }
+    let dir = scratch("diff-git");
+    git(&dir, &["init", "-q"]);
+    // A multi-file description: the key is a shared parameter in another file.
+    std::fs::create_dir_all(dir.join("api/parts")).unwrap();
+    std::fs::write(
+        dir.join("api/openapi.yaml"),
+        "openapi: 3.0.3\ninfo: {title: t, version: '1'}\npaths:\n  /orders:\n    post:\n      operationId: createOrder\n      parameters:\n        - $ref: 'parts/key.yaml'\n      responses: {'201': {description: ok}, '409': {description: in flight}}\n",
+    )
+    .unwrap();
+    std::fs::write(
+        dir.join("api/parts/key.yaml"),
+        "name: Idempotency-Key\nin: header\nrequired: true\nschema: {type: string}\n",
+    )
+    .unwrap();
+    git(&dir, &["add", "."]);
+    git(&dir, &["commit", "-q", "-m", "base"]);
+    // The change: the parameter is no longer the key.
+    std::fs::write(
+        dir.join("api/parts/key.yaml"),
+        "name: X-Trace\nin: header\nrequired: false\nschema: {type: string}\n",
+    )
+    .unwrap();
+    git(&dir, &["commit", "-q", "-am", "head"]);
+    let before = std::fs::read_to_string(dir.join("api/parts/key.yaml")).unwrap();
+    let run = retrylint_in(
+        &dir,
+        &[
+            "check",
+            "api/openapi.yaml",
+            "--base",
+            "HEAD~1",
+            "--format",
+            "json",
+        ],
+    );
+    assert_eq!(run.code, 1, "{}{}", run.stdout, run.stderr);
+    let doc: Value = serde_json::from_str(&run.stdout).unwrap();
+    let orders = changes(&doc, "/orders");
+    assert!(has(&orders, "key-removed", "regression"), "{orders:?}");
+    assert_eq!(doc["base"]["description"], "HEAD~1:api/openapi.yaml");
+    let base = &doc["operations"][0]["changes"][0]["base"];
+    // Where the base's description takes the key's parameter, named as at that revision.
+    assert_eq!(base["file"], "HEAD~1:api/openapi.yaml", "{base}");
+    assert_eq!(base["line"], 8, "{base}");
+    // Nothing in the work tree changed, and the scratch folder is gone.
+    assert_eq!(
+        std::fs::read_to_string(dir.join("api/parts/key.yaml")).unwrap(),
+        before
+    );
+    let status = Command::new("git")
+        .args(["status", "--porcelain"])
+        .current_dir(&dir)
+        .output()
+        .unwrap();
+    assert!(
+        status.stdout.is_empty(),
+        "{}",
+        String::from_utf8_lossy(&status.stdout)
+    );
+    // A revision that does not exist is an input error.
+    let bad = retrylint_in(
+        &dir,
+        &["check", "api/openapi.yaml", "--base", "no-such-ref"],
+    );
+    assert_eq!(bad.code, 2);
+    assert!(bad.stderr.contains("is not a commit"), "{}", bad.stderr);
+    let flag = retrylint_in(
+        &dir,
+        &["check", "api/openapi.yaml", "--base", "--upload-pack=x"],
+    );
+    assert_eq!(flag.code, 2);
+    // Against itself: nothing.
+    let same = retrylint_in(&dir, &["check", "api/openapi.yaml", "--base", "HEAD"]);
+    assert_eq!(same.code, 0, "{}{}", same.stdout, same.stderr);
+}
