@@ -497,3 +497,65 @@ fn the_corpus_folder_is_searched_for_its_descriptions() {
         "{found:?}"
     );
 }
+
+/// Stripe's description against a copy that declares `Idempotency-Key` on every POST:
+/// one improvement per write, and nothing else.
+#[test]
+fn stripe_with_a_key_on_every_post_is_222_improvements() {
+    let Some(dir) = corpus() else { return };
+    // The YAML description (468 operations, 222 POSTs); the copy is written as JSON.
+    let base = dir.join("stripe/spec3.yaml");
+    let text = std::fs::read_to_string(&base).unwrap();
+    let (node, _) = retrylint::source::parse(&text, retrylint::source::ParseLimits::default())
+        .expect("Stripe's description parses");
+    let mut doc = common::to_json(&node);
+    let mut posts = 0;
+    for (_, item) in doc["paths"].as_object_mut().unwrap() {
+        if let Some(post) = item.get_mut("post").and_then(|p| p.as_object_mut()) {
+            let parameters = post
+                .entry("parameters")
+                .or_insert_with(|| serde_json::json!([]));
+            parameters.as_array_mut().unwrap().push(serde_json::json!({
+                "name": "Idempotency-Key",
+                "in": "header",
+                "required": false,
+                "schema": {"type": "string", "maxLength": 255}
+            }));
+            posts += 1;
+        }
+    }
+    assert_eq!(posts, 222);
+    let work = common::scratch("corpus-stripe-keyed");
+    let head = work.join("spec3.json");
+    std::fs::write(&head, serde_json::to_string(&doc).unwrap()).unwrap();
+    let run = common::retrylint(&[
+        "diff",
+        base.to_str().unwrap(),
+        head.to_str().unwrap(),
+        "--format",
+        "json",
+    ]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    let diff: serde_json::Value = serde_json::from_str(&run.stdout).unwrap();
+    assert_eq!(diff["summary"]["improvements"], 222, "{}", diff["summary"]);
+    assert_eq!(diff["summary"]["regressions"], 0);
+    assert_eq!(diff["summary"]["neutral"], 0);
+    let kinds: std::collections::BTreeSet<&str> = diff["operations"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .flat_map(|o| o["changes"].as_array().unwrap())
+        .map(|c| c["kind"].as_str().unwrap())
+        .collect();
+    assert_eq!(kinds.into_iter().collect::<Vec<_>>(), ["key-added"]);
+    // Each write is now keyed, if optionally: no longer unprotected.
+    assert_eq!(
+        diff["findings"]["fixed"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter(|f| f["rule"] == "write-without-retry-protection")
+            .count(),
+        222
+    );
+}

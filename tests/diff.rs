@@ -3,7 +3,6 @@
 
 mod common;
 
-use std::path::Path;
 use std::process::Command;
 
 use common::{retrylint, retrylint_in, scratch};
@@ -249,49 +248,14 @@ fn outside_code_spans(text: &str) -> String {
     out
 }
 
-fn git(dir: &Path, args: &[&str]) {
-    let out = Command::new("git")
-        .args(["-c", "user.name=t", "-c", "user.email=t@example.com"])
-        .args(args)
-        .current_dir(dir)
-        .output()
-        .expect("git runs");
-    assert!(
-        out.status.success(),
-        "git {args:?}: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-}
-
 #[test]
 fn check_base_reads_the_previous_commit_with_git() {
     if Command::new("git").arg("--version").output().is_err() {
         eprintln!("note: no git here; check --base was not run");
         return;
     }
-    let dir = scratch("diff-git");
-    git(&dir, &["init", "-q"]);
-    // A multi-file description: the key is a shared parameter in another file.
-    std::fs::create_dir_all(dir.join("api/parts")).unwrap();
-    std::fs::write(
-        dir.join("api/openapi.yaml"),
-        "openapi: 3.0.3\ninfo: {title: t, version: '1'}\npaths:\n  /orders:\n    post:\n      operationId: createOrder\n      parameters:\n        - $ref: 'parts/key.yaml'\n      responses: {'201': {description: ok}, '409': {description: in flight}}\n",
-    )
-    .unwrap();
-    std::fs::write(
-        dir.join("api/parts/key.yaml"),
-        "name: Idempotency-Key\nin: header\nrequired: true\nschema: {type: string}\n",
-    )
-    .unwrap();
-    git(&dir, &["add", "."]);
-    git(&dir, &["commit", "-q", "-m", "base"]);
-    // The change: the parameter is no longer the key.
-    std::fs::write(
-        dir.join("api/parts/key.yaml"),
-        "name: X-Trace\nin: header\nrequired: false\nschema: {type: string}\n",
-    )
-    .unwrap();
-    git(&dir, &["commit", "-q", "-am", "head"]);
+    // A multi-file description whose shared key parameter stops being the key.
+    let dir = common::repository_losing_its_key("diff-git");
     let before = std::fs::read_to_string(dir.join("api/parts/key.yaml")).unwrap();
     let run = retrylint_in(
         &dir,
@@ -343,4 +307,62 @@ fn check_base_reads_the_previous_commit_with_git() {
     // Against itself: nothing.
     let same = retrylint_in(&dir, &["check", "api/openapi.yaml", "--base", "HEAD"]);
     assert_eq!(same.code, 0, "{}{}", same.stdout, same.stderr);
+}
+
+#[test]
+fn the_readme_shows_the_comment_as_it_is() {
+    let readme =
+        std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/README.md")).unwrap();
+    let section = &readme[readme.find("## Review a change").expect("the section")..];
+    let start = section.find("```markdown\n").expect("a markdown block") + "```markdown\n".len();
+    let end = start
+        + section[start..]
+            .find("```\n\n`cargo bench")
+            .expect("the block ends");
+    assert_eq!(&section[start..end], diff(&["--format", "markdown"]).stdout);
+}
+
+#[test]
+fn the_policy_side_and_the_improvements_are_found_too() {
+    let run = retrylint(&[
+        "diff",
+        "fixtures/diff/more/base/openapi.yaml",
+        "fixtures/diff/more/head/openapi.yaml",
+        "--format",
+        "json",
+    ]);
+    assert_eq!(run.code, 1, "{}", run.stderr);
+    let doc: Value = serde_json::from_str(&run.stdout).unwrap();
+    for (path, kind, class) in [
+        ("/jobs", "newly-retried", "regression"),
+        ("/reports", "newly-retried", "neutral"),
+        ("/status", "deadline-removed", "regression"),
+        ("/metrics", "deadline-below-worst-case", "regression"),
+        ("/feed", "amplification-up", "regression"),
+        ("/items", "max-attempts-down", "improvement"),
+        ("/items", "jitter-added", "improvement"),
+        ("/items", "retry-after-honoured", "improvement"),
+        ("/uploads", "status-endpoint-added", "improvement"),
+        ("/uploads", "throttle-status-added", "improvement"),
+        ("/payments", "key-made-required", "improvement"),
+        ("/new", "operation-added", "neutral"),
+        ("/old", "operation-removed", "neutral"),
+    ] {
+        assert!(has(&changes(&doc, path), kind, class), "{path} {kind}");
+    }
+    assert_eq!(doc["summary"]["regressions"], 4);
+    assert_eq!(doc["summary"]["improvements"], 6);
+    assert_eq!(doc["summary"]["neutral"], 3);
+    let removed = doc["operations"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|o| o["path"] == "/old")
+        .unwrap();
+    assert_eq!(removed["presence"], "removed");
+    assert!(removed["changes"][0]["head"].is_null());
+    assert_eq!(
+        removed["changes"][0]["base"]["file"],
+        "fixtures/diff/more/base/openapi.yaml"
+    );
 }

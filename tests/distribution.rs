@@ -193,6 +193,28 @@ fn path_with(dir: &Path) -> String {
     )
 }
 
+/// The action's check script, run in `dir` with the tests' binary on PATH.
+fn action_check(dir: &Path) -> Command {
+    let mut command = Command::new("bash");
+    command
+        .arg(root().join("action/check.sh"))
+        .current_dir(dir)
+        .env("PATH", path_with(&bin_dir()));
+    command
+}
+
+/// Asserts a run ended with `code`, showing what it printed when not; returns stdout.
+fn ended(run: &std::process::Output, code: i32) -> String {
+    let stdout = String::from_utf8_lossy(&run.stdout).into_owned();
+    assert_eq!(
+        run.status.code(),
+        Some(code),
+        "{stdout}{}",
+        String::from_utf8_lossy(&run.stderr)
+    );
+    stdout
+}
+
 #[cfg(unix)]
 #[test]
 fn the_action_check_script_writes_sarif_a_summary_and_the_exit_code() {
@@ -203,10 +225,7 @@ fn the_action_check_script_writes_sarif_a_summary_and_the_exit_code() {
     let work = scratch("action-check");
     let summary = work.join("summary.md");
     let outputs = work.join("outputs");
-    let run = Command::new("bash")
-        .arg(root().join("action/check.sh"))
-        .current_dir(root())
-        .env("PATH", path_with(&bin_dir()))
+    let run = action_check(root())
         .env("NO_COLOR", "1")
         .env(
             "INPUT_PATHS",
@@ -223,13 +242,7 @@ fn the_action_check_script_writes_sarif_a_summary_and_the_exit_code() {
         .env("GITHUB_OUTPUT", &outputs)
         .output()
         .unwrap();
-    let stdout = String::from_utf8_lossy(&run.stdout);
-    assert_eq!(
-        run.status.code(),
-        Some(1),
-        "{stdout}{}",
-        String::from_utf8_lossy(&run.stderr)
-    );
+    let stdout = ended(&run, 1);
     assert!(stdout.starts_with("retrylint: 5 errors"), "{stdout}");
     assert!(stdout.contains("::error file=fixtures/shop/retry-policy.yaml"));
     assert!(
@@ -249,20 +262,14 @@ fn the_action_check_script_writes_sarif_a_summary_and_the_exit_code() {
         "{summary}"
     );
     // A clean run exits 0; an input error exits 2.
-    let clean = Command::new("bash")
-        .arg(root().join("action/check.sh"))
-        .current_dir(root())
-        .env("PATH", path_with(&bin_dir()))
+    let clean = action_check(root())
         .env("INPUT_PATHS", "fixtures/contract/openapi.yaml")
         .env("INPUT_SUMMARY", "false")
         .env("GITHUB_OUTPUT", work.join("clean"))
         .output()
         .unwrap();
     assert_eq!(clean.status.code(), Some(0));
-    let broken = Command::new("bash")
-        .arg(root().join("action/check.sh"))
-        .current_dir(root())
-        .env("PATH", path_with(&bin_dir()))
+    let broken = action_check(root())
         .env("INPUT_PATHS", "missing.yaml")
         .env("INPUT_SUMMARY", "false")
         .output()
@@ -399,4 +406,40 @@ fn a_release_archive_holds_the_binary_licences_completions_and_manual() {
         .output()
         .unwrap();
     assert!(check.status.success());
+}
+
+#[cfg(unix)]
+#[test]
+fn the_action_in_diff_mode_summarises_and_fails_on_a_regression() {
+    if !have("bash") || !have("git") {
+        eprintln!("note: no bash or git here; the action's diff mode was not run");
+        return;
+    }
+    let repo = common::repository_losing_its_key("action-diff");
+    let summary = repo.join("summary.md");
+    let run = action_check(&repo)
+        .env("INPUT_MODE", "diff")
+        .env("INPUT_BASE", "HEAD~1")
+        .env("INPUT_PATHS", "api/openapi.yaml")
+        .env("GITHUB_STEP_SUMMARY", &summary)
+        .env("GITHUB_OUTPUT", repo.join("outputs"))
+        .output()
+        .unwrap();
+    let stdout = ended(&run, 1);
+    assert!(
+        stdout.contains(
+            "::error file=api/openapi.yaml,line=5,endLine=5,title=retrylint diff key-removed::"
+        ),
+        "{stdout}"
+    );
+    let summary = std::fs::read_to_string(&summary).unwrap();
+    assert!(summary.starts_with("## retrylint diff"), "{summary}");
+    assert!(summary.contains("`key-removed`"), "{summary}");
+    // Without a base and outside a pull request, diff mode says what it needs.
+    let bare = action_check(&repo)
+        .env("INPUT_MODE", "diff")
+        .env_remove("GITHUB_BASE_REF")
+        .output()
+        .unwrap();
+    assert_eq!(bare.status.code(), Some(2));
 }

@@ -164,6 +164,9 @@ pub fn against_revision(
 ) -> Outcome {
     let load = input.load_options();
     let options = check_options(input, &load)?;
+    // Folders and globs name the head's descriptions; each is looked for at the revision.
+    let specs = crate::load::discover::descriptions(specs, false, &load).map_err(|e| vec![e])?;
+    let specs = &specs;
     let first = specs.first().map_or(Path::new("."), PathBuf::as_path);
     let checkout = crate::diff::git::checkout(first, revision).map_err(|e| vec![e])?;
     let mut base_options = options.clone();

@@ -227,3 +227,46 @@ pub fn simulate_variant<'a>(document: &'a serde_json::Value, name: &str) -> &'a 
         .and_then(|v| v.iter().find(|v| v["name"] == name))
         .unwrap_or_else(|| panic!("no variant {name}"))
 }
+
+/// Runs git in `dir`, as a committer named t.
+pub fn git(dir: &Path, args: &[&str]) {
+    let out = Command::new("git")
+        .args(["-c", "user.name=t", "-c", "user.email=t@example.com"])
+        .args(args)
+        .current_dir(dir)
+        .output()
+        .expect("git runs");
+    assert!(
+        out.status.success(),
+        "git {args:?}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+}
+
+/// A git repository of two commits: `api/openapi.yaml` takes a shared parameter from
+/// `api/parts/key.yaml`, which is `Idempotency-Key` in the first commit and a tracing
+/// header in the second.
+pub fn repository_losing_its_key(name: &str) -> std::path::PathBuf {
+    let dir = scratch(name);
+    git(&dir, &["init", "-q"]);
+    std::fs::create_dir_all(dir.join("api/parts")).unwrap();
+    std::fs::write(
+        dir.join("api/openapi.yaml"),
+        "openapi: 3.0.3\ninfo: {title: t, version: '1'}\npaths:\n  /orders:\n    post:\n      operationId: createOrder\n      parameters:\n        - $ref: 'parts/key.yaml'\n      responses: {'201': {description: ok}, '409': {description: in flight}}\n",
+    )
+    .unwrap();
+    std::fs::write(
+        dir.join("api/parts/key.yaml"),
+        "name: Idempotency-Key\nin: header\nrequired: true\nschema: {type: string}\n",
+    )
+    .unwrap();
+    git(&dir, &["add", "."]);
+    git(&dir, &["commit", "-q", "-m", "base"]);
+    std::fs::write(
+        dir.join("api/parts/key.yaml"),
+        "name: X-Trace\nin: header\nrequired: false\nschema: {type: string}\n",
+    )
+    .unwrap();
+    git(&dir, &["commit", "-q", "-am", "head"]);
+    dir
+}

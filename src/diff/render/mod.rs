@@ -156,11 +156,10 @@ pub fn github(diff: &Diff, fail_on: FailOn) -> String {
     }
     let result = new_findings(diff);
     if !result.findings.is_empty() {
-        out.push_str(&crate::output::github::render(
-            std::slice::from_ref(&result),
-            fail_on,
-            None,
-        ));
+        let annotations =
+            crate::output::github::render(std::slice::from_ref(&result), fail_on, None);
+        // Its summary counts the new findings only: say so.
+        out.push_str(&annotations.replacen("retrylint: ", "retrylint diff: new findings: ", 1));
     }
     out
 }
