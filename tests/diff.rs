@@ -366,3 +366,50 @@ fn the_policy_side_and_the_improvements_are_found_too() {
         "fixtures/diff/more/base/openapi.yaml"
     );
 }
+
+#[test]
+fn layers_added_in_front_of_the_service_raise_the_amplification() {
+    let spec = "fixtures/layers/payments/openapi.yaml";
+    let policy = "fixtures/layers/payments/retry-policy.yaml";
+    let run = retrylint(&[
+        "diff",
+        spec,
+        spec,
+        "--base-policy",
+        policy,
+        "-p",
+        policy,
+        "-p",
+        "fixtures/layers/payments/deploy",
+        "--format",
+        "json",
+    ]);
+    assert_eq!(run.code, 1, "{}", run.stderr);
+    let doc: Value = serde_json::from_str(&run.stdout).unwrap();
+    let refunds = doc["operations"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|o| o["operationId"] == "refundPayment")
+        .expect("the refund changed");
+    assert_eq!(refunds["changes"][0]["kind"], "amplification-up");
+    assert!(
+        refunds["changes"][0]["message"]
+            .as_str()
+            .unwrap()
+            .ends_with("3 → 27"),
+        "{}",
+        refunds["changes"][0]["message"]
+    );
+    // The same layers on both sides: nothing changes.
+    let same = retrylint(&[
+        "diff",
+        spec,
+        spec,
+        "-p",
+        policy,
+        "-p",
+        "fixtures/layers/payments/deploy",
+    ]);
+    assert_eq!(same.code, 0, "{}", same.stdout);
+}

@@ -23,7 +23,7 @@ pub struct DiffArgs {
     #[arg(value_name = "HEAD")]
     head: PathBuf,
     /// The base's policy and layer files (repeatable); without it, the base's policy is
-    /// the one beside it.
+    /// the one beside it and its layers are those `-p` names.
     #[arg(long, value_name = "POLICY")]
     base_policy: Vec<PathBuf>,
     #[command(flatten)]
@@ -65,8 +65,15 @@ pub fn run(args: DiffArgs) -> Outcome {
     let load = args.input.load_options();
     let options = check_options(&args.input, &load)?;
     let head_policy = policy(&args.input.policy.clone(), &args.head, &options)?;
-    let base_policy = policy(&args.base_policy, &args.base, &options)?;
-    let base = side(&args.base, base_policy, &options, None)?;
+    // The base's layers are --base-policy's when it names any, else the head's.
+    let mut base_options = options.clone();
+    if !args.base_policy.is_empty() {
+        base_options.layers.files = load_given(&args.base_policy, &load)
+            .map_err(|e| vec![e])?
+            .layer_files;
+    }
+    let base_policy = policy(&args.base_policy, &args.base, &base_options)?;
+    let base = side(&args.base, base_policy, &base_options, None)?;
     let head = side(&args.head, head_policy, &options, None)?;
     show(Diff::new(base, head), &args.output)
 }
