@@ -122,6 +122,7 @@ fn a_regression_fails_and_no_change_passes() {
     let run = diff(&[]);
     assert_eq!(run.code, 1);
     insta::assert_snapshot!("diff-text", run.stdout);
+    assert_eq!(diff(&["--format", "human"]).stdout, run.stdout);
     // A description against itself: nothing changed, exit 0.
     let same = retrylint(&["diff", HEAD, HEAD]);
     assert_eq!(same.code, 0, "{}", same.stdout);

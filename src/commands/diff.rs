@@ -49,7 +49,8 @@ pub struct DiffOutput {
 /// The formats of a diff.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
 pub enum DiffFormat {
-    /// Changes per operation, then new and fixed findings.
+    /// Changes per operation, then new and fixed findings (also `human`).
+    #[value(alias = "human")]
     Text,
     /// A versioned JSON document.
     Json,
