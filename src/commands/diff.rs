@@ -65,7 +65,7 @@ pub enum DiffFormat {
 pub fn run(args: DiffArgs) -> Outcome {
     let load = args.input.load_options();
     let options = check_options(&args.input, &load)?;
-    let head_policy = policy(&args.input.policy.clone(), &args.head, &options)?;
+    let head_policy = policy(&args.input.policy, &args.head, &options)?;
     // The base's layers are --base-policy's when it names any, else the head's.
     let mut base_options = options.clone();
     if !args.base_policy.is_empty() {
@@ -84,7 +84,7 @@ fn check_options(
     input: &InputArgs,
     load: &crate::load::LoadOptions,
 ) -> Result<CheckOptions, Vec<InputError>> {
-    let given = load_given(&input.policy.clone(), load).map_err(|e| vec![e])?;
+    let given = load_given(&input.policy, load).map_err(|e| vec![e])?;
     Ok(CheckOptions {
         load: load.clone(),
         select: Vec::new(),
@@ -192,7 +192,7 @@ pub fn against_revision(
     let mut failed = false;
     let mut texts = Vec::new();
     for spec in specs {
-        let head_policy = policy(&input.policy.clone(), spec, &options)?;
+        let head_policy = policy(&input.policy, spec, &options)?;
         let base_spec = checkout.path_of(spec).map_err(|e| vec![e])?;
         if !base_spec.is_file() {
             eprintln!(
