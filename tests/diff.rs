@@ -308,6 +308,52 @@ fn check_base_reads_the_previous_commit_with_git() {
     // Against itself: nothing.
     let same = retrylint_in(&dir, &["check", "api/openapi.yaml", "--base", "HEAD"]);
     assert_eq!(same.code, 0, "{}{}", same.stdout, same.stderr);
+    // A description the change adds: every operation is new, an unprotected write a
+    // regression; the work tree is untouched.
+    std::fs::write(
+        dir.join("api/jobs.yaml"),
+        "openapi: 3.0.3\ninfo: {title: t, version: '1'}\npaths:\n  /jobs:\n    post:\n      operationId: createJob\n      responses: {'201': {description: ok}}\n  /jobs/{id}:\n    get:\n      operationId: getJob\n      responses: {'200': {description: ok}}\n",
+    )
+    .unwrap();
+    let added = retrylint_in(
+        &dir,
+        &[
+            "check",
+            "api/jobs.yaml",
+            "--base",
+            "HEAD",
+            "--format",
+            "json",
+        ],
+    );
+    assert_eq!(added.code, 1, "{}{}", added.stdout, added.stderr);
+    assert!(
+        added
+            .stderr
+            .contains("does not exist at HEAD: every operation is new"),
+        "{}",
+        added.stderr
+    );
+    let doc: Value = serde_json::from_str(&added.stdout).unwrap();
+    assert!(has(
+        &changes(&doc, "/jobs"),
+        "new-unprotected-write",
+        "regression"
+    ));
+    assert!(has(
+        &changes(&doc, "/jobs/{id}"),
+        "operation-added",
+        "neutral"
+    ));
+    let status = Command::new("git")
+        .args(["status", "--porcelain"])
+        .current_dir(&dir)
+        .output()
+        .unwrap();
+    assert_eq!(
+        String::from_utf8_lossy(&status.stdout),
+        "?? api/jobs.yaml\n"
+    );
 }
 
 #[test]

@@ -195,11 +195,13 @@ pub fn against_revision(
         let head_policy = policy(&input.policy, spec, &options)?;
         let base_spec = checkout.path_of(spec).map_err(|e| vec![e])?;
         if !base_spec.is_file() {
+            // New since the revision: compared with an empty description, every
+            // operation is added (and every unprotected write a regression).
             eprintln!(
-                "note: `{}` does not exist at {revision}: it is new; `retrylint check` judges it whole",
+                "note: `{}` does not exist at {revision}: every operation is new",
                 crate::output::escape::terminal(&crate::source::path_text(spec))
             );
-            continue;
+            write_empty_description(&base_spec).map_err(|e| vec![e])?;
         }
         let base_policy_paths: Vec<PathBuf> = input
             .policy
@@ -220,4 +222,17 @@ pub fn against_revision(
     }
     write_output(output.output.as_deref(), &texts.join("\n")).map_err(|e| vec![e])?;
     Ok(ExitCode::from(u8::from(failed)))
+}
+
+/// An OpenAPI description with no operation, standing for one that did not exist.
+fn write_empty_description(path: &Path) -> Result<(), InputError> {
+    let fail = |e: std::io::Error| InputError::new(format!("cannot write the empty base: {e}"));
+    if let Some(parent) = path.parent() {
+        std::fs::create_dir_all(parent).map_err(fail)?;
+    }
+    std::fs::write(
+        path,
+        "openapi: 3.0.3\ninfo: {title: none, version: none}\npaths: {}\n",
+    )
+    .map_err(fail)
 }
