@@ -160,6 +160,11 @@ pub fn discover_policy(
     description: &Path,
     options: &LoadOptions,
 ) -> Result<Option<FoundPolicy>, InputError> {
+    // Standard input stands where `--stdin-filename` names it.
+    let description = match &options.stdin {
+        Some(stdin) if description.as_os_str() == crate::load::discover::STDIN => stdin.beside(),
+        _ => description,
+    };
     let Some(folder) = description.parent() else {
         return Ok(None);
     };
@@ -452,13 +457,7 @@ pub fn check_all(
         let result = match choice {
             PolicyChoice::Given(policy) => check_description(path, Some(policy), options),
             PolicyChoice::Discover => {
-                let beside = match &options.load.stdin {
-                    Some(stdin) if path.as_os_str() == crate::load::discover::STDIN => {
-                        stdin.beside().to_path_buf()
-                    }
-                    _ => path.clone(),
-                };
-                let policy = match discover_policy(&beside, &options.load)? {
+                let policy = match discover_policy(path, &options.load)? {
                     Some(found) => Some(found.load(&options.load)?),
                     None => None,
                 };

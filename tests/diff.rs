@@ -293,6 +293,26 @@ fn check_base_reads_the_previous_commit_with_git() {
         "{}",
         String::from_utf8_lossy(&status.stdout)
     );
+    // A format that cannot show a change is refused.
+    let junit = retrylint_in(
+        &dir,
+        &[
+            "check",
+            "api/openapi.yaml",
+            "--base",
+            "HEAD~1",
+            "--format",
+            "junit",
+        ],
+    );
+    assert_eq!(junit.code, 2);
+    assert!(
+        junit
+            .stderr
+            .contains("--base shows a change in human, json, markdown, github or sarif output"),
+        "{}",
+        junit.stderr
+    );
     // A revision that does not exist is an input error.
     let bad = retrylint_in(
         &dir,
@@ -354,6 +374,23 @@ fn check_base_reads_the_previous_commit_with_git() {
         String::from_utf8_lossy(&status.stdout),
         "?? api/jobs.yaml\n"
     );
+    // The folder now names two descriptions: one JSON document cannot hold both diffs.
+    let two = retrylint_in(
+        &dir,
+        &["check", "api", "--base", "HEAD~1", "--format", "json"],
+    );
+    assert_eq!(two.code, 2, "{}", two.stdout);
+    assert!(
+        two.stderr.contains("compares one description at a time"),
+        "{}",
+        two.stderr
+    );
+    let both = retrylint_in(
+        &dir,
+        &["check", "api", "--base", "HEAD~1", "--format", "markdown"],
+    );
+    assert_eq!(both.code, 1, "{}", both.stderr);
+    assert_eq!(both.stdout.matches("## retrylint diff").count(), 2);
 }
 
 #[test]

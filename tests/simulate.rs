@@ -15,6 +15,19 @@ use serde_json::Value;
 
 const SHOP: &str = "fixtures/shop/openapi.yaml";
 const STORM: &str = "fixtures/simulate/storm/openapi.yaml";
+
+/// The README's storm: 1,000 clients in two seconds, a 20 s outage, with and without jitter.
+const STORM_EXAMPLE: [&str; 9] = [
+    STORM,
+    "--operation",
+    "getFeed",
+    "--arrival",
+    "uniform:2s",
+    "--fault",
+    "503@0s..20s",
+    "--compare",
+    "jitter=none",
+];
 const PAY: &str = "POST /orders/{orderId}/payments";
 
 fn json(args: &[&str]) -> Value {
@@ -84,16 +97,8 @@ fn variants(texts: &[&str]) -> Vec<Variant> {
 #[test]
 fn without_jitter_the_wave_after_the_outage_is_far_higher() {
     // 1,000 clients fail together in the first two seconds of a 20 s outage.
-    let document = json(&[
-        STORM,
-        "--operation",
-        "getFeed",
-        "--arrival",
-        "uniform:2s",
-        "--fault",
-        "503@0s..20s",
-        "--compare",
-        "jitter=none",
+    let mut args = STORM_EXAMPLE.to_vec();
+    args.extend([
         "--compare",
         "jitter=full",
         "--compare",
@@ -101,6 +106,7 @@ fn without_jitter_the_wave_after_the_outage_is_far_higher() {
         "--compare",
         "jitter=decorrelated",
     ]);
+    let document = json(&args);
     let none = peak_from(variant(&document, "jitter=none"), 20);
     let full = peak_from(variant(&document, "jitter=full"), 20);
     assert!(
@@ -377,21 +383,9 @@ fn the_json_document_has_the_documented_shape() {
 /// second after the outage is half its capacity. The table says so before the chart.
 #[test]
 fn the_storm_table_shows_that_jitter_wins() {
-    let args = [
-        "simulate",
-        "fixtures/simulate/storm/openapi.yaml",
-        "--operation",
-        "getFeed",
-        "--arrival",
-        "uniform:2s",
-        "--fault",
-        "503@0s..20s",
-        "--compare",
-        "jitter=none",
-    ];
-    let mut with_json = args.to_vec();
-    with_json.extend(["--format", "json"]);
-    let document: Value = serde_json::from_str(&retrylint(&with_json).stdout).unwrap();
+    let mut args = vec!["simulate"];
+    args.extend(STORM_EXAMPLE);
+    let document = json(&STORM_EXAMPLE);
     let jitter = variant(&document, "policy");
     let none = variant(&document, "jitter=none");
     let ratio = |v: &Value| v["peakAfterRecoveryOverCapacity"].as_f64().unwrap();
@@ -537,17 +531,7 @@ fn the_readme_shows_the_simulation_as_it_is() {
     let run = retrylint(README_EXAMPLE);
     assert_eq!(&section[start..end], run.stdout);
     // The storm's numbers, as the README quotes them.
-    let storm = json(&[
-        STORM,
-        "--operation",
-        "getFeed",
-        "--arrival",
-        "uniform:2s",
-        "--fault",
-        "503@0s..20s",
-        "--compare",
-        "jitter=none",
-    ]);
+    let storm = json(&STORM_EXAMPLE);
     let none = peak_from(variant(&storm, "jitter=none"), 20);
     let full = peak_from(variant(&storm, "policy"), 20);
     assert!(

@@ -127,19 +127,10 @@ fn side(
         None => (None, None),
     };
     let checked = check_analysis(path, loaded.as_ref(), options).map_err(|e| vec![e])?;
-    let mut shown = crate::source::path_text(path);
-    let mut policy = name;
-    if let Some((from, to)) = &rename {
-        for text in std::iter::once(&mut shown).chain(policy.as_mut()) {
-            if let Some(rest) = text.strip_prefix(from.as_str()) {
-                *text = format!("{to}{}", rest.trim_start_matches('/'));
-            }
-        }
-    }
     Ok(Side {
         checked,
-        name: shown,
-        policy,
+        name: crate::diff::renamed(crate::source::path_text(path), rename.as_ref()),
+        policy: name.map(|n| crate::diff::renamed(n, rename.as_ref())),
         rename,
     })
 }

@@ -75,7 +75,7 @@ impl InputArgs {
         };
         Ok(match given.policy {
             Some((path, policy)) => (Some(path), Some(policy), layers),
-            None => match discover_policy(&self.beside(spec), &options)? {
+            None => match discover_policy(spec, &options)? {
                 Some(found) => (
                     Some(found.path.clone()),
                     Some(found.load(&options)?),
@@ -84,15 +84,6 @@ impl InputArgs {
                 None => (None, None, layers),
             },
         })
-    }
-
-    /// The path a description's policy is looked for beside: for standard input, its
-    /// `--stdin-filename`.
-    fn beside(&self, spec: &std::path::Path) -> PathBuf {
-        match &self.stdin_filename {
-            Some(name) if spec.as_os_str() == crate::load::discover::STDIN => name.clone(),
-            _ => spec.to_path_buf(),
-        }
     }
 
     pub(crate) fn load_options(&self) -> LoadOptions {

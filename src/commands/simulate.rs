@@ -186,10 +186,7 @@ fn targets(
                 op.key().escape_debug()
             );
         }
-        headings.push(match &op.operation_id {
-            Some(id) => format!("{} ({id})", op.key()),
-            None => op.key(),
-        });
+        headings.push(op.title());
         if let Some(sdk) = client_layer(&analysis, index, &policy) {
             eprintln!(
                 "note: {}: {} retries it more than the policy; simulate runs the policy as the client",

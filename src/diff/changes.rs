@@ -25,6 +25,7 @@ pub fn of(pair: &Pair, base: &Analysis, head: &Analysis) -> OperationDiff {
             .unwrap_or_default(),
         path: shown.map(|o| o.path.clone()).unwrap_or_default(),
         operation_id: shown.and_then(|o| o.operation_id.clone()),
+        title: shown.map(Operation::title).unwrap_or_default(),
         presence: match (pair.base, pair.head) {
             (Some(_), Some(_)) => Presence::Both,
             (None, _) => Presence::Added,

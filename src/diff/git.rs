@@ -121,13 +121,7 @@ pub fn checkout(near: &Path, revision: &str) -> Result<Checkout, InputError> {
             files.push((parts[2].to_string(), path.to_string()));
         }
     }
-    let dir = std::env::temp_dir().join(format!(
-        "retrylint-base-{}-{}",
-        std::process::id(),
-        &commit[..commit.len().min(12)]
-    ));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).map_err(|e| failed("create a scratch folder", e))?;
+    let dir = scratch_folder(&commit)?;
     let checkout = Checkout {
         dir: std::fs::canonicalize(&dir).unwrap_or(dir),
         repository,
@@ -140,7 +134,31 @@ pub fn checkout(near: &Path, revision: &str) -> Result<Checkout, InputError> {
     Ok(checkout)
 }
 
-/// Reads every blob through one `git cat-file --batch` and writes it at its path.
+/// A new, empty folder under the temporary folder. It is created, never reused: a name
+/// that exists (left over, or put there by someone else) is passed over.
+fn scratch_folder(commit: &str) -> Result<PathBuf, InputError> {
+    let short = &commit[..commit.len().min(12)];
+    let mut last = None;
+    for attempt in 0..100u32 {
+        let dir = std::env::temp_dir().join(format!(
+            "retrylint-base-{}-{short}-{attempt}",
+            std::process::id()
+        ));
+        match std::fs::create_dir(&dir) {
+            Ok(()) => return Ok(dir),
+            Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => last = Some(e),
+            Err(e) => return Err(failed("create a scratch folder", e)),
+        }
+    }
+    Err(failed(
+        "create a scratch folder",
+        last.map_or_else(|| "no free name".to_string(), |e| e.to_string()),
+    ))
+}
+
+/// Reads every blob through one `git cat-file --batch` and writes it at its path,
+/// streamed: a large file is never held in memory whole (the loader's size limit applies
+/// when it is read).
 fn write_blobs(checkout: &Checkout, files: &[(String, String)]) -> Result<(), InputError> {
     let mut child = git(&checkout.repository)
         .args(["cat-file", "--batch"])
@@ -178,26 +196,27 @@ fn write_blobs(checkout: &Checkout, files: &[(String, String)]) -> Result<(), In
             .nth(2)
             .and_then(|s| s.parse().ok())
             .ok_or_else(|| failed("read the revision", header.trim()))?;
-        let mut bytes = vec![0; size];
-        reader
-            .read_exact(&mut bytes)
+        // A path from the repository stays inside the scratch folder.
+        let inside = Path::new(path)
+            .components()
+            .all(|c| matches!(c, std::path::Component::Normal(_)));
+        let mut blob = (&mut reader).take(size as u64);
+        if inside {
+            let target = checkout.dir.join(path);
+            if let Some(parent) = target.parent() {
+                std::fs::create_dir_all(parent).map_err(|e| failed("write the revision", e))?;
+            }
+            let mut file =
+                std::fs::File::create(&target).map_err(|e| failed("write the revision", e))?;
+            std::io::copy(&mut blob, &mut file).map_err(|e| failed("write the revision", e))?;
+        }
+        // What was not written is read past.
+        std::io::copy(&mut blob, &mut std::io::sink())
             .map_err(|e| failed("read the revision", e))?;
         let mut newline = [0u8; 1];
         reader
             .read_exact(&mut newline)
             .map_err(|e| failed("read the revision", e))?;
-        // A path from the repository stays inside the scratch folder.
-        if Path::new(path)
-            .components()
-            .any(|c| !matches!(c, std::path::Component::Normal(_)))
-        {
-            continue;
-        }
-        let target = checkout.dir.join(path);
-        if let Some(parent) = target.parent() {
-            std::fs::create_dir_all(parent).map_err(|e| failed("write the revision", e))?;
-        }
-        std::fs::write(&target, &bytes).map_err(|e| failed("write the revision", e))?;
     }
     let _ = feeder.join();
     let _ = child.wait();

@@ -18,7 +18,6 @@ use serde::Serialize;
 
 use crate::check::Checked;
 use crate::contract::ContractState;
-use crate::finding::Severity;
 use crate::location::Loc;
 
 /// One version of a description, checked.
@@ -37,12 +36,16 @@ impl Side {
     /// Where a location is, as this side names its files.
     pub fn place(&self, loc: &Loc) -> crate::output::Place {
         let mut place = crate::output::Place::of(loc, &self.checked.analysis.sources);
-        if let Some((from, to)) = &self.rename
-            && let Some(rest) = place.file.strip_prefix(from.as_str())
-        {
-            place.file = format!("{to}{}", rest.trim_start_matches('/'));
-        }
+        place.file = renamed(place.file, self.rename.as_ref());
         place
+    }
+}
+
+/// A file name as a side shows it: under the scratch folder of a revision, `REF:path`.
+pub fn renamed(name: String, rename: Option<&(String, String)>) -> String {
+    match rename.and_then(|(from, to)| Some((name.strip_prefix(from.as_str())?, to))) {
+        Some((rest, to)) => format!("{to}{}", rest.trim_start_matches('/')),
+        None => name,
     }
 }
 
@@ -93,22 +96,14 @@ pub struct OperationDiff {
     pub method: String,
     pub path: String,
     pub operation_id: Option<String>,
+    /// `POST /orders (createOrder)`.
+    pub title: String,
     pub presence: Presence,
     pub base_index: Option<usize>,
     pub head_index: Option<usize>,
     pub base_state: Option<ContractState>,
     pub head_state: Option<ContractState>,
     pub changes: Vec<Change>,
-}
-
-impl OperationDiff {
-    /// `POST /orders (createOrder)`.
-    pub fn title(&self) -> String {
-        match &self.operation_id {
-            Some(id) => format!("{} {} ({id})", self.method, self.path),
-            None => format!("{} {}", self.method, self.path),
-        }
-    }
 }
 
 /// The whole comparison.
@@ -193,16 +188,5 @@ impl Diff {
                 .new_findings
                 .iter()
                 .any(|&i| fail_on.fails(self.head.checked.findings[i].severity))
-    }
-
-    /// The new findings' severities, most severe first.
-    pub fn new_severities(&self) -> Vec<Severity> {
-        let mut all: Vec<Severity> = self
-            .new_findings
-            .iter()
-            .map(|&i| self.head.checked.findings[i].severity)
-            .collect();
-        all.sort_by(|a, b| b.cmp(a));
-        all
     }
 }

@@ -206,6 +206,14 @@ impl Operation {
         format!("{} {}", self.method, self.path)
     }
 
+    /// `POST /orders (createOrder)`: the key, and the operationId when there is one.
+    pub fn title(&self) -> String {
+        match &self.operation_id {
+            Some(id) => format!("{} ({id})", self.key()),
+            None => self.key(),
+        }
+    }
+
     /// The header parameter with this name (compared without case).
     pub fn header(&self, name: &str) -> Option<&HeaderParam> {
         self.headers

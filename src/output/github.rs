@@ -20,7 +20,17 @@ pub const SHOWN_PER_STEP: usize = 10;
 /// `::error`/`::warning`/`::notice` command per finding that fails at `fail_on` or is a
 /// warning.
 pub fn render(results: &[CheckResult], fail_on: FailOn, max: Option<usize>) -> String {
-    let mut out = format!("retrylint: {}\n", Summary::of(results).line());
+    format!(
+        "retrylint: {}\n{}",
+        Summary::of(results).line(),
+        annotations(results, fail_on, max)
+    )
+}
+
+/// Everything after the summary line: what is not annotated, the notice about Actions'
+/// limits, and the annotations themselves.
+pub fn annotations(results: &[CheckResult], fail_on: FailOn, max: Option<usize>) -> String {
+    let mut out = String::new();
     let annotated = |f: &Finding| f.severity > Severity::Info || fail_on.fails(f.severity);
     let infos_left = results
         .iter()

@@ -5,6 +5,7 @@ use serde::Serialize;
 use super::{CheckResult, Place, Summary, fingerprint};
 use crate::finding::Finding;
 use crate::load::Sources;
+use crate::location::Loc;
 
 /// The version of this document's shape.
 pub const VERSION: u32 = 1;
@@ -20,9 +21,11 @@ struct Document<'a> {
     summary: JsonSummary<'a>,
 }
 
+/// A finding as the JSON outputs write it (`check`, and the new and fixed findings of
+/// `diff`).
 #[derive(Serialize)]
 #[serde(rename_all = "camelCase")]
-struct JsonFinding<'a> {
+pub struct JsonFinding<'a> {
     rule: &'a str,
     severity: &'a str,
     message: &'a str,
@@ -75,7 +78,12 @@ pub fn render(results: &[CheckResult]) -> String {
         policy: policy_of(results),
         findings: results
             .iter()
-            .flat_map(|r| r.findings.iter().map(|f| finding(f, &r.sources)))
+            .flat_map(|r| {
+                let place = |loc: &Loc| Place::of(loc, &r.sources);
+                r.findings
+                    .iter()
+                    .map(move |f| finding(f, &r.sources, &place))
+            })
             .collect(),
         summary: JsonSummary {
             descriptions: results.iter().map(|r| r.description.as_str()).collect(),
@@ -105,7 +113,12 @@ fn policy_of(results: &[CheckResult]) -> serde_json::Value {
     }
 }
 
-fn finding<'a>(f: &'a Finding, sources: &Sources) -> JsonFinding<'a> {
+/// A finding, its places named by `place`.
+pub fn finding<'a>(
+    f: &'a Finding,
+    sources: &Sources,
+    place: &dyn Fn(&Loc) -> Place,
+) -> JsonFinding<'a> {
     JsonFinding {
         rule: f.rule,
         severity: f.severity.as_str(),
@@ -116,14 +129,14 @@ fn finding<'a>(f: &'a Finding, sources: &Sources) -> JsonFinding<'a> {
             path: &o.path,
             operation_id: o.operation_id.as_deref(),
         }),
-        location: Place::of(&f.primary.loc, sources),
+        location: place(&f.primary.loc),
         label: &f.primary.text,
         related: f
             .related
             .iter()
             .map(|l| Related {
                 message: &l.text,
-                location: Place::of(&l.loc, sources),
+                location: place(&l.loc),
             })
             .collect(),
         fingerprint: fingerprint(f, sources),

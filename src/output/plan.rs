@@ -123,11 +123,7 @@ fn signals(policy: &Effective) -> String {
 
 /// The operation's method, path and operationId, on one line whatever they hold.
 fn heading(op: &Operation) -> String {
-    let text = match &op.operation_id {
-        Some(id) => format!("{} {} ({id})", op.method, op.path),
-        None => format!("{} {}", op.method, op.path),
-    };
-    crate::output::escape::terminal(&text).into_owned()
+    crate::output::escape::terminal(&op.title()).into_owned()
 }
 
 fn table(out: &mut String, policy: &Effective, schedule: &Schedule) {

@@ -450,7 +450,8 @@ pub fn json(report: &Report) -> String {
         variants: report
             .outcomes
             .iter()
-            .map(|o| JsonVariant {
+            .map(|o| (o, report.storm(o)))
+            .map(|(o, storm)| JsonVariant {
                 name: &o.name,
                 operation: &o.operation,
                 calls: o.calls,
@@ -461,15 +462,10 @@ pub fn json(report: &Report) -> String {
                 stopped: Stopped(o),
                 duplicates: o.duplicates,
                 earlier_than_retry_after: o.earlier_than_retry_after,
-                peak_after_recovery_requests_per_second: report.storm(o).peak_after_recovery,
-                peak_after_recovery_over_capacity: report
-                    .storm(o)
-                    .peak_over_capacity
-                    .map(|r| round(r, 3)),
-                seconds_over_capacity: report.storm(o).seconds_over_capacity,
-                seconds_over_capacity_after_recovery: report
-                    .storm(o)
-                    .seconds_over_capacity_after_recovery,
+                peak_after_recovery_requests_per_second: storm.peak_after_recovery,
+                peak_after_recovery_over_capacity: storm.peak_over_capacity.map(|r| round(r, 3)),
+                seconds_over_capacity: storm.seconds_over_capacity,
+                seconds_over_capacity_after_recovery: storm.seconds_over_capacity_after_recovery,
                 load_curve: o
                     .load
                     .iter()

@@ -4,6 +4,7 @@ use serde::Serialize;
 
 use crate::finding::Finding;
 use crate::output::Place;
+use crate::output::json::JsonFinding;
 
 use super::super::{Class, Diff, DiffSummary, Presence, Side};
 
@@ -54,25 +55,8 @@ struct Findings<'a> {
     unchanged: usize,
 }
 
-#[derive(Serialize)]
-#[serde(rename_all = "camelCase")]
-struct JsonFinding<'a> {
-    rule: &'a str,
-    severity: &'a str,
-    message: &'a str,
-    location: Place,
-    fingerprint: String,
-}
-
 fn finding<'a>(f: &'a Finding, side: &Side) -> JsonFinding<'a> {
-    let sources = &side.checked.analysis.sources;
-    JsonFinding {
-        rule: f.rule,
-        severity: f.severity.as_str(),
-        message: &f.message,
-        location: side.place(&f.primary.loc),
-        fingerprint: crate::output::fingerprint(f, sources),
-    }
+    crate::output::json::finding(f, &side.checked.analysis.sources, &|loc| side.place(loc))
 }
 
 /// Renders the document.

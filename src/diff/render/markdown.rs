@@ -48,7 +48,7 @@ pub fn render(diff: &Diff) -> String {
                             .unwrap_or_default();
                         format!(
                             "| {} | `{}` | {} | {} | {} |",
-                            code(&op.title()),
+                            code(&op.title),
                             c.kind,
                             text(&c.message),
                             code(&states(op)),

@@ -52,7 +52,7 @@ pub fn text(diff: &Diff) -> String {
         summary_line(diff)
     );
     for op in &diff.operations {
-        out.push_str(&format!("\n{}  [{}]\n", terminal(&op.title()), states(op)));
+        out.push_str(&format!("\n{}  [{}]\n", terminal(&op.title), states(op)));
         for change in &op.changes {
             out.push_str(&format!(
                 "  {:<11}  {:<26}  {}\n",
@@ -138,7 +138,7 @@ pub fn github(diff: &Diff, fail_on: FailOn) -> String {
                 out.push_str(&format!(
                     "retrylint diff: regression {} in {}: {}\n",
                     change.kind,
-                    terminal(&op.title()),
+                    terminal(&op.title),
                     terminal(&change.message)
                 ));
                 continue;
@@ -150,16 +150,18 @@ pub fn github(diff: &Diff, fail_on: FailOn) -> String {
                 place.line,
                 place.end_line,
                 github_property(&format!("retrylint diff {}", change.kind)),
-                github_data(&format!("{}: {}", op.title(), change.message))
+                github_data(&format!("{}: {}", op.title, change.message))
             ));
         }
     }
     let result = new_findings(diff);
     if !result.findings.is_empty() {
-        let annotations =
-            crate::output::github::render(std::slice::from_ref(&result), fail_on, None);
-        // Its summary counts the new findings only: say so.
-        out.push_str(&annotations.replacen("retrylint: ", "retrylint diff: new findings: ", 1));
+        let results = std::slice::from_ref(&result);
+        out.push_str(&format!(
+            "retrylint diff: new findings: {}\n",
+            crate::output::Summary::of(results).line()
+        ));
+        out.push_str(&crate::output::github::annotations(results, fail_on, None));
     }
     out
 }
