@@ -280,14 +280,7 @@ fn malformed_contract_extensions_are_input_errors_at_their_place() {
 #[test]
 fn contract_rules_and_states_go_through_every_check_format() {
     let dir = folder("formats", &[]);
-    std::fs::copy(
-        concat!(
-            env!("CARGO_MANIFEST_DIR"),
-            "/fixtures/contract/openapi.yaml"
-        ),
-        dir.join("openapi.yaml"),
-    )
-    .unwrap();
+    common::copy_fixture("fixtures/contract/openapi.yaml", &dir, "openapi.yaml");
     let rules = [
         "write-without-retry-protection",
         "throttle-status-undeclared",

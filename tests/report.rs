@@ -130,11 +130,7 @@ fn contract_report(name: &str, source: &str, format: &str) -> common::Run {
         std::path::Path::new(env!("CARGO_TARGET_TMPDIR")).join(format!("contract-report-{name}"));
     let _ = std::fs::remove_dir_all(&dir);
     std::fs::create_dir_all(&dir).unwrap();
-    std::fs::copy(
-        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join(source),
-        dir.join("openapi.yaml"),
-    )
-    .unwrap();
+    common::copy_fixture(source, &dir, "openapi.yaml");
     retrylint_in(&dir, &["report", "openapi.yaml", "--format", format])
 }
 

@@ -316,14 +316,7 @@ fn html_report_without_a_policy_shows_contract_states_and_never_ready() {
     let dir = std::path::Path::new(env!("CARGO_TARGET_TMPDIR")).join("html-contract");
     let _ = std::fs::remove_dir_all(&dir);
     std::fs::create_dir_all(&dir).unwrap();
-    std::fs::copy(
-        concat!(
-            env!("CARGO_MANIFEST_DIR"),
-            "/fixtures/contract/openapi.yaml"
-        ),
-        dir.join("openapi.yaml"),
-    )
-    .unwrap();
+    common::copy_fixture("fixtures/contract/openapi.yaml", &dir, "openapi.yaml");
     let run = common::retrylint_in(&dir, &["report", "openapi.yaml", "--format", "html"]);
     assert_eq!(run.code, 0, "{}", run.stderr);
     let page = run.stdout;

@@ -84,6 +84,28 @@ pub fn scratch(name: &str) -> std::path::PathBuf {
     std::fs::canonicalize(dir).expect("a scratch folder")
 }
 
+/// Copies a file of the crate (a path from its root) into `dir` as `name`.
+pub fn copy_fixture(fixture: &str, dir: &Path, name: &str) {
+    let to = dir.join(name);
+    if let Some(parent) = to.parent() {
+        std::fs::create_dir_all(parent).expect("a folder for the copy");
+    }
+    std::fs::copy(Path::new(env!("CARGO_MANIFEST_DIR")).join(fixture), &to)
+        .unwrap_or_else(|e| panic!("{fixture} copied: {e}"));
+}
+
+/// The README's retry-layers demo: a payments API behind a gateway and a mesh.
+pub mod layers_demo {
+    pub const DEMO: &str = "fixtures/layers/payments/openapi.yaml";
+    pub const DEMO_POLICY: &str = "fixtures/layers/payments/retry-policy.yaml";
+    pub const DEMO_DEPLOY: &str = "fixtures/layers/payments/deploy";
+
+    /// The demo's description, alone in `dir` (no policy beside it to discover).
+    pub fn copy_demo(dir: &std::path::Path) {
+        super::copy_fixture(DEMO, dir, "openapi.yaml");
+    }
+}
+
 /// A parsed YAML or JSON tree as a JSON value.
 pub fn to_json(node: &retrylint::source::Node) -> serde_json::Value {
     use retrylint::source::Value;

@@ -12,8 +12,11 @@ use std::collections::{HashMap, HashSet};
 
 use saphyr_parser::{Event, Parser, ScalarStyle, ScanError, Span as YamlSpan};
 
+mod offsets;
+
 use super::json::map_node;
 use super::{Entry, Node, ParseLimits, Span, SyntaxError, Text, Value};
+use offsets::Offsets;
 
 /// What one node costs in the expansion budget besides its text: about its size in memory.
 pub const NODE_BYTES: usize = std::mem::size_of::<Node>();
@@ -472,65 +475,6 @@ fn is_core_number(text: &str) -> bool {
     mantissa_ok && exponent_ok
 }
 
-/// Turns character indices (what YAML markers count) into byte offsets, walking a cursor
-/// that follows the mostly increasing order of events.
-struct Offsets<'a> {
-    text: &'a str,
-    ascii: bool,
-    char_pos: usize,
-    byte_pos: usize,
-}
-
-impl<'a> Offsets<'a> {
-    fn new(text: &'a str) -> Offsets<'a> {
-        Offsets {
-            text,
-            ascii: text.is_ascii(),
-            char_pos: 0,
-            byte_pos: 0,
-        }
-    }
-
-    fn byte(&mut self, index: usize) -> usize {
-        if self.ascii {
-            return index.min(self.text.len());
-        }
-        let bytes = self.text.as_bytes();
-        while self.char_pos < index && self.byte_pos < bytes.len() {
-            // Skip a run of ASCII (one byte, one character) at once, then one character.
-            let want = index - self.char_pos;
-            let end = (self.byte_pos + want).min(bytes.len());
-            let ascii = bytes[self.byte_pos..end]
-                .iter()
-                .position(|b| !b.is_ascii())
-                .unwrap_or(end - self.byte_pos);
-            self.byte_pos += ascii;
-            self.char_pos += ascii;
-            if ascii < want && self.byte_pos < bytes.len() {
-                self.byte_pos += utf8_len(bytes[self.byte_pos]);
-                self.char_pos += 1;
-            }
-        }
-        while self.char_pos > index && self.byte_pos > 0 {
-            self.byte_pos -= 1;
-            while !self.text.is_char_boundary(self.byte_pos) {
-                self.byte_pos -= 1;
-            }
-            self.char_pos -= 1;
-        }
-        self.byte_pos.min(bytes.len())
-    }
-}
-
-fn utf8_len(first: u8) -> usize {
-    match first {
-        0xF0..=0xFF => 4,
-        0xE0..=0xEF => 3,
-        0xC0..=0xDF => 2,
-        _ => 1,
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -589,20 +533,6 @@ mod tests {
         assert_eq!(node.at(["use", "x"]).unwrap().scalar_text(), Some("1"));
         assert_eq!(node.at(["merged", "x"]).unwrap().scalar_text(), Some("1"));
         assert_eq!(node.at(["merged", "y"]).unwrap().scalar_text(), Some("3"));
-    }
-
-    #[test]
-    fn character_indices_become_byte_offsets_in_any_order() {
-        let text = "ab é👍 cd\nxyz ☕ end";
-        let mut offsets = Offsets::new(text);
-        let expected: Vec<usize> = text
-            .char_indices()
-            .map(|(b, _)| b)
-            .chain([text.len()])
-            .collect();
-        for index in [0, 5, 3, 9, 1, 14, 2, 7, 7, 15, 0, 12] {
-            assert_eq!(offsets.byte(index), expected[index], "char {index}");
-        }
     }
 
     #[test]
