@@ -61,6 +61,7 @@ const LATER_RULES: &[&str] = &[
     "operation-not-routed",
     "write-without-retry-protection",
     "throttle-status-undeclared",
+    "link-target-missing",
 ];
 
 #[test]

@@ -461,6 +461,14 @@ fn check_without_a_policy_checks_the_contract_of_every_corpus_description() {
             // 77 operations declare 503 and 2 declare 429, none with Retry-After.
             assert_eq!(count("retry-after-header-undeclared"), 79, "{spec}");
         }
+        // DigitalOcean's new SSH key links to four operationIds the description lacks
+        // (`sshKeys_get_by_id` …: its reads are `sshKeys_get` and `sshKeys_list`).
+        let broken = if spec.starts_with("digitalocean") {
+            4
+        } else {
+            0
+        };
+        assert_eq!(count("link-target-missing"), broken, "{spec}");
     }
 }
 

@@ -4,10 +4,11 @@
 use std::collections::HashMap;
 
 use super::{
-    Contract, ContractState, EffectEvidence, KeyHeaders, KeyOffer, KeySource, StatusKind,
-    StatusOffer, Throttle, WaitHint,
+    BrokenLink, Contract, ContractState, EffectEvidence, KeyHeaders, KeyOffer, KeySource,
+    StatusKind, StatusOffer, Throttle, WaitHint,
 };
-use crate::model::{Api, LinkTarget, Method, Operation, Response};
+use crate::location::FileId;
+use crate::model::{Api, Link, LinkTarget, Method, Operation, Response};
 use crate::policy::SideEffect;
 use crate::source::pointer;
 
@@ -35,50 +36,86 @@ pub fn declares_status(op: &Operation, status: u16) -> Option<&Response> {
         .or_else(|| op.response(&format!("{}XX", status / 100)))
 }
 
-/// The GET and HEAD operations, by operationId and by method and path, for links.
-pub struct ReadIndex<'a> {
+/// Every operation by operationId and by method and path, for links. Where two
+/// operations share an operationId (a description error), the GET or HEAD one is kept.
+pub struct OperationIndex<'a> {
     by_id: HashMap<&'a str, &'a Operation>,
     by_path: HashMap<(Method, &'a str), &'a Operation>,
+    root: FileId,
 }
 
-impl<'a> ReadIndex<'a> {
-    pub fn new(api: &'a Api) -> ReadIndex<'a> {
-        let reads = || {
-            api.operations
-                .iter()
-                .filter(|o| matches!(o.method, Method::Get | Method::Head))
+/// Where a link leads.
+enum LinkEnd<'a> {
+    Found(&'a Operation),
+    /// To no operation of the description.
+    Missing,
+    /// To another document (`operationRef: other.yaml#/…`, or a link written outside
+    /// the root file): not judged.
+    Elsewhere,
+}
+
+impl<'a> OperationIndex<'a> {
+    pub fn new(api: &'a Api) -> OperationIndex<'a> {
+        let is_read = |o: &&Operation| matches!(o.method, Method::Get | Method::Head);
+        // Reads last, so that they win a shared operationId.
+        let ordered = || {
+            let ops = api.operations.iter();
+            ops.clone()
+                .filter(move |o| !is_read(o))
+                .chain(ops.filter(is_read))
         };
-        ReadIndex {
-            by_id: reads()
+        OperationIndex {
+            by_id: ordered()
                 .filter_map(|o| o.operation_id.as_deref().map(|id| (id, o)))
                 .collect(),
-            by_path: reads().map(|o| ((o.method, o.path.as_str()), o)).collect(),
+            by_path: ordered()
+                .map(|o| ((o.method, o.path.as_str()), o))
+                .collect(),
+            root: api.root_file,
         }
     }
 
-    /// The GET or HEAD operation a link leads to.
-    fn target(&self, link: &LinkTarget) -> Option<&'a Operation> {
-        match link {
-            LinkTarget::OperationId(id) => self.by_id.get(id.as_str()).copied(),
+    /// The operation a link leads to.
+    fn target(&self, link: &Link) -> LinkEnd<'a> {
+        let found = |op: Option<&&'a Operation>| op.map_or(LinkEnd::Missing, |o| LinkEnd::Found(o));
+        match &link.target {
+            LinkTarget::OperationId(id) => found(self.by_id.get(id.as_str())),
             LinkTarget::OperationRef(reference) => {
                 // `#/paths/~1orders~1{id}/get`, possibly after a file name.
-                let fragment = reference.rsplit_once('#').map_or("", |(_, f)| f);
-                let tokens = pointer::decode(fragment)?;
-                let [paths, path, method] = tokens.as_slice() else {
-                    return None;
-                };
-                if paths.as_str() != "paths" {
-                    return None;
+                let (document, fragment) = reference.rsplit_once('#').unwrap_or((reference, ""));
+                let end = operation_pointer(fragment).map_or(LinkEnd::Missing, |(method, path)| {
+                    found(self.by_path.get(&(method, path.as_str())))
+                });
+                match end {
+                    LinkEnd::Missing if !document.is_empty() || link.loc.file != self.root => {
+                        LinkEnd::Elsewhere
+                    }
+                    end => end,
                 }
-                let method = Method::parse(method)?;
-                self.by_path.get(&(method, path.as_str())).copied()
             }
         }
     }
 }
 
+/// The method and path of `/paths/{path}/{method}`.
+fn operation_pointer(fragment: &str) -> Option<(Method, String)> {
+    let tokens = pointer::decode(fragment)?;
+    let [paths, path, method] = tokens.as_slice() else {
+        return None;
+    };
+    if paths.as_str() != "paths" {
+        return None;
+    }
+    Some((Method::parse(method)?, path.to_string()))
+}
+
 /// The contract of one operation.
-pub fn contract(op: &Operation, api: &Api, keys: &KeyHeaders, reads: &ReadIndex<'_>) -> Contract {
+pub fn contract(
+    op: &Operation,
+    api: &Api,
+    keys: &KeyHeaders,
+    reads: &OperationIndex<'_>,
+) -> Contract {
     let fern_marked = op.fern_idempotent.as_ref().filter(|(v, _)| *v);
     let (effect, effect_evidence) = match (&op.idempotent, fern_marked) {
         (Some((value, loc)), _) => (
@@ -102,10 +139,10 @@ pub fn contract(op: &Operation, api: &Api, keys: &KeyHeaders, reads: &ReadIndex<
         .filter(|c| op.response(c).is_some())
         .map(|c| c.to_string())
         .collect();
-    let status = if effect == SideEffect::NonIdempotent {
-        status_offer(op, reads)
+    let (status, broken_links) = if effect == SideEffect::NonIdempotent {
+        (status_offer(op, reads), broken_links(op, reads))
     } else {
-        None
+        (None, Vec::new())
     };
     let state = match effect {
         SideEffect::None | SideEffect::Idempotent => ContractState::RetrySafe,
@@ -121,6 +158,7 @@ pub fn contract(op: &Operation, api: &Api, keys: &KeyHeaders, reads: &ReadIndex<
         effect_evidence,
         key,
         status,
+        broken_links,
         throttling: throttling(op),
         conflicts,
         state,
@@ -182,10 +220,12 @@ fn key_offer(op: &Operation, api: &Api, keys: &KeyHeaders) -> Option<KeyOffer> {
 
 /// A way to find out whether the write happened: a link to a read, a 202 with
 /// `Location`, or a long-running-operation mark.
-fn status_offer(op: &Operation, reads: &ReadIndex<'_>) -> Option<StatusOffer> {
+fn status_offer(op: &Operation, reads: &OperationIndex<'_>) -> Option<StatusOffer> {
     for response in &op.responses {
         for link in &response.links {
-            if let Some(read) = reads.target(&link.target) {
+            if let LinkEnd::Found(read) = reads.target(link)
+                && matches!(read.method, Method::Get | Method::Head)
+            {
                 return Some(StatusOffer {
                     kind: StatusKind::Link {
                         name: link.name.clone(),
@@ -208,6 +248,20 @@ fn status_offer(op: &Operation, reads: &ReadIndex<'_>) -> Option<StatusOffer> {
         kind: StatusKind::LongRunning,
         loc: loc.clone(),
     })
+}
+
+/// The response links that lead to no operation of the description.
+fn broken_links(op: &Operation, index: &OperationIndex<'_>) -> Vec<BrokenLink> {
+    op.responses
+        .iter()
+        .flat_map(|response| &response.links)
+        .filter(|link| matches!(index.target(link), LinkEnd::Missing))
+        .map(|link| BrokenLink {
+            name: link.name.clone(),
+            target: link.target.clone(),
+            loc: link.loc.clone(),
+        })
+        .collect()
 }
 
 /// The 429 and 503 the operation declares, each with what says when to come back.

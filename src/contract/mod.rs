@@ -13,7 +13,7 @@ mod text;
 use serde::Serialize;
 
 use crate::location::Loc;
-use crate::model::{Api, HeaderFormat};
+use crate::model::{Api, HeaderFormat, LinkTarget};
 use crate::policy::SideEffect;
 
 pub use evidence::{CONFLICT_CODES, KNOWN_KEY_HEADERS, declares_status};
@@ -134,6 +134,16 @@ pub struct StatusOffer {
     pub loc: Loc,
 }
 
+/// A response link of a write that names an operation the description does not have:
+/// meant as a status endpoint, it leads nowhere.
+#[derive(Debug, Clone)]
+pub struct BrokenLink {
+    /// The link's name in `links`.
+    pub name: String,
+    pub target: LinkTarget,
+    pub loc: Loc,
+}
+
 /// How the server tells a client when to come back after a 429 or 503.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum WaitHint {
@@ -163,6 +173,8 @@ pub struct Contract {
     pub effect_evidence: EffectEvidence,
     pub key: Option<KeyOffer>,
     pub status: Option<StatusOffer>,
+    /// The write's response links that lead to no operation (empty for other operations).
+    pub broken_links: Vec<BrokenLink>,
     /// The 429 and 503 it declares (none when it declares neither).
     pub throttling: Vec<Throttle>,
     /// The conflict responses it declares among [`CONFLICT_CODES`].
@@ -214,7 +226,7 @@ impl KeyHeaders {
 
 /// The contract of every operation, in the order of `api.operations`.
 pub fn derive(api: &Api, keys: &KeyHeaders) -> Vec<Contract> {
-    let index = evidence::ReadIndex::new(api);
+    let index = evidence::OperationIndex::new(api);
     api.operations
         .iter()
         .map(|op| evidence::contract(op, api, keys, &index))

@@ -2,7 +2,7 @@
 
 use super::{ContractState, KeyHeaders, KeySource, StatusKind, WaitHint, derive};
 use crate::layers::test_support::api;
-use crate::model::HeaderFormat;
+use crate::model::{HeaderFormat, LinkTarget};
 
 /// The contract of the one operation of a description whose `paths` is `paths`, with
 /// `root` added at the top level.
@@ -180,9 +180,63 @@ fn a_link_to_a_read_is_a_status_endpoint() {
         only("", &by_ref).state,
         ContractState::RetrySafeWithReconcile
     );
-    // A link to a write, or to nothing, is no status endpoint.
+    // A link to a write, or to nothing, is no status endpoint; only the one to nothing
+    // is broken.
     let to_write = "  /orders:\n    post:\n      operationId: create\n      responses:\n        '201':\n          description: ok\n          links:\n            Again: { operationId: create }\n            Lost: { operationId: nowhere }\n";
-    assert_eq!(only("", to_write).state, ContractState::Unprotected);
+    let c = only("", to_write);
+    assert_eq!(c.state, ContractState::Unprotected);
+    let broken: Vec<_> = c
+        .broken_links
+        .iter()
+        .map(|l| (&*l.name, &l.target))
+        .collect();
+    assert_eq!(
+        broken,
+        [("Lost", &LinkTarget::OperationId("nowhere".into()))]
+    );
+}
+
+#[test]
+fn a_broken_link_is_one_that_leads_to_no_operation_of_this_document() {
+    let links = |entries: &str| {
+        format!(
+            "  /orders:\n    post:\n      responses:\n        '201':\n          description: ok\n          links:\n{entries}{ORDER_READ}"
+        )
+    };
+    let names = |c: &super::Contract| -> Vec<String> {
+        c.broken_links.iter().map(|l| l.name.clone()).collect()
+    };
+    // operationIds compare exactly; a reference is by path and method.
+    let c = only(
+        "",
+        &links(
+            "            Case: { operationId: getorder }\n            NoPath: { operationRef: '#/paths/~1order~1{id}/get' }\n            NoMethod: { operationRef: '#/paths/~1orders~1{id}/delete' }\n            NotAnOperation: { operationRef: '#/components/schemas/Order' }\n",
+        ),
+    );
+    assert_eq!(names(&c), ["Case", "NoPath", "NoMethod", "NotAnOperation"]);
+    // Another document's operations are not known here.
+    let c = only(
+        "",
+        &links(
+            "            Billing: { operationRef: 'https://billing.example.com/openapi.yaml#/paths/~1x/get' }\n            Local: { operationRef: 'orders.yaml#/paths/~1y/get' }\n",
+        ),
+    );
+    assert!(c.broken_links.is_empty(), "{:?}", c.broken_links);
+    // A read's links are not a status endpoint, so they are not judged.
+    let read = only(
+        "",
+        "  /orders/{id}:\n    get:\n      responses:\n        '200':\n          description: ok\n          links:\n            Lost: { operationId: nowhere }\n",
+    );
+    assert!(read.broken_links.is_empty());
+}
+
+#[test]
+fn a_shared_operation_id_leads_to_the_read() {
+    // Two operations named alike (a description error): the link still finds the read.
+    let paths = "  /orders:\n    post:\n      operationId: getOrder\n      responses:\n        '201':\n          description: ok\n          links:\n            Order: { operationId: getOrder }\n  /orders/{id}:\n    get:\n      operationId: getOrder\n      responses: { '200': { description: ok } }\n";
+    let c = only("", paths);
+    assert_eq!(c.state, ContractState::RetrySafeWithReconcile);
+    assert!(c.broken_links.is_empty());
 }
 
 #[test]

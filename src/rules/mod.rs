@@ -18,6 +18,7 @@ mod key_retention_undeclared;
 mod layer_help;
 mod layer_ignores_retry_after;
 mod layered;
+mod link_target_missing;
 mod log_leaks_secret;
 mod log_missing_retry_context;
 mod missing_deadline;
@@ -152,6 +153,7 @@ pub static ALL: &[&dyn Rule] = &[
     &request_id_as_idempotency_key::RequestIdAsIdempotencyKey,
     &status_endpoint_missing::StatusEndpointMissing,
     &write_without_retry_protection::WriteWithoutRetryProtection,
+    &link_target_missing::LinkTargetMissing,
     &key_retention_too_short::KeyRetentionTooShort,
     &key_retention_undeclared::KeyRetentionUndeclared,
     &key_conflict_response_undeclared::KeyConflictResponseUndeclared,
@@ -185,6 +187,10 @@ pub static ALL: &[&dyn Rule] = &[
 ];
 
 pub use retry_amplification::DEFAULT_MAX_AMPLIFICATION;
+
+/// "Did you mean" suggestions one rule makes per description: each compares a name with
+/// every candidate, so a file full of typos costs linear time, not quadratic.
+const MAX_SUGGESTIONS: usize = 100;
 
 /// The names of all rules.
 pub fn names() -> Vec<&'static str> {
