@@ -214,6 +214,10 @@ fn a_broken_link_is_one_that_leads_to_no_operation_of_this_document() {
         ),
     );
     assert_eq!(names(&c), ["Case", "NoPath", "NoMethod", "NotAnOperation"]);
+    assert_eq!(
+        c.reason(),
+        "a write with no idempotency key, and its link `Case` leads to no operation: a retry can repeat it"
+    );
     // Another document's operations are not known here.
     let c = only(
         "",

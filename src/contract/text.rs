@@ -35,9 +35,14 @@ pub fn reason(c: &Contract) -> String {
             ),
             None => "the key is incomplete".into(),
         },
-        ContractState::Unprotected => {
-            "a write with no idempotency key and no status endpoint: a retry can repeat it".into()
-        }
+        ContractState::Unprotected => match c.broken_links.first() {
+            Some(link) => format!(
+                "a write with no idempotency key, and its link `{}` leads to no operation: a retry can repeat it",
+                link.name
+            ),
+            None => "a write with no idempotency key and no status endpoint: a retry can repeat it"
+                .into(),
+        },
     }
 }
 
