@@ -118,6 +118,39 @@ fn the_findings_are_new_fixed_or_unchanged() {
 }
 
 #[test]
+fn a_link_that_stops_leading_anywhere_is_a_regression_with_its_finding() {
+    let rule = "fixtures/rules/link-target-missing";
+    let run = retrylint(&[
+        "diff",
+        &format!("{rule}/pass/openapi.yaml"),
+        &format!("{rule}/fail/openapi.yaml"),
+        "--format",
+        "json",
+    ]);
+    assert_eq!(run.code, 1, "{}", run.transcript());
+    let doc: Value = serde_json::from_str(&run.stdout).unwrap();
+    for path in ["/orders", "/orders/{orderId}/cancel"] {
+        assert!(
+            has(
+                &changes(&doc, path),
+                "status-endpoint-removed",
+                "regression"
+            ),
+            "{path}: {}",
+            run.stdout
+        );
+    }
+    let new: Vec<&str> = doc["findings"]["new"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(|f| f["rule"].as_str())
+        .filter(|r| *r == "link-target-missing")
+        .collect();
+    assert_eq!(new.len(), 2, "{}", run.stdout);
+}
+
+#[test]
 fn a_regression_fails_and_no_change_passes() {
     let run = diff(&[]);
     assert_eq!(run.code, 1);
