@@ -196,6 +196,42 @@ fn many_glob_selectors_against_many_operations_stay_near_linear() {
 }
 
 #[test]
+fn many_broken_links_get_few_suggestions() {
+    // 10,000 broken links, each compared with 10,000 operationIds for a "did you mean",
+    // would be 10⁸ string comparisons.
+    let n = 10_000;
+    let spec = write("broken-links.yaml", &hostile::broken_links(n));
+    // Megabytes of findings go to a file: a pipe nobody reads until the end would fill.
+    let out = spec.with_extension("json");
+    let run = bounded(
+        &[
+            "check",
+            path_str(&spec),
+            "--format",
+            "json",
+            "-o",
+            path_str(&out),
+        ],
+        Duration::from_secs(60),
+    );
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    let doc: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&out).unwrap()).unwrap();
+    let broken: Vec<&serde_json::Value> = doc["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|f| f["rule"] == "link-target-missing")
+        .collect();
+    assert_eq!(broken.len(), n);
+    let suggested = broken
+        .iter()
+        .filter(|f| f["help"].as_str().unwrap_or("").starts_with("did you mean"))
+        .count();
+    assert_eq!(suggested, 10);
+}
+
+#[test]
 fn many_suppressions_are_looked_up_not_scanned() {
     // 20,000 comments, each silencing the finding of its own operation: scanning the list
     // for each finding is 4 × 10⁸ checks.

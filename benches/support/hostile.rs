@@ -96,6 +96,18 @@ pub fn many_operations(n: usize, comments: bool) -> String {
     text
 }
 
+/// `n` reads `opI` and `n` writes whose responses link to `opI-by-id`, which no operation
+/// has: every link is broken, and each is close to an operationId.
+pub fn broken_links(n: usize) -> String {
+    let mut text = format!("{HEAD}paths:\n");
+    for i in 0..n {
+        text.push_str(&format!(
+            "  /r{i}/x:\n    get:\n      operationId: op{i}\n      responses: {{'200': {{description: ok}}}}\n    post:\n      responses:\n        '201':\n          description: ok\n          links: {{ read: {{ operationId: op{i}-by-id }} }}\n"
+        ));
+    }
+    text
+}
+
 /// A policy with one glob `* /rI/*` for each of `n` paths.
 pub fn glob_policy(n: usize) -> String {
     let mut policy = String::from("version: 1\ndefaults: {maxAttempts: 1}\noperations:\n");

@@ -1,7 +1,7 @@
 //! `link-target-missing`: a write's response link, the status endpoint a client would
 //! use, names an operation the description does not have.
 
-use super::{MAX_SUGGESTIONS, Rule, RunContext, declare_rule};
+use super::{Rule, RunContext, declare_rule};
 use crate::error::did_you_mean;
 use crate::finding::{Finding, Label};
 use crate::model::LinkTarget;
@@ -17,6 +17,11 @@ declare_rule!(
     "a write's response link leads to no operation, so it is no status endpoint"
 );
 
+/// Broken links that get a "did you mean": each compares the name with every operationId
+/// of the description (thousands on a large API), and a few are enough to show the kind
+/// of mistake.
+const MAX_SUGGESTIONS: usize = 10;
+
 /// The help every finding ends with (it starts with an ASCII letter).
 const HOW_LINKS_NAME: &str = "a link names its operation by the exact operationId (case matters) or by \
      `operationRef: '#/paths/~1orders~1{orderId}/get'`; a link to the GET that reports the \
@@ -25,7 +30,7 @@ const HOW_LINKS_NAME: &str = "a link names its operation by the exact operationI
 impl Rule for LinkTargetMissing {
     fn check_run(&self, cx: &RunContext<'_>, out: &mut Vec<Finding>) {
         // The operationIds a link could have meant, gathered at the first broken link.
-        let mut ids: Vec<&str> = Vec::new();
+        let mut ids: Option<Vec<&str>> = None;
         let mut suggested = 0;
         for (op, contract) in cx.api.operations.iter().zip(cx.contracts) {
             for link in &contract.broken_links {
@@ -34,21 +39,19 @@ impl Rule for LinkTargetMissing {
                     LinkTarget::OperationRef(reference) => ("operationRef", reference),
                 };
                 let mut near = None;
-                if matches!(link.target, LinkTarget::OperationId(_)) {
-                    if ids.is_empty() {
-                        ids = cx
-                            .api
+                // Never quadratic in a description full of broken links.
+                if let LinkTarget::OperationId(id) = &link.target
+                    && suggested < MAX_SUGGESTIONS
+                {
+                    suggested += 1;
+                    let ids = ids.get_or_insert_with(|| {
+                        cx.api
                             .operations
                             .iter()
                             .filter_map(|o| o.operation_id.as_deref())
-                            .collect();
-                    }
-                    // Each suggestion compares with every operationId: enough for a person
-                    // to read, never quadratic in a description full of broken links.
-                    suggested += 1;
-                    if suggested <= MAX_SUGGESTIONS {
-                        near = did_you_mean(name, ids.iter().copied());
-                    }
+                            .collect()
+                    });
+                    near = did_you_mean(id, ids.iter().copied());
                 }
                 let help = match near {
                     Some(near) => format!("did you mean `{near}`? A{}", &HOW_LINKS_NAME[1..]),

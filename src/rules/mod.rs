@@ -188,10 +188,6 @@ pub static ALL: &[&dyn Rule] = &[
 
 pub use retry_amplification::DEFAULT_MAX_AMPLIFICATION;
 
-/// "Did you mean" suggestions one rule makes per description: each compares a name with
-/// every candidate, so a file full of typos costs linear time, not quadratic.
-const MAX_SUGGESTIONS: usize = 100;
-
 /// The names of all rules.
 pub fn names() -> Vec<&'static str> {
     ALL.iter().map(|r| r.meta().name).collect()

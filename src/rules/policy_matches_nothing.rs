@@ -1,8 +1,11 @@
 //! `policy-matches-nothing`: a policy entry whose selector selects no operation.
 
-use super::{MAX_SUGGESTIONS, Rule, RunContext, declare_rule};
+use super::{Rule, RunContext, declare_rule};
 use crate::error::did_you_mean;
 use crate::finding::{Finding, Label};
+
+/// Unmatched selectors that get a "did you mean".
+const MAX_SUGGESTIONS: usize = 100;
 
 declare_rule!(
     /// A selector under `operations` that matches no operation of the description.
