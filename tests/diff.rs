@@ -151,6 +151,26 @@ fn a_link_that_stops_leading_anywhere_is_a_regression_with_its_finding() {
 }
 
 #[test]
+fn check_base_refuses_the_options_it_does_not_apply() {
+    for extra in [
+        &["--select", "missing-deadline"][..],
+        &["--baseline", "b.json"],
+        &["--statistics"],
+        &["--max-findings", "3"],
+    ] {
+        let mut args = vec!["check", HEAD, "--base", "HEAD"];
+        args.extend_from_slice(extra);
+        let run = retrylint(&args);
+        assert_eq!(run.code, 2, "{extra:?}: {}", run.transcript());
+        assert!(
+            run.stderr.contains("cannot be used with"),
+            "{extra:?}: {}",
+            run.stderr
+        );
+    }
+}
+
+#[test]
 fn a_regression_fails_and_no_change_passes() {
     let run = diff(&[]);
     assert_eq!(run.code, 1);
@@ -398,6 +418,10 @@ fn check_base_reads_the_previous_commit_with_git() {
         "operation-added",
         "neutral"
     ));
+    // --quiet keeps the note off standard error, not the regression off the result.
+    let quiet = retrylint_in(&dir, &["check", "api/jobs.yaml", "--base", "HEAD", "-q"]);
+    assert_eq!(quiet.code, 1, "{}", quiet.transcript());
+    assert_eq!(quiet.stderr, "");
     let status = Command::new("git")
         .args(["status", "--porcelain"])
         .current_dir(&dir)

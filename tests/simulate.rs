@@ -389,19 +389,10 @@ fn the_readme_shows_the_simulation_as_it_is() {
 
 #[test]
 fn a_scenario_file_says_what_the_flags_say() {
-    let spec = "fixtures/simulate/storm/openapi.yaml";
-    let flags = retrylint(&[
-        "simulate",
-        spec,
-        "--operation",
-        "getFeed",
-        "--arrival",
-        "uniform:2s",
-        "--fault",
-        "503@0s..20s",
-        "--compare",
-        "jitter=none",
-    ]);
+    let spec = STORM;
+    let mut args = vec!["simulate"];
+    args.extend(STORM_EXAMPLE);
+    let flags = retrylint(&args);
     let file = retrylint(&[
         "simulate",
         spec,

@@ -67,7 +67,22 @@ pub struct CheckArgs {
     skip_non_descriptions: bool,
     /// Report what the change since this git revision does to the retry contract (as
     /// `retrylint diff` does), the base read with git without touching the work tree.
-    #[arg(long, value_name = "REF")]
+    /// It takes the inputs, --format, -o, --fail-on and --quiet; not the options that
+    /// choose or count findings of one version.
+    #[arg(
+        long,
+        value_name = "REF",
+        conflicts_with_all = [
+            "select",
+            "ignore",
+            "baseline",
+            "write_baseline",
+            "statistics",
+            "max_findings",
+            "sarif_root",
+            "skip_non_descriptions",
+        ]
+    )]
     base: Option<String>,
 }
 
@@ -110,6 +125,7 @@ pub fn run(args: CheckArgs) -> Outcome {
             format,
             output: args.output.clone(),
             fail_on: args.fail_on,
+            quiet: args.quiet,
         };
         return super::diff::against_revision(&args.specs, revision, &args.input, &output);
     }

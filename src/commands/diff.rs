@@ -44,6 +44,9 @@ pub struct DiffOutput {
     /// Besides any regression, exit with 1 when a new finding is at or above this severity.
     #[arg(long, value_enum, default_value_t = FailOn::Error)]
     pub fail_on: FailOn,
+    /// No notes on standard error.
+    #[arg(short, long)]
+    pub quiet: bool,
 }
 
 /// The formats of a diff.
@@ -64,46 +67,47 @@ pub enum DiffFormat {
 
 pub fn run(args: DiffArgs) -> Outcome {
     let load = args.input.load_options();
-    let options = check_options(&args.input, &load)?;
-    let head_policy = policy(&args.input.policy, &args.head, &options)?;
+    let head_given = load_given(&args.input.policy, &load).map_err(|e| vec![e])?;
+    let options = check_options(&args.input, &load, head_given.layer_files);
+    let head_policy = policy(head_given.policy, &args.head, &options)?;
     // The base's layers are --base-policy's when it names any, else the head's.
     let mut base_options = options.clone();
+    let mut base_given = None;
     if !args.base_policy.is_empty() {
-        base_options.layers.files = load_given(&args.base_policy, &load)
-            .map_err(|e| vec![e])?
-            .layer_files;
+        let given = load_given(&args.base_policy, &load).map_err(|e| vec![e])?;
+        base_options.layers.files = given.layer_files;
+        base_given = given.policy;
     }
-    let base_policy = policy(&args.base_policy, &args.base, &base_options)?;
+    let base_policy = policy(base_given, &args.base, &base_options)?;
     let base = side(&args.base, base_policy, &base_options, None)?;
     let head = side(&args.head, head_policy, &options, None)?;
     show(Diff::new(base, head), &args.output)
 }
 
-/// The options of a check, with the layers `-p` names.
+/// The options of a check, with the layer files `-p` named.
 fn check_options(
     input: &InputArgs,
     load: &crate::load::LoadOptions,
-) -> Result<CheckOptions, Vec<InputError>> {
-    let given = load_given(&input.policy, load).map_err(|e| vec![e])?;
-    Ok(CheckOptions {
+    layer_files: Vec<crate::layers::detect::LayerFile>,
+) -> CheckOptions {
+    CheckOptions {
         load: load.clone(),
         select: Vec::new(),
         ignore: Vec::new(),
         layers: LayerInputs {
-            files: given.layer_files,
+            files: layer_files,
             hosts: input.hosts.clone(),
         },
-    })
+    }
 }
 
-/// The policy `paths` name, or the one beside `description`.
+/// The policy `-p` gave (read once), or else the one beside `description`.
 fn policy(
-    paths: &[PathBuf],
+    given: Option<(PathBuf, LoadedPolicy)>,
     description: &Path,
     options: &CheckOptions,
 ) -> Result<Option<(String, LoadedPolicy)>, Vec<InputError>> {
-    let given = load_given(paths, &options.load).map_err(|e| vec![e])?;
-    if let Some((path, policy)) = given.policy {
+    if let Some((path, policy)) = given {
         return Ok(Some((crate::source::path_text(&path), policy)));
     }
     match discover_policy(description, &options.load).map_err(|e| vec![e])? {
@@ -162,7 +166,8 @@ pub fn against_revision(
     output: &DiffOutput,
 ) -> Outcome {
     let load = input.load_options();
-    let options = check_options(input, &load)?;
+    let head_given = load_given(&input.policy, &load).map_err(|e| vec![e])?;
+    let options = check_options(input, &load, head_given.layer_files);
     // Folders and globs name the head's descriptions; each is looked for at the revision.
     let specs = crate::load::discover::descriptions(specs, false, &load).map_err(|e| vec![e])?;
     let specs = &specs;
@@ -170,6 +175,15 @@ pub fn against_revision(
     let checkout = crate::diff::git::checkout(first, revision).map_err(|e| vec![e])?;
     let mut base_options = options.clone();
     base_options.load.root = Some(checkout.dir.clone());
+    // `-p`'s files as they were at the revision.
+    let base_policy_paths: Vec<PathBuf> = input
+        .policy
+        .iter()
+        .map(|p| checkout.path_of(p))
+        .collect::<Result<_, _>>()
+        .map_err(|e| vec![e])?;
+    let base_given = load_given(&base_policy_paths, &base_options.load).map_err(|e| vec![e])?;
+    base_options.layers.files = base_given.layer_files;
     let rename = (
         crate::source::path_text(&checkout.dir),
         format!("{revision}:"),
@@ -183,28 +197,21 @@ pub fn against_revision(
     let mut failed = false;
     let mut texts = Vec::new();
     for spec in specs {
-        let head_policy = policy(&input.policy, spec, &options)?;
+        let head_policy = policy(head_given.policy.clone(), spec, &options)?;
         let base_spec = checkout.path_of(spec).map_err(|e| vec![e])?;
         if !base_spec.is_file() {
             // New since the revision: compared with an empty description, every
             // operation is added (and every unprotected write a regression).
-            eprintln!(
-                "note: `{}` does not exist at {revision}: every operation is new",
-                crate::output::escape::terminal(&crate::source::path_text(spec))
-            );
+            if !output.quiet {
+                eprintln!(
+                    "note: `{}` does not exist at {}: every operation is new",
+                    crate::output::escape::terminal(&crate::source::path_text(spec)),
+                    crate::output::escape::terminal(revision)
+                );
+            }
             write_empty_description(&base_spec).map_err(|e| vec![e])?;
         }
-        let base_policy_paths: Vec<PathBuf> = input
-            .policy
-            .iter()
-            .map(|p| checkout.path_of(p))
-            .collect::<Result<_, _>>()
-            .map_err(|e| vec![e])?;
-        let mut base_options = base_options.clone();
-        base_options.layers.files = load_given(&base_policy_paths, &base_options.load)
-            .map_err(|e| vec![e])?
-            .layer_files;
-        let base_policy = policy(&base_policy_paths, &base_spec, &base_options)?;
+        let base_policy = policy(base_given.policy.clone(), &base_spec, &base_options)?;
         let base = side(&base_spec, base_policy, &base_options, Some(rename.clone()))?;
         let head = side(spec, head_policy, &options, None)?;
         let diff = Diff::new(base, head);

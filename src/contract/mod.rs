@@ -92,6 +92,16 @@ pub enum EffectEvidence {
     Fern(Loc),
 }
 
+impl EffectEvidence {
+    /// Where the description states the effect; `None` when the method alone decides it.
+    pub fn loc(&self) -> Option<&Loc> {
+        match self {
+            EffectEvidence::Method => None,
+            EffectEvidence::Idempotent(loc) | EffectEvidence::Fern(loc) => Some(loc),
+        }
+    }
+}
+
 /// Why a header is taken for an idempotency key.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "kebab-case")]

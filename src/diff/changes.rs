@@ -39,12 +39,11 @@ pub fn of(pair: &Pair, base: &Analysis, head: &Analysis) -> OperationDiff {
     };
     match (pair.base, pair.head) {
         (Some(b), Some(h)) => {
-            let (bo, ho) = (&base.api.operations[b], &head.api.operations[h]);
             let mut out = Changes {
                 list: Vec::new(),
-                head_op: ho.loc.clone(),
+                head_op: head.api.operations[h].loc.clone(),
             };
-            contract(&mut out, &base.contracts[b], &head.contracts[h], bo, ho);
+            contract(&mut out, &base.contracts[b], &head.contracts[h]);
             policy(&mut out, base, head, b, h);
             diff.changes = out.list;
         }
@@ -107,7 +106,7 @@ impl Changes {
     }
 }
 
-fn contract(out: &mut Changes, b: &Contract, h: &Contract, bo: &Operation, ho: &Operation) {
+fn contract(out: &mut Changes, b: &Contract, h: &Contract) {
     // Idempotency, as the contract states it.
     if b.effect != h.effect {
         let (class, what) = match (b.effect, h.effect) {
@@ -118,22 +117,12 @@ fn contract(out: &mut Changes, b: &Contract, h: &Contract, bo: &Operation, ho: &
             (SideEffect::NonIdempotent, _) => (Class::Improvement, "repeating it is now harmless"),
             _ => (Class::Neutral, "its effect changed"),
         };
-        let base_at = bo
-            .idempotent
-            .as_ref()
-            .map(|(_, l)| l)
-            .or(bo.fern_idempotent.as_ref().map(|(_, l)| l));
-        let head_at = ho
-            .idempotent
-            .as_ref()
-            .map(|(_, l)| l)
-            .or(ho.fern_idempotent.as_ref().map(|(_, l)| l));
         out.add(
             "idempotency-changed",
             class,
             format!("{} → {}: {what}", b.effect.as_str(), h.effect.as_str()),
-            base_at,
-            head_at,
+            b.effect_evidence.loc(),
+            h.effect_evidence.loc(),
         );
     }
     // The idempotency key.
@@ -291,7 +280,8 @@ fn policy(out: &mut Changes, base: &Analysis, head: &Analysis, b: usize, h: usiz
     } else {
         Class::Regression
     };
-    fn head_at(e: Option<&Effective>) -> Option<&Loc> {
+    /// Where a version's `maxAttempts` is written.
+    fn attempts_at(e: Option<&Effective>) -> Option<&Loc> {
         e.and_then(|e| e.policy.max_attempts.as_ref())
             .map(|m| &m.loc)
     }
@@ -310,7 +300,7 @@ fn policy(out: &mut Changes, base: &Analysis, head: &Analysis, b: usize, h: usiz
                     }
                 ),
                 None,
-                head_at(he),
+                attempts_at(he),
             );
             return;
         }
@@ -319,7 +309,7 @@ fn policy(out: &mut Changes, base: &Analysis, head: &Analysis, b: usize, h: usiz
                 "no-longer-retried",
                 Class::Neutral,
                 "no longer retried".into(),
-                head_at(be),
+                attempts_at(be),
                 None,
             );
             return;
@@ -350,16 +340,16 @@ fn policy(out: &mut Changes, base: &Analysis, head: &Analysis, b: usize, h: usiz
             "max-attempts-up",
             Class::Regression,
             format!("maxAttempts {ba} → {ha}"),
-            head_at(Some(be)),
-            head_at(Some(he)),
+            attempts_at(Some(be)),
+            attempts_at(Some(he)),
         );
     } else if ha < ba {
         out.add(
             "max-attempts-down",
             Class::Improvement,
             format!("maxAttempts {ba} → {ha}"),
-            head_at(Some(be)),
-            head_at(Some(he)),
+            attempts_at(Some(be)),
+            attempts_at(Some(he)),
         );
     }
     let product = |a: &Analysis, i: usize, e: &Effective| a.layers.chain(i, Some(e)).product();

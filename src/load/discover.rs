@@ -138,18 +138,19 @@ pub fn is_description(text: &str) -> bool {
     if text.trim_start().starts_with('{') {
         json_top_level_keys(text)
     } else {
+        // A top-level key starts its line, bare or quoted.
+        const KEYS: [&str; 6] = [
+            "openapi:",
+            "\"openapi\":",
+            "'openapi':",
+            "swagger:",
+            "\"swagger\":",
+            "'swagger':",
+        ];
         text.lines().any(|line| {
-            ["openapi", "swagger"].iter().any(|key| {
-                [
-                    format!("{key}:"),
-                    format!("\"{key}\":"),
-                    format!("'{key}':"),
-                ]
-                .iter()
-                .any(|k| {
-                    line.strip_prefix(k.as_str())
-                        .is_some_and(|rest| rest.is_empty() || rest.starts_with([' ', '\t']))
-                })
+            KEYS.iter().any(|key| {
+                line.strip_prefix(key)
+                    .is_some_and(|rest| rest.is_empty() || rest.starts_with([' ', '\t']))
             })
         })
     }

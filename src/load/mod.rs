@@ -11,7 +11,7 @@ mod root;
 pub mod stdin;
 
 use std::collections::{HashMap, HashSet};
-use std::path::{Component, Path, PathBuf};
+use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use crate::error::{ErrorSite, InputError};
@@ -147,14 +147,12 @@ impl Loader {
             InputError::new("`-` names standard input, which this command does not read")
         })?;
         let text = stdin.text(self.options.max_file_size)?;
-        let shown = path_text(&stdin.display);
-        if text.trim_start_matches('\u{feff}').trim().is_empty() {
-            return Err(InputError::new(format!(
-                "`{shown}` (standard input) is empty: expected a YAML or JSON document"
-            )));
-        }
-        let mut file = SourceFile::parse(stdin.display.clone(), text, self.options.parse)
-            .map_err(|(text, e)| syntax_error(&shown, text, e))?;
+        let mut file = parse_source(
+            stdin.display.clone(),
+            " (standard input)",
+            text,
+            self.options.parse,
+        )?;
         let canonical = stdin.path();
         file.canonical = Some(canonical.clone());
         self.expanded = self.expanded.saturating_add(file.expanded_bytes);
@@ -280,17 +278,27 @@ pub fn read_source(
     display: PathBuf,
     options: &LoadOptions,
 ) -> Result<SourceFile, InputError> {
-    let shown = path_text(&display);
-    let text = read_text(path, &shown, options.max_file_size)?;
-    if text.trim_start_matches('\u{feff}').trim().is_empty() {
-        return Err(InputError::new(format!(
-            "`{shown}` is empty: expected a YAML or JSON document"
-        )));
-    }
-    let mut file = SourceFile::parse(display, text, options.parse)
-        .map_err(|(text, e)| syntax_error(&shown, text, e))?;
+    let text = read_text(path, &path_text(&display), options.max_file_size)?;
+    let mut file = parse_source(display, "", text, options.parse)?;
     file.canonical = std::fs::canonicalize(path).ok();
     Ok(file)
+}
+
+/// Parses a file's text, refusing text with nothing in it. `what` follows the name in
+/// the message about empty text (` (standard input)`).
+fn parse_source(
+    display: PathBuf,
+    what: &str,
+    text: String,
+    limits: ParseLimits,
+) -> Result<SourceFile, InputError> {
+    let shown = path_text(&display);
+    if text.trim_start_matches('\u{feff}').trim().is_empty() {
+        return Err(InputError::new(format!(
+            "`{shown}`{what} is empty: expected a YAML or JSON document"
+        )));
+    }
+    SourceFile::parse(display, text, limits).map_err(|(text, e)| syntax_error(&shown, text, e))
 }
 
 /// The input error for a file that cannot be parsed, pointing into its text.
@@ -306,22 +314,7 @@ pub fn syntax_error(shown: &str, text: String, e: crate::source::SyntaxError) ->
 
 /// Joins a relative path onto a folder and folds `.` and `..` lexically (for display).
 fn join_display(base_file: &Path, relative: &str) -> PathBuf {
-    let mut out = PathBuf::new();
-    let joined = base_file.parent().unwrap_or(Path::new("")).join(relative);
-    for component in joined.components() {
-        match component {
-            Component::CurDir => {}
-            Component::ParentDir => {
-                if matches!(out.components().next_back(), Some(Component::Normal(_))) {
-                    out.pop();
-                } else {
-                    out.push("..");
-                }
-            }
-            other => out.push(other.as_os_str()),
-        }
-    }
-    out
+    crate::source::fold_dots(&base_file.parent().unwrap_or(Path::new("")).join(relative))
 }
 
 #[cfg(test)]

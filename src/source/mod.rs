@@ -263,7 +263,7 @@ impl SourceFile {
     pub fn identity(&self) -> &str {
         self.identity.get_or_init(|| match &self.canonical {
             Some(path) => identity_of(path),
-            None => path_text(&lexical(&self.display)),
+            None => path_text(&fold_dots(&self.display)),
         })
     }
 
@@ -305,19 +305,21 @@ pub fn identity_of(canonical: &std::path::Path) -> String {
 }
 
 /// `path` without `.` components, and with each `..` taking away the name before it
-/// (for names of files that are not on disk).
-fn lexical(path: &std::path::Path) -> PathBuf {
+/// when there is one (for names shown, and files that are not on disk).
+pub fn fold_dots(path: &std::path::Path) -> PathBuf {
     use std::path::Component;
     let mut out = PathBuf::new();
     for component in path.components() {
         match component {
             Component::CurDir => {}
             Component::ParentDir => {
-                if !out.pop() {
+                if matches!(out.components().next_back(), Some(Component::Normal(_))) {
+                    out.pop();
+                } else {
                     out.push("..");
                 }
             }
-            other => out.push(other),
+            other => out.push(other.as_os_str()),
         }
     }
     out
@@ -326,6 +328,14 @@ fn lexical(path: &std::path::Path) -> PathBuf {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn dots_fold_without_losing_leading_parents() {
+        let fold = |p: &str| path_text(&fold_dots(std::path::Path::new(p)));
+        assert_eq!(fold("../../a/./b/../c.yaml"), "../../a/c.yaml");
+        assert_eq!(fold("./api/../openapi.yaml"), "openapi.yaml");
+        assert_eq!(fold("a/../../b"), "../b");
+    }
 
     fn file(text: &str) -> SourceFile {
         SourceFile::parse("t.yaml".into(), text.into(), ParseLimits::default()).unwrap()
