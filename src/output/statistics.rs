@@ -4,7 +4,7 @@
 use serde::Serialize;
 
 use super::{CheckResult, Summary};
-use crate::finding::Severity;
+use crate::finding::{Finding, Severity};
 
 /// One rule's count.
 #[derive(Debug, Serialize)]
@@ -20,8 +20,13 @@ pub struct RuleStatistic {
 
 /// The count of every rule that reported something, errors first, then by count.
 pub fn of(results: &[CheckResult]) -> Vec<RuleStatistic> {
+    of_findings(results.iter().flat_map(|r| &r.findings))
+}
+
+/// The same over any findings (one description's, for its report).
+pub fn of_findings<'a>(findings: impl IntoIterator<Item = &'a Finding>) -> Vec<RuleStatistic> {
     let mut counts: Vec<RuleStatistic> = Vec::new();
-    for finding in results.iter().flat_map(|r| &r.findings) {
+    for finding in findings {
         // A rule may report below its default severity: count each severity apart.
         match counts
             .iter_mut()

@@ -288,23 +288,14 @@ pub fn build(checked: &Checked, policy: Option<String>) -> Report {
             std::cmp::Reverse(o.findings.len()),
         )
     });
-    let mut rules: Vec<RuleCount> = Vec::new();
-    for f in &checked.findings {
-        match rules.iter_mut().find(|r| r.rule == f.rule) {
-            Some(r) => r.count += 1,
-            None => rules.push(RuleCount {
-                rule: f.rule,
-                severity: f.severity.as_str(),
-                count: 1,
-            }),
-        }
-    }
-    rules.sort_by(|a, b| {
-        severity_rank(a.severity)
-            .cmp(&severity_rank(b.severity))
-            .then(b.count.cmp(&a.count))
-            .then(a.rule.cmp(b.rule))
-    });
+    let rules: Vec<RuleCount> = crate::output::statistics::of_findings(&checked.findings)
+        .into_iter()
+        .map(|s| RuleCount {
+            rule: s.rule,
+            severity: s.severity,
+            count: s.count,
+        })
+        .collect();
     let count = |r: Readiness| operations.iter().filter(|o| o.readiness == Some(r)).count();
     let readiness = policy_view.then(|| ReadinessCounts {
         ready: count(Readiness::Ready),
@@ -404,15 +395,6 @@ fn reason_of(f: &Finding, op: &Operation) -> String {
         .strip_prefix(&prefix)
         .unwrap_or(&f.message)
         .to_string()
-}
-
-/// Errors first, then warnings, then infos.
-fn severity_rank(severity: &str) -> u8 {
-    match severity {
-        "error" => 0,
-        "warning" => 1,
-        _ => 2,
-    }
 }
 
 /// The report as versioned JSON.
