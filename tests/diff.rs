@@ -151,6 +151,45 @@ fn a_link_that_stops_leading_anywhere_is_a_regression_with_its_finding() {
 }
 
 #[test]
+fn check_base_refuses_a_base_file_over_the_size_limit_by_its_size() {
+    let dir = scratch("diff-git-large");
+    common::git(&dir, &["init", "-q"]);
+    let padding = "x".repeat(50_000);
+    std::fs::write(
+        dir.join("openapi.yaml"),
+        format!("openapi: 3.0.3\ninfo: {{title: t, version: '1', description: {padding}}}\npaths: {{}}\n"),
+    )
+    .unwrap();
+    common::git(&dir, &["add", "."]);
+    common::git(&dir, &["commit", "-q", "-m", "large"]);
+    std::fs::write(
+        dir.join("openapi.yaml"),
+        "openapi: 3.0.3\ninfo: {title: t, version: '1'}\npaths: {}\n",
+    )
+    .unwrap();
+    let run = retrylint_in(
+        &dir,
+        &[
+            "check",
+            "openapi.yaml",
+            "--base",
+            "HEAD",
+            "--max-file-size",
+            "10000",
+        ],
+    );
+    assert_eq!(run.code, 2, "{}", run.transcript());
+    // Its real size, as the loader reads it from the file standing for the blob, and
+    // its name at the revision, not the scratch folder's.
+    assert!(
+        run.stderr
+            .contains("`HEAD:openapi.yaml` is 50071 bytes, over the limit of 10000 bytes"),
+        "{}",
+        run.stderr
+    );
+}
+
+#[test]
 fn check_base_refuses_the_options_it_does_not_apply() {
     for extra in [
         &["--select", "missing-deadline"][..],

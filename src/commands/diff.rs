@@ -130,7 +130,12 @@ fn side(
         Some((name, loaded)) => (Some(name), Some(loaded)),
         None => (None, None),
     };
-    let checked = check_analysis(path, loaded.as_ref(), options).map_err(|e| vec![e])?;
+    let checked = check_analysis(path, loaded.as_ref(), options).map_err(|e| {
+        vec![match &rename {
+            Some(rename) => crate::diff::renamed_error(e, rename),
+            None => e,
+        }]
+    })?;
     Ok(Side {
         checked,
         name: crate::diff::renamed(crate::source::path_text(path), rename.as_ref()),
@@ -172,7 +177,8 @@ pub fn against_revision(
     let specs = crate::load::discover::descriptions(specs, false, &load).map_err(|e| vec![e])?;
     let specs = &specs;
     let first = specs.first().map_or(Path::new("."), PathBuf::as_path);
-    let checkout = crate::diff::git::checkout(first, revision).map_err(|e| vec![e])?;
+    let checkout =
+        crate::diff::git::checkout(first, revision, load.max_file_size).map_err(|e| vec![e])?;
     let mut base_options = options.clone();
     base_options.load.root = Some(checkout.dir.clone());
     // `-p`'s files as they were at the revision.
@@ -182,12 +188,13 @@ pub fn against_revision(
         .map(|p| checkout.path_of(p))
         .collect::<Result<_, _>>()
         .map_err(|e| vec![e])?;
-    let base_given = load_given(&base_policy_paths, &base_options.load).map_err(|e| vec![e])?;
-    base_options.layers.files = base_given.layer_files;
     let rename = (
         crate::source::path_text(&checkout.dir),
         format!("{revision}:"),
     );
+    let at_revision = |e| vec![crate::diff::renamed_error(e, &rename)];
+    let base_given = load_given(&base_policy_paths, &base_options.load).map_err(at_revision)?;
+    base_options.layers.files = base_given.layer_files;
     if specs.len() > 1 && matches!(output.format, DiffFormat::Json | DiffFormat::Sarif) {
         return Err(vec![
             InputError::new("--base with json or sarif output compares one description at a time")
@@ -211,7 +218,13 @@ pub fn against_revision(
             }
             write_empty_description(&base_spec).map_err(|e| vec![e])?;
         }
-        let base_policy = policy(base_given.policy.clone(), &base_spec, &base_options)?;
+        let base_policy =
+            policy(base_given.policy.clone(), &base_spec, &base_options).map_err(|errors| {
+                errors
+                    .into_iter()
+                    .map(|e| crate::diff::renamed_error(e, &rename))
+                    .collect::<Vec<_>>()
+            })?;
         let base = side(&base_spec, base_policy, &base_options, Some(rename.clone()))?;
         let head = side(spec, head_policy, &options, None)?;
         let diff = Diff::new(base, head);

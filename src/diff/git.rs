@@ -61,8 +61,10 @@ fn failed(what: &str, e: impl std::fmt::Display) -> InputError {
         .with_help("--base needs the `git` command and a git repository around the descriptions")
 }
 
-/// Writes the YAML and JSON files of `revision` of the repository holding `near`.
-pub fn checkout(near: &Path, revision: &str) -> Result<Checkout, InputError> {
+/// Writes the YAML and JSON files of `revision` of the repository holding `near`. A
+/// file over `max_size` bytes is not copied: it stands as an empty file of its size, for
+/// the loader to refuse as too large.
+pub fn checkout(near: &Path, revision: &str, max_size: u64) -> Result<Checkout, InputError> {
     let folder = if near.is_dir() {
         near
     } else {
@@ -130,7 +132,7 @@ pub fn checkout(near: &Path, revision: &str) -> Result<Checkout, InputError> {
     // The scratch folder is a work tree of its own: files are named from its root.
     std::fs::write(checkout.dir.join(".git"), "")
         .map_err(|e| failed("create a scratch folder", e))?;
-    write_blobs(&checkout, &files)?;
+    write_blobs(&checkout, &files, max_size)?;
     Ok(checkout)
 }
 
@@ -157,9 +159,12 @@ fn scratch_folder(commit: &str) -> Result<PathBuf, InputError> {
 }
 
 /// Reads every blob through one `git cat-file --batch` and writes it at its path,
-/// streamed: a large file is never held in memory whole (the loader's size limit applies
-/// when it is read).
-fn write_blobs(checkout: &Checkout, files: &[(String, String)]) -> Result<(), InputError> {
+/// streamed: a large file is never held in memory whole, nor written past `max_size`.
+fn write_blobs(
+    checkout: &Checkout,
+    files: &[(String, String)],
+    max_size: u64,
+) -> Result<(), InputError> {
     let mut child = git(&checkout.repository)
         .args(["cat-file", "--batch"])
         .stdin(Stdio::piped())
@@ -208,7 +213,13 @@ fn write_blobs(checkout: &Checkout, files: &[(String, String)]) -> Result<(), In
             }
             let mut file =
                 std::fs::File::create(&target).map_err(|e| failed("write the revision", e))?;
-            std::io::copy(&mut blob, &mut file).map_err(|e| failed("write the revision", e))?;
+            if size as u64 > max_size {
+                // Sparse, of the real size: the loader refuses it by its size.
+                file.set_len(size as u64)
+                    .map_err(|e| failed("write the revision", e))?;
+            } else {
+                std::io::copy(&mut blob, &mut file).map_err(|e| failed("write the revision", e))?;
+            }
         }
         // What was not written is read past.
         std::io::copy(&mut blob, &mut std::io::sink())

@@ -49,6 +49,32 @@ pub fn renamed(name: String, rename: Option<&(String, String)>) -> String {
     }
 }
 
+/// An input error about a revision's files, naming them as the side does
+/// (`HEAD~1:api/openapi.yaml`) rather than by the scratch folder they were read into.
+pub fn renamed_error(
+    mut error: crate::error::InputError,
+    rename: &(String, String),
+) -> crate::error::InputError {
+    let (from, to) = rename;
+    let prefix = format!("{from}/");
+    let fix = |text: &mut String| {
+        if text.contains(from.as_str()) {
+            *text = text.replace(&prefix, to).replace(from.as_str(), to);
+        }
+    };
+    fix(&mut error.message);
+    if let Some(help) = &mut error.help {
+        fix(help);
+    }
+    if let Some(site) = &mut error.site {
+        fix(&mut site.file);
+    }
+    for site in &mut error.related {
+        fix(&mut site.file);
+    }
+    error
+}
+
 /// How a change bears on retry safety.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
 #[serde(rename_all = "kebab-case")]
