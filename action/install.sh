@@ -72,7 +72,8 @@ from_release() {
   esac
 }
 
-# Builds the asked-for revision with cargo.
+# Builds the asked-for revision with cargo. (An empty array is expanded with `+`: macOS's
+# bash 3.2 calls "${how[@]}" of an empty array unbound under `set -u`.)
 from_source() {
   local how=()
   case "$version" in
@@ -83,7 +84,7 @@ from_source() {
       ;;
   esac
   echo "retrylint: building ${version:-the default branch} with cargo install"
-  cargo install --locked --root "$(dirname "$install_dir")" --git "https://github.com/$repository" "${how[@]}" retrylint
+  cargo install --locked --root "$(dirname "$install_dir")" --git "https://github.com/$repository" ${how[@]+"${how[@]}"} retrylint
 }
 
 case "$version" in
