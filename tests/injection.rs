@@ -151,6 +151,36 @@ fn no_command_prints_a_line_that_starts_a_workflow_command() {
 }
 
 #[test]
+fn junit_and_sarif_hold_description_text_as_data() {
+    let junit = retrylint(&["check", SPEC, "--format", "junit"]);
+    // The XML's own line breaks aside, nothing unsafe is written raw.
+    if let Some(c) = junit.stdout.chars().find(|c| raw_control(*c)) {
+        panic!("junit writes {c:?} raw:\n{}", junit.stdout);
+    }
+    assert!(junit.stdout.contains("pwned\\e[2J"), "{}", junit.stdout);
+    // No SARIF message makes an embedded link out of a description's `[text](target)`.
+    let dir = common::scratch("injection-sarif");
+    std::fs::write(
+        dir.join("openapi.yaml"),
+        "openapi: 3.0.3\ninfo: {title: t, version: '1'}\npaths:\n  /a[l](https://e.example):\n    post:\n      responses: {'201': {description: ok}}\n",
+    )
+    .unwrap();
+    let sarif = retrylint_in(&dir, &["check", "openapi.yaml", "--format", "sarif"]);
+    let doc: serde_json::Value = serde_json::from_str(&sarif.stdout).unwrap();
+    let texts: Vec<&str> = doc["runs"][0]["results"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(|r| r["message"]["text"].as_str())
+        .collect();
+    assert!(!texts.is_empty(), "{}", sarif.stdout);
+    for text in texts {
+        assert!(!text.contains("[l]("), "{text}");
+        assert!(text.contains("\\[l\\](https://e.example)"), "{text}");
+    }
+}
+
+#[test]
 fn human_output_shows_control_characters_escaped() {
     let root = Path::new(env!("CARGO_MANIFEST_DIR"));
     for args in every_command(SPEC) {

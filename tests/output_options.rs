@@ -302,6 +302,36 @@ fn github_says_when_actions_will_not_show_every_annotation() {
 }
 
 #[test]
+fn github_annotations_name_files_by_their_path_in_the_repository() {
+    // Run from a subfolder of the repository: `openapi.yaml` as typed is
+    // `api/openapi.yaml` to GitHub, which places annotations by repository path.
+    let dir = scratch("github-subfolder");
+    common::git(&dir, &["init", "-q"]);
+    common::copy_fixture(DEMO, &dir, "api/openapi.yaml");
+    common::copy_fixture(
+        "fixtures/shop/retry-policy.yaml",
+        &dir,
+        "api/retry-policy.yaml",
+    );
+    let run = common::retrylint_in(
+        &dir.join("api"),
+        &["check", "openapi.yaml", "--format", "github"],
+    );
+    let annotations: Vec<&str> = run
+        .stdout
+        .lines()
+        .filter(|l| l.starts_with("::error") || l.starts_with("::warning"))
+        .collect();
+    assert!(!annotations.is_empty(), "{}", run.stdout);
+    for line in annotations {
+        assert!(
+            line.contains("file=api/openapi.yaml,") || line.contains("file=api/retry-policy.yaml,"),
+            "{line}"
+        );
+    }
+}
+
+#[test]
 fn gitlab_code_quality_validates_and_has_one_issue_per_finding() {
     let run = demo(&["--format", "gitlab"]);
     assert_eq!(run.code, 1);

@@ -131,6 +131,41 @@ pub fn html(text: &str) -> Html<'_> {
     Html(text)
 }
 
+/// Text for XML 1.0 content and attribute values (JUnit): unsafe characters are shown
+/// escaped as on a terminal (the text's own line breaks kept, as character references),
+/// markup characters become entities, and the two non-characters XML forbids are dropped.
+pub fn xml(text: &str) -> String {
+    let visible = terminal_lines(text);
+    let mut out = String::with_capacity(visible.len());
+    for c in visible.chars() {
+        match c {
+            '&' => out.push_str("&amp;"),
+            '<' => out.push_str("&lt;"),
+            '>' => out.push_str("&gt;"),
+            '"' => out.push_str("&quot;"),
+            '\'' => out.push_str("&apos;"),
+            '\n' => out.push_str("&#10;"),
+            '\r' => out.push_str("&#13;"),
+            '\u{fffe}' | '\u{ffff}' => {}
+            c => out.push(c),
+        }
+    }
+    out
+}
+
+/// A SARIF plain-text message: `[`, `]` and `\` are backslash-escaped, so that text from
+/// a description cannot become an embedded link (`[text](https://…)`) in code scanning.
+pub fn sarif_text(text: &str) -> String {
+    let mut out = String::with_capacity(text.len() + 8);
+    for c in text.chars() {
+        if matches!(c, '[' | ']' | '\\') {
+            out.push('\\');
+        }
+        out.push(c);
+    }
+    out
+}
+
 /// Word joiner: put after `@` so GitHub does not read `@name` as a mention.
 const NO_MENTION: char = '\u{2060}';
 
@@ -238,6 +273,22 @@ pub fn yaml_comment(text: &str) -> Cow<'_, str> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn xml_shows_controls_and_escapes_markup() {
+        assert_eq!(
+            xml("<a href=\"x\">'&'\n\u{1b}[2J\u{85}\u{7f}\u{202e}\u{ffff}"),
+            "&lt;a href=&quot;x&quot;&gt;&apos;&amp;&apos;&#10;\\e[2J\\u{85}\\u{7f}\\u{202e}"
+        );
+    }
+
+    #[test]
+    fn sarif_text_makes_no_embedded_link() {
+        assert_eq!(
+            sarif_text("see [here](https://e.example) \\ [1](0)"),
+            "see \\[here\\](https://e.example) \\\\ \\[1\\](0)"
+        );
+    }
 
     #[test]
     fn terminal_shows_controls_escaped() {

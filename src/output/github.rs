@@ -91,8 +91,11 @@ fn annotation(result: &CheckResult, finding: &Finding) -> String {
         Severity::Warning => "warning",
         Severity::Info => "notice",
     };
+    // GitHub places an annotation by the file's path in the repository, however the
+    // path was typed (from a subfolder, absolute).
+    let file = result.sources[finding.primary.loc.file].identity();
     let mut properties = vec![
-        format!("file={}", property(&place.file)),
+        format!("file={}", property(file)),
         format!("line={}", place.line),
         format!("endLine={}", place.end_line),
     ];

@@ -3,6 +3,7 @@
 //! written to the test case's `system-out`, so the report fails exactly when the exit
 //! code does.
 
+use super::escape::xml as escape;
 use super::{CheckResult, FailOn, Place};
 use crate::finding::Finding;
 
@@ -121,33 +122,15 @@ pub fn render(results: &[CheckResult], fail_on: FailOn) -> String {
     )
 }
 
-/// Escapes text for XML, dropping characters XML 1.0 cannot hold. A line break is written
-/// as a character reference, so no text from a description starts a line of the output.
-fn escape(text: &str) -> String {
-    let mut out = String::with_capacity(text.len());
-    for c in text.chars() {
-        match c {
-            '&' => out.push_str("&amp;"),
-            '<' => out.push_str("&lt;"),
-            '>' => out.push_str("&gt;"),
-            '"' => out.push_str("&quot;"),
-            '\'' => out.push_str("&apos;"),
-            '\n' => out.push_str("&#10;"),
-            '\r' => out.push_str("&#13;"),
-            '\t' => out.push(c),
-            c if (c as u32) < 0x20 || c == '\u{fffe}' || c == '\u{ffff}' => {}
-            c => out.push(c),
-        }
-    }
-    out
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
 
     #[test]
     fn xml_escaping() {
-        assert_eq!(escape("a<b & \"c\"\u{1}"), "a&lt;b &amp; &quot;c&quot;");
+        assert_eq!(
+            escape("a<b & \"c\"\u{1}\u{1b}[2J\u{85}\u{2028}"),
+            "a&lt;b &amp; &quot;c&quot;\\u{1}\\e[2J\\u{85}\\u{2028}"
+        );
     }
 }

@@ -207,7 +207,7 @@ fn result(finding: &Finding, sources: &Sources, rule_index: Option<usize>, uris:
     let mut value = json!({
         "ruleId": finding.rule,
         "level": level(finding.severity),
-        "message": { "text": message(finding) },
+        "message": { "text": super::escape::sarif_text(&message(finding)) },
         "locations": [location(&Place::of(primary, sources), uris.of(&sources[primary.file]), None, None)],
         "partialFingerprints": { "retrylint/v1": fingerprint(finding, sources) },
     });
@@ -262,7 +262,7 @@ fn location(place: &Place, artifact: Value, id: Option<usize>, text: Option<&str
         value["id"] = json!(id);
     }
     if let Some(text) = text {
-        value["message"] = json!({ "text": text });
+        value["message"] = json!({ "text": super::escape::sarif_text(text) });
     }
     value
 }

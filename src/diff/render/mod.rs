@@ -144,9 +144,10 @@ pub fn github(diff: &Diff, fail_on: FailOn) -> String {
                 continue;
             };
             let place = diff.head.place(loc);
+            let file = diff.head.checked.analysis.sources[loc.file].identity();
             out.push_str(&format!(
                 "::error file={},line={},endLine={},title={}::{}\n",
-                github_property(&place.file),
+                github_property(file),
                 place.line,
                 place.end_line,
                 github_property(&format!("retrylint diff {}", change.kind)),
