@@ -171,12 +171,17 @@ const NO_MENTION: char = '\u{2060}';
 
 /// Plain Markdown text: line breaks and other unsafe characters are shown escaped, every
 /// ASCII punctuation character is backslash-escaped (so no emphasis, link, image, HTML,
-/// code span, heading, list or table cell can start), and `@` cannot mention anyone.
+/// code span, heading, list or table cell can start), `@` cannot mention anyone and `#`
+/// cannot refer to an issue.
 pub fn markdown_text(text: &str) -> String {
     let mut out = String::with_capacity(text.len() + 16);
     for c in terminal(text).chars() {
         if c == '@' {
             out.push('@');
+            out.push(NO_MENTION);
+        } else if c == '#' {
+            // Nor `#123` as a reference to an issue.
+            out.push_str("\\#");
             out.push(NO_MENTION);
         } else if c.is_ascii_punctuation() {
             out.push('\\');
@@ -279,6 +284,14 @@ mod tests {
         assert_eq!(
             xml("<a href=\"x\">'&'\n\u{1b}[2J\u{85}\u{7f}\u{202e}\u{ffff}"),
             "&lt;a href=&quot;x&quot;&gt;&apos;&amp;&apos;&#10;\\e[2J\\u{85}\\u{7f}\\u{202e}"
+        );
+    }
+
+    #[test]
+    fn markdown_text_mentions_and_refers_to_nothing() {
+        assert_eq!(
+            markdown_text("@octocat #123"),
+            "@\u{2060}octocat \\#\u{2060}123"
         );
     }
 
