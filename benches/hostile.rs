@@ -20,6 +20,8 @@ fn main() {
         path
     };
     let retry = write("retry-policy.yaml", hostile::RETRY_POLICY);
+    let nested = work.join("nested-trees");
+    let nested_commit = hostile::nested_trees_repository(&nested, 10, 6);
     let globs = write("globs-policy.yaml", &hostile::glob_policy(10_000));
     let cases: Vec<(&str, PathBuf, Vec<String>)> = vec![
         (
@@ -83,6 +85,28 @@ fn main() {
             "JSON list nested 2,000,000 deep, --max-depth 10000000",
             write("deeper.json", &hostile::deep_list(2_000_000, true)),
             vec!["--max-depth".into(), "10000000".into()],
+        ),
+        (
+            "--base at a revision of 10⁶ files in nested trees",
+            nested.join("openapi.yaml"),
+            vec![
+                "--base".into(),
+                nested_commit.clone(),
+                "--root".into(),
+                path_text(&nested),
+            ],
+        ),
+        (
+            "-p of that revision's folder of 10⁶ files",
+            nested.join("openapi.yaml"),
+            vec![
+                "--base".into(),
+                nested_commit,
+                "--root".into(),
+                path_text(&nested),
+                "-p".into(),
+                path_text(&nested.join("mesh")),
+            ],
         ),
     ];
     println!("| input | size | exit | wall | peak memory |");

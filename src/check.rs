@@ -88,6 +88,7 @@ pub fn load_given(paths: &[PathBuf], options: &LoadOptions) -> Result<GivenPolic
     let mut given = GivenPolicies::default();
     let mut read = 0usize;
     for argument in paths {
+        options.prepare(argument, true)?;
         let files = crate::layers::detect::expand(std::slice::from_ref(argument))?;
         read = read.saturating_add(files.len());
         if read > options.max_files {
@@ -168,6 +169,9 @@ pub fn discover_policy(
     let Some(folder) = description.parent() else {
         return Ok(None);
     };
+    for name in POLICY_FILE_NAMES {
+        options.prepare(&folder.join(name), false)?;
+    }
     let present: Vec<PathBuf> = POLICY_FILE_NAMES
         .iter()
         .map(|name| folder.join(name))

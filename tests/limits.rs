@@ -255,3 +255,41 @@ fn many_suppressions_are_looked_up_not_scanned() {
     let report: serde_json::Value = serde_json::from_str(&run.stdout).unwrap();
     assert_eq!(report["summary"]["suppressed"], n, "{}", report["summary"]);
 }
+
+#[test]
+fn a_revision_of_nested_trees_is_read_only_where_it_is_needed() {
+    // 10 trees each holding 10 copies of the one below, 6 deep: a million files in a few
+    // kilobytes of objects. Copying the revision wrote them all out.
+    let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("limits-nested-trees");
+    let commit = hostile::nested_trees_repository(&dir, 10, 6);
+    let spec = dir.join("openapi.yaml");
+    let root = path_str(&dir);
+    let run = bounded(
+        &["check", path_str(&spec), "--base", &commit, "--root", root],
+        Duration::from_secs(20),
+    );
+    assert_eq!(run.code, 0, "{}", run.transcript());
+    // A folder of the revision given with -p is read within --max-files: refused, named.
+    let mesh = dir.join("mesh");
+    let run = bounded(
+        &[
+            "check",
+            path_str(&spec),
+            "--base",
+            &commit,
+            "--root",
+            root,
+            "-p",
+            path_str(&mesh),
+        ],
+        Duration::from_secs(20),
+    );
+    assert_eq!(run.code, 2, "{}", run.transcript());
+    assert!(
+        run.stderr
+            .contains("entries; refusing to read more of the revision"),
+        "{}",
+        run.stderr
+    );
+    assert!(run.stderr.contains("--max-files"), "{}", run.stderr);
+}

@@ -119,3 +119,64 @@ pub fn glob_policy(n: usize) -> String {
 
 /// A policy that retries every operation on 503 with a deadline and jitter.
 pub const RETRY_POLICY: &str = "version: 1\ndefaults:\n  maxAttempts: 2\n  deadline: 5s\n  backoff: {base: 100ms, cap: 1s, jitter: full}\n  retryOn: [503]\n  onUnknownOutcome: fail\n";
+
+/// A git repository in `dir` whose work tree holds a small `openapi.yaml` and a folder
+/// `mesh/` with an Istio `VirtualService`, and the commit it returns: the same description beside a folder
+/// `mesh/` of trees nested `depth` deep, each holding `fanout` copies of the one below (the
+/// deepest, `fanout` copies of a small YAML file). A few kilobytes of objects stand for
+/// `fanout`^`depth` files.
+pub fn nested_trees_repository(dir: &std::path::Path, fanout: usize, depth: usize) -> String {
+    let git = |args: &[&str], input: &str| git_with_input(dir, args, input);
+    let description = format!("{HEAD}paths: {{}}\n");
+    let _ = std::fs::remove_dir_all(dir);
+    std::fs::create_dir_all(dir.join("mesh")).expect("a scratch folder");
+    std::fs::write(dir.join("openapi.yaml"), &description).expect("a scratch file");
+    std::fs::write(
+        dir.join("mesh/shop.yaml"),
+        "apiVersion: networking.istio.io/v1\nkind: VirtualService\nmetadata: {name: shop}\nspec:\n  hosts: [shop]\n  http:\n  - route: [{destination: {host: shop}}]\n",
+    )
+    .expect("a scratch file");
+    git(&["init", "-q"], "");
+    git(&["add", "."], "");
+    git(&["commit", "-q", "-m", "head"], "");
+    let leaf = git(&["hash-object", "-w", "--stdin"], "replicas: 1\n");
+    let mut tree = git(
+        &["mktree"],
+        &(0..fanout)
+            .map(|i| format!("100644 blob {leaf}\tf{i}.yaml\n"))
+            .collect::<String>(),
+    );
+    for _ in 0..depth {
+        tree = git(
+            &["mktree"],
+            &(0..fanout)
+                .map(|i| format!("040000 tree {tree}\td{i}\n"))
+                .collect::<String>(),
+        );
+    }
+    let spec = git(&["hash-object", "-w", "--stdin"], &description);
+    let top = git(
+        &["mktree"],
+        &format!("100644 blob {spec}\topenapi.yaml\n040000 tree {tree}\tmesh\n"),
+    );
+    git(&["commit-tree", &top, "-m", "nested"], "")
+}
+
+/// Runs git in `dir` with `input` on its standard input; its output, trimmed.
+pub fn git_with_input(dir: &std::path::Path, args: &[&str], input: &str) -> String {
+    use std::io::Write;
+    let mut child = std::process::Command::new("git")
+        .args(["-c", "user.name=t", "-c", "user.email=t@example.com"])
+        .args(args)
+        .current_dir(dir)
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .spawn()
+        .expect("git runs");
+    if let Some(mut stdin) = child.stdin.take() {
+        stdin.write_all(input.as_bytes()).expect("git reads");
+    }
+    let out = child.wait_with_output().expect("git ends");
+    assert!(out.status.success(), "git {args:?}");
+    String::from_utf8_lossy(&out.stdout).trim().to_string()
+}

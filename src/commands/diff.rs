@@ -12,6 +12,7 @@ use crate::check::{
 };
 use crate::diff::{Diff, Side, render};
 use crate::error::InputError;
+use crate::load::revision::{Revision, RevisionLimits};
 use crate::output::FailOn;
 
 #[derive(Debug, Args)]
@@ -161,9 +162,9 @@ fn rendered(diff: &Diff, output: &DiffOutput) -> String {
     }
 }
 
-/// `check SPEC... --base REF`: each description against itself at a git revision, read
-/// with git into a scratch folder; the base's policy is the one beside it there (or
-/// `-p`'s file as it was at that revision).
+/// `check SPEC... --base REF`: each description against itself at a git revision, whose
+/// files are read with git as they are needed (see [`Revision`]); the base's policy is
+/// the one beside it there (or `-p`'s file as it was at that revision).
 pub fn against_revision(
     specs: &[PathBuf],
     revision: &str,
@@ -176,23 +177,35 @@ pub fn against_revision(
     // Folders and globs name the head's descriptions; each is looked for at the revision.
     let specs = crate::load::discover::descriptions(specs, false, &load).map_err(|e| vec![e])?;
     let specs = &specs;
-    let first = specs.first().map_or(Path::new("."), PathBuf::as_path);
-    let checkout =
-        crate::diff::git::checkout(first, revision, load.max_file_size).map_err(|e| vec![e])?;
+    // Git runs on the repository around the trusted root, never on one found near a
+    // description: a change can plant a folder that git would take for a repository.
+    let trusted = load.root.clone().unwrap_or_else(|| PathBuf::from("."));
+    let revision = Revision::open(
+        &trusted,
+        revision,
+        RevisionLimits {
+            max_file_size: load.max_file_size,
+            max_files: load.max_files,
+            max_total_bytes: load.max_total_bytes,
+        },
+    )
+    .map_err(|e| vec![e])?;
+    let revision = std::sync::Arc::new(revision);
     let mut base_options = options.clone();
-    base_options.load.root = Some(checkout.dir.clone());
+    base_options.load.root = Some(revision.dir.clone());
+    base_options.load.revision = Some(revision.clone());
+    let rename = (
+        crate::source::path_text(&revision.dir),
+        format!("{}:", revision.revision),
+    );
+    let at_revision = |e| vec![crate::diff::renamed_error(e, &rename)];
     // `-p`'s files as they were at the revision.
     let base_policy_paths: Vec<PathBuf> = input
         .policy
         .iter()
-        .map(|p| checkout.path_of(p))
+        .map(|p| revision.path_of(p))
         .collect::<Result<_, _>>()
         .map_err(|e| vec![e])?;
-    let rename = (
-        crate::source::path_text(&checkout.dir),
-        format!("{revision}:"),
-    );
-    let at_revision = |e| vec![crate::diff::renamed_error(e, &rename)];
     let base_given = load_given(&base_policy_paths, &base_options.load).map_err(at_revision)?;
     base_options.layers.files = base_given.layer_files;
     if specs.len() > 1 && matches!(output.format, DiffFormat::Json | DiffFormat::Sarif) {
@@ -205,7 +218,11 @@ pub fn against_revision(
     let mut texts = Vec::new();
     for spec in specs {
         let head_policy = policy(head_given.policy.clone(), spec, &options)?;
-        let base_spec = checkout.path_of(spec).map_err(|e| vec![e])?;
+        let base_spec = revision.path_of(spec).map_err(|e| vec![e])?;
+        base_options
+            .load
+            .prepare(&base_spec, false)
+            .map_err(at_revision)?;
         if !base_spec.is_file() {
             // New since the revision: compared with an empty description, every
             // operation is added (and every unprotected write a regression).
@@ -213,7 +230,7 @@ pub fn against_revision(
                 eprintln!(
                     "note: `{}` does not exist at {}: every operation is new",
                     crate::output::escape::terminal(&crate::source::path_text(spec)),
-                    crate::output::escape::terminal(revision)
+                    crate::output::escape::terminal(&revision.revision)
                 );
             }
             write_empty_description(&base_spec).map_err(|e| vec![e])?;

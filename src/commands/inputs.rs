@@ -37,6 +37,9 @@ pub struct InputArgs {
     /// Most files one description may reach through `$ref`s.
     #[arg(long, value_name = "N", default_value_t = LoadOptions::default().max_files)]
     max_files: usize,
+    /// Most bytes of files one description (or a `--base` revision) may reach, in all.
+    #[arg(long, value_name = "BYTES", default_value_t = LoadOptions::default().max_total_bytes)]
+    max_total_bytes: u64,
     /// Most operations one description may have.
     #[arg(long, value_name = "N", default_value_t = LoadOptions::default().max_operations)]
     max_operations: usize,
@@ -92,6 +95,7 @@ impl InputArgs {
             root: self.root.clone(),
             max_file_size: self.max_file_size,
             max_files: self.max_files,
+            max_total_bytes: self.max_total_bytes,
             max_operations: self.max_operations,
             parse: ParseLimits {
                 max_depth: self.max_depth,
@@ -104,6 +108,7 @@ impl InputArgs {
                     .get_or_init(|| std::sync::Arc::new(Stdin::new(self.stdin_filename.clone())))
                     .clone(),
             ),
+            revision: None,
         }
     }
 }

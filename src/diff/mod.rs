@@ -10,7 +10,6 @@
 
 pub mod changes;
 pub mod findings;
-pub mod git;
 pub mod matching;
 pub mod render;
 

@@ -62,7 +62,7 @@ pub fn expand(paths: &[PathBuf]) -> Result<Vec<(PathBuf, bool)>, InputError> {
 }
 
 /// How deep a `-p` folder is walked.
-const MAX_WALK_DEPTH: usize = 16;
+pub const MAX_WALK_DEPTH: usize = 16;
 
 fn walk(folder: &Path, out: &mut Vec<PathBuf>, depth: usize) -> Result<(), InputError> {
     if depth > MAX_WALK_DEPTH {

@@ -5,8 +5,10 @@
 //! borrowed while more files load. Each file gets a [`FileId`] that findings use.
 
 pub mod discover;
+pub mod git;
 mod open;
 mod refs;
+pub mod revision;
 mod root;
 pub mod stdin;
 
@@ -34,11 +36,27 @@ pub struct LoadOptions {
     pub max_file_size: u64,
     /// Most files one description may reach through `$ref`s.
     pub max_files: usize,
+    /// Most bytes of files one description may reach, in all.
+    pub max_total_bytes: u64,
     /// Most operations one description may have.
     pub max_operations: usize,
     pub parse: ParseLimits,
     /// The description read from standard input, for the argument `-`.
     pub stdin: Option<Arc<stdin::Stdin>>,
+    /// A git revision whose files stand in a scratch folder, written as they are read
+    /// (`check --base`).
+    pub revision: Option<Arc<revision::Revision>>,
+}
+
+impl LoadOptions {
+    /// Makes a path ready to be read: under a revision's scratch folder, its file (or,
+    /// with `whole_folder`, its folder and everything in it) is written from git first.
+    pub fn prepare(&self, path: &Path, whole_folder: bool) -> Result<(), InputError> {
+        match &self.revision {
+            Some(revision) => revision.prepare(path, whole_folder),
+            None => Ok(()),
+        }
+    }
 }
 
 impl Default for LoadOptions {
@@ -48,9 +66,11 @@ impl Default for LoadOptions {
             root: None,
             max_file_size: 256 * 1024 * 1024,
             max_files: 10_000,
+            max_total_bytes: 1 << 30,
             max_operations: 1_000_000,
             parse: ParseLimits::default(),
             stdin: None,
+            revision: None,
         }
     }
 }
@@ -77,6 +97,8 @@ pub struct Loader {
     expanded: usize,
     /// Definitions (file and pointer) already reached once through a `$ref`.
     reused: HashSet<(FileId, std::sync::Arc<str>)>,
+    /// Bytes of the files read so far.
+    bytes_read: u64,
 }
 
 impl Loader {
@@ -96,6 +118,7 @@ impl Loader {
             root_dir: None,
             expanded: 0,
             reused: HashSet::new(),
+            bytes_read: 0,
         }
     }
 
@@ -214,6 +237,7 @@ impl Loader {
     ) -> Result<FileId, InputError> {
         let with_referrer = |e: InputError| mention(e, referrer);
         let shown = path_text(&display);
+        self.options.prepare(path, false).map_err(with_referrer)?;
         let canonical = std::fs::canonicalize(path).map_err(|e| {
             with_referrer(InputError::new(format!(
                 "cannot read `{shown}`: {}",
@@ -247,6 +271,16 @@ impl Loader {
             ));
         }
         let file = read_source(&canonical, display, &self.options).map_err(with_referrer)?;
+        self.bytes_read = self.bytes_read.saturating_add(file.text.len() as u64);
+        if self.bytes_read > self.options.max_total_bytes {
+            return Err(with_referrer(
+                InputError::new(format!(
+                    "`{shown}` and the files before it hold more than {} bytes in all; refusing to go further",
+                    self.options.max_total_bytes
+                ))
+                .with_help("raise the limit with --max-total-bytes BYTES"),
+            ));
+        }
         self.expanded = self.expanded.saturating_add(file.expanded_bytes);
         if self.expanded > self.options.parse.max_expansion_bytes {
             return Err(with_referrer(

@@ -105,7 +105,7 @@ fn special_kind(_: &FileType) -> &'static str {
     "a special file"
 }
 
-fn over_limit(shown: &str, size: Option<u64>, max_size: u64) -> InputError {
+pub(super) fn over_limit(shown: &str, size: Option<u64>, max_size: u64) -> InputError {
     let what = match size {
         Some(size) => format!("`{shown}` is {size} bytes, over the limit of {max_size} bytes"),
         None => format!("`{shown}` is over the limit of {max_size} bytes"),

@@ -190,6 +190,9 @@ impl Loader {
         } else {
             join_display(&self.files[from].display, &decoded)
         };
+        self.options
+            .prepare(&actual, false)
+            .map_err(|e| e.with_related(referrer.clone()))?;
         let canonical = std::fs::canonicalize(&actual).ok();
         if !self.options.allow_outside_refs
             && let (Some(root), Some(target)) = (&self.root_dir, &canonical)
