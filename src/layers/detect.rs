@@ -65,9 +65,6 @@ pub fn expand(paths: &[PathBuf]) -> Result<Vec<(PathBuf, bool)>, InputError> {
 pub const MAX_WALK_DEPTH: usize = 16;
 
 fn walk(folder: &Path, out: &mut Vec<PathBuf>, depth: usize) -> Result<(), InputError> {
-    if depth > MAX_WALK_DEPTH {
-        return Ok(());
-    }
     let entries = std::fs::read_dir(folder).map_err(|e| {
         InputError::new(format!(
             "cannot read the folder `{}`: {}",
@@ -88,17 +85,65 @@ fn walk(folder: &Path, out: &mut Vec<PathBuf>, depth: usize) -> Result<(), Input
             continue;
         }
         if kind.is_dir() {
+            if depth >= MAX_WALK_DEPTH {
+                // Not walked further, and not in silence: what lies there is named.
+                if let Some(deeper) = first_data_file(&path, MAX_HIDDEN_SEARCH) {
+                    return Err(too_deep(&deeper));
+                }
+                continue;
+            }
             walk(&path, out, depth + 1)?;
-        } else if kind.is_file()
-            && path
-                .extension()
-                .and_then(|e| e.to_str())
-                .is_some_and(|e| matches!(e.to_ascii_lowercase().as_str(), "yaml" | "yml" | "json"))
-        {
+        } else if kind.is_file() && has_data_extension(&path) {
             out.push(path);
         }
     }
     Ok(())
+}
+
+/// How many entries below the depth limit are looked through for a file the walk leaves.
+const MAX_HIDDEN_SEARCH: usize = 10_000;
+
+/// The error for a YAML or JSON file deeper in a `-p` folder than the walk goes.
+pub fn too_deep(path: &Path) -> InputError {
+    InputError::new(format!(
+        "`{}` lies more than {MAX_WALK_DEPTH} folders deep in a folder given with -p: it was not read",
+        path_text(path)
+    ))
+    .with_help("give its folder with -p, or move it up")
+}
+
+/// The first YAML or JSON file in `folder` or below, looking at `budget` entries at most
+/// (past them, the folder itself stands for what it may hold).
+fn first_data_file(folder: &Path, budget: usize) -> Option<PathBuf> {
+    let mut pending = vec![folder.to_path_buf()];
+    let mut seen = 0usize;
+    while let Some(dir) = pending.pop() {
+        let Ok(entries) = std::fs::read_dir(&dir) else {
+            continue;
+        };
+        for entry in entries.flatten() {
+            seen += 1;
+            if seen > budget {
+                return Some(folder.to_path_buf());
+            }
+            let path = entry.path();
+            let hidden = entry.file_name().to_string_lossy().starts_with('.');
+            match entry.file_type() {
+                Ok(kind) if kind.is_dir() && !hidden => pending.push(path),
+                Ok(kind) if kind.is_file() && !hidden && has_data_extension(&path) => {
+                    return Some(path);
+                }
+                _ => {}
+            }
+        }
+    }
+    None
+}
+
+fn has_data_extension(path: &Path) -> bool {
+    path.extension()
+        .and_then(|e| e.to_str())
+        .is_some_and(|e| matches!(e.to_ascii_lowercase().as_str(), "yaml" | "yml" | "json"))
 }
 
 /// Reads a `-p` file and decides what it is.
@@ -130,9 +175,10 @@ pub fn detect(path: &Path, walked: bool, options: &LoadOptions) -> Result<Detect
             file
         })));
     }
-    let known = documents
+    let objects = super::k8s_list::objects(documents);
+    let known = objects
         .iter()
-        .any(|doc| IMPORTERS.iter().any(|i| i.recognises(doc)));
+        .any(|(_, doc)| IMPORTERS.iter().any(|i| i.recognises(doc)));
     if known {
         let layer_file = LayerFile {
             file: Arc::new(file),
@@ -146,7 +192,7 @@ pub fn detect(path: &Path, walked: bool, options: &LoadOptions) -> Result<Detect
     if walked {
         return Ok(Detected::Nothing);
     }
-    let kubernetes = documents.iter().any(is_kubernetes_object);
+    let kubernetes = objects.iter().any(|(_, doc)| is_kubernetes_object(doc));
     let what = if kubernetes {
         "holds no Kubernetes object retrylint reads"
     } else {
@@ -171,18 +217,12 @@ pub fn import(layer_file: &LayerFile, id: FileId) -> Result<Vec<Layer>, InputErr
         id,
     };
     let mut layers = Vec::new();
-    for (index, doc) in layer_file
-        .file
-        .root
-        .as_seq()
-        .unwrap_or_default()
-        .iter()
-        .enumerate()
-    {
-        let loc = file.document_loc(index, doc);
+    let documents = layer_file.file.root.as_seq().unwrap_or_default();
+    for (pointer, doc) in super::k8s_list::objects(documents) {
+        let loc = crate::location::Loc::new(id, pointer, doc.span);
         for importer in IMPORTERS {
-            if importer.recognises(doc) {
-                layers.extend(importer.import(&file, doc, &loc)?);
+            if importer.recognises(&doc) {
+                layers.extend(importer.import(&file, &doc, &loc)?);
             }
         }
     }

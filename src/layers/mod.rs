@@ -17,6 +17,7 @@ pub mod envoy;
 pub mod gateway;
 pub mod istio;
 pub mod k8s;
+mod k8s_list;
 pub mod linkerd;
 pub mod settings;
 pub mod speakeasy;

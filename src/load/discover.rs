@@ -63,6 +63,11 @@ fn is_glob(text: &str) -> bool {
 }
 
 /// The descriptions under `dir` (to `depth` levels when given), in path order.
+///
+/// Nothing that may be a description is left out in silence: a file too large to read
+/// whole, unreadable, or not UTF-8 is taken when its beginning reads as a description, so
+/// that loading refuses it with its reason; and a file git tracks is taken even when a
+/// `.gitignore` or `.ignore` names it (git itself still sees it).
 fn walk(
     dir: &Path,
     depth: Option<usize>,
@@ -74,7 +79,6 @@ fn walk(
         .require_git(false)
         .follow_links(false)
         .max_depth(depth)
-        .max_filesize(Some(options.max_file_size))
         .sort_by_file_name(|a, b| a.cmp(b));
     let mut found = Vec::new();
     for entry in builder.build() {
@@ -83,10 +87,19 @@ fn walk(
         let path = entry.path();
         if entry.file_type().is_some_and(|t| t.is_file())
             && has_description_extension(path)
-            && read_is_description(path, options)
+            && may_be_description(path, options)
         {
             found.push(path.strip_prefix("./").unwrap_or(path).to_path_buf());
         }
+    }
+    let ignored = super::tracked::ignored_but_tracked(dir, depth, &found, options);
+    if !ignored.is_empty() {
+        found.extend(
+            ignored.into_iter().filter(|path| {
+                has_description_extension(path) && may_be_description(path, options)
+            }),
+        );
+        found.sort();
     }
     Ok(found)
 }
@@ -132,59 +145,108 @@ fn read_is_description(path: &Path, options: &LoadOptions) -> bool {
         .is_ok_and(|text| is_description(&text))
 }
 
-/// Whether a document's top level has an `openapi` or `swagger` key.
-pub fn is_description(text: &str) -> bool {
-    let text = text.trim_start_matches('\u{feff}');
-    if text.trim_start().starts_with('{') {
-        json_top_level_keys(text)
+/// How much of a file is read to tell whether it may be a description when it cannot be
+/// read whole (over `--max-file-size`, or not UTF-8).
+const SNIFF_BYTES: u64 = 1 << 20;
+
+/// Whether a file found in a folder may be a description: it reads as one, or it cannot be
+/// read whole (too large, unreadable, not UTF-8 text) and its beginning reads as one, or
+/// it cannot be read at all. Such a file is then loaded, and refused with its reason,
+/// rather than skipped.
+fn may_be_description(path: &Path, options: &LoadOptions) -> bool {
+    let whole = std::fs::metadata(path).is_ok_and(|m| m.len() <= options.max_file_size);
+    let limit = if whole {
+        options.max_file_size.saturating_add(1)
     } else {
-        // A top-level key starts its line, bare or quoted.
-        const KEYS: [&str; 6] = [
-            "openapi:",
-            "\"openapi\":",
-            "'openapi':",
-            "swagger:",
-            "\"swagger\":",
-            "'swagger':",
-        ];
-        text.lines().any(|line| {
-            KEYS.iter().any(|key| {
-                line.strip_prefix(key)
-                    .is_some_and(|rest| rest.is_empty() || rest.starts_with([' ', '\t']))
-            })
-        })
+        SNIFF_BYTES
+    };
+    match super::open::read_prefix(path, limit) {
+        Ok(bytes) => match std::str::from_utf8(&bytes) {
+            Ok(text) if bytes.len() as u64 <= options.max_file_size && !text.contains('\0') => {
+                is_description(text)
+            }
+            _ => {
+                let cut = &bytes[..bytes.len().min(SNIFF_BYTES as usize)];
+                is_description(&String::from_utf8_lossy(cut).replace('\0', " "))
+            }
+        },
+        // Unreadable: loading says why.
+        Err(_) => true,
     }
 }
 
-/// Whether a JSON object's own keys include `openapi` or `swagger` (nested keys do not
-/// count), read without building the document.
-fn json_top_level_keys(text: &str) -> bool {
-    let bytes = text.as_bytes();
-    let mut depth = 0usize;
-    let mut i = 0;
-    while i < bytes.len() {
-        match bytes[i] {
-            b'{' | b'[' => depth += 1,
-            b'}' | b']' => depth = depth.saturating_sub(1),
-            b'"' => {
-                let start = i + 1;
-                i = start;
-                while i < bytes.len() && bytes[i] != b'"' {
-                    i += if bytes[i] == b'\\' { 2 } else { 1 };
-                }
-                let key = bytes.get(start..i.min(bytes.len())).unwrap_or_default();
-                if depth == 1 && (key == b"openapi" || key == b"swagger") {
-                    let rest = bytes.get(i + 1..).unwrap_or_default();
-                    if rest.iter().find(|b| !b.is_ascii_whitespace()) == Some(&b':') {
-                        return true;
-                    }
-                }
+/// Whether a document's top level has an `openapi` or `swagger` key, read as the loaders
+/// read YAML and JSON: flow style (`{openapi: 3.0.3}`), `openapi : 3.0.3`, `? openapi`,
+/// quoted or escaped keys. Only the top level of the first document is looked at, and
+/// reading stops at the key. Text that is not valid YAML up to that point is judged by
+/// its lines (a top-level line starting with the key), so a broken description is still
+/// taken, and refused by the loader with its syntax error.
+pub fn is_description(text: &str) -> bool {
+    let text = text.trim_start_matches('\u{feff}');
+    match top_level_has_key(text) {
+        Some(found) => found,
+        None => line_has_key(text),
+    }
+}
+
+/// Reads YAML (and JSON) events up to the answer: `None` when the text stops parsing first.
+fn top_level_has_key(text: &str) -> Option<bool> {
+    use saphyr_parser::{Event, Parser};
+    // Per open collection: whether it is a mapping whose next scalar is a key.
+    let mut open: Vec<Option<bool>> = Vec::new();
+    let mut parser = Parser::new_from_str(text);
+    while let Some(event) = parser.next_event() {
+        let (event, _) = event.ok()?;
+        let in_key = open.last().copied().flatten() == Some(true);
+        match event {
+            Event::MappingStart(..) | Event::SequenceStart(..) => {
+                take_slot(&mut open);
+                open.push(matches!(event, Event::MappingStart(..)).then_some(true));
             }
+            Event::MappingEnd | Event::SequenceEnd => {
+                open.pop();
+            }
+            Event::Scalar(value, ..) => {
+                if in_key && open.len() == 1 && (value == "openapi" || value == "swagger") {
+                    return Some(true);
+                }
+                take_slot(&mut open);
+            }
+            Event::Alias(_) => take_slot(&mut open),
+            Event::DocumentEnd | Event::StreamEnd => return Some(false),
             _ => {}
         }
-        i += 1;
     }
-    false
+    Some(false)
+}
+
+/// A key or value took the innermost mapping's slot: the next scalar is the other one.
+fn take_slot(open: &mut [Option<bool>]) {
+    if let Some(Some(key_next)) = open.last_mut() {
+        *key_next = !*key_next;
+    }
+}
+
+/// Whether a line starts with the key, bare or quoted, then spaces and a colon.
+fn line_has_key(text: &str) -> bool {
+    text.lines().any(|line| {
+        [
+            "openapi",
+            "\"openapi\"",
+            "'openapi'",
+            "swagger",
+            "\"swagger\"",
+            "'swagger'",
+        ]
+        .iter()
+        .any(|key| {
+            line.strip_prefix(key).is_some_and(|rest| {
+                let rest = rest.trim_start_matches([' ', '\t']);
+                rest.strip_prefix(':')
+                    .is_some_and(|after| after.is_empty() || after.starts_with([' ', '\t']))
+            })
+        })
+    })
 }
 
 #[cfg(test)]
@@ -205,6 +267,18 @@ mod tests {
         assert!(!is_description("info:\n  openapi: 3.0.0\n"));
         assert!(!is_description("openapiVersion: 3\n"));
         assert!(!is_description(r#"{"a": "\"openapi\":"}"#));
+        // As the loaders read YAML: spaces before the colon, flow style, explicit keys,
+        // escapes; a nested key is not a top-level one.
+        assert!(is_description("openapi : 3.0.3\ninfo: {}\n"));
+        assert!(is_description("{openapi: 3.0.3, info: {}, paths: {}}\n"));
+        assert!(is_description("? openapi\n: 3.0.3\n"));
+        assert!(is_description(r#"{"open\u0061pi": "3.0.0"}"#));
+        assert!(is_description("info: {title: x}\nswagger: '2.0'\n"));
+        assert!(!is_description("a:\n  b: {openapi: 3}\nc: [openapi]\n"));
+        assert!(!is_description("- openapi\n- swagger\n"));
+        // Broken YAML is judged by its lines.
+        assert!(is_description("openapi: 3.0.3\ninfo: [unclosed\n"));
+        assert!(!is_description("{{- if .Values.x }}\nkind: x\n"));
     }
 
     #[test]

@@ -11,6 +11,7 @@ mod refs;
 pub mod revision;
 mod root;
 pub mod stdin;
+mod tracked;
 
 use std::collections::{HashMap, HashSet};
 use std::path::{Path, PathBuf};

@@ -32,6 +32,17 @@ pub fn read_text(path: &Path, shown: &str, max_size: u64) -> Result<String, Inpu
     read_bounded(file, shown, max_size)
 }
 
+/// The first `limit` bytes of a regular file, whatever they are.
+pub(super) fn read_prefix(path: &Path, limit: u64) -> std::io::Result<Vec<u8>> {
+    let file = open(path)?;
+    if !file.metadata()?.is_file() {
+        return Err(std::io::Error::other("not a regular file"));
+    }
+    let mut bytes = Vec::new();
+    file.take(limit).read_to_end(&mut bytes)?;
+    Ok(bytes)
+}
+
 /// Reads at most `max_size` bytes of UTF-8 text from `reader` (a file, standard input),
 /// refusing more, a NUL byte (a binary file) and bytes that are not UTF-8.
 pub fn read_bounded(reader: impl Read, shown: &str, max_size: u64) -> Result<String, InputError> {

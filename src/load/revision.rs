@@ -286,7 +286,8 @@ impl Revision {
         .with_help("raise the limit with --max-files N")
     }
 
-    /// Writes every YAML and JSON file of a folder and of its subfolders.
+    /// Writes every YAML and JSON file of a folder and of its subfolders, as deep as a
+    /// `-p` folder is walked; a file deeper than that is refused as the walk refuses it.
     fn write_folder(
         &self,
         state: &mut State,
@@ -294,10 +295,7 @@ impl Revision {
         on_disk: &Path,
         depth: usize,
     ) -> Result<(), InputError> {
-        if depth > crate::layers::detect::MAX_WALK_DEPTH {
-            // The walk reports what lies deeper; nothing of it is written.
-            return Ok(());
-        }
+        let beyond = depth > crate::layers::detect::MAX_WALK_DEPTH;
         if !state.folders.contains_key(folder) {
             let listing = self.list(state, folder)?;
             state.folders.insert(folder.to_string(), listing);
@@ -311,12 +309,18 @@ impl Revision {
         for (name, entry) in entries {
             let inner = join(folder, &name);
             let target = on_disk.join(&name);
+            let hidden = name.starts_with('.');
             match entry {
-                Entry::Folder => {
-                    create_folder(&target)?;
+                Entry::Folder if !hidden => {
+                    if !beyond {
+                        create_folder(&target)?;
+                    }
                     self.write_folder(state, &inner, &target, depth + 1)?;
                 }
-                Entry::File { object } if has_data_extension(&name) => {
+                Entry::File { object } if !hidden && has_data_extension(&name) => {
+                    if beyond {
+                        return Err(crate::layers::detect::too_deep(&target));
+                    }
                     self.write_file(state, &inner, &target, &object)?;
                 }
                 _ => {}
