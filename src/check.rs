@@ -162,8 +162,9 @@ pub fn discover_policy(
     options: &LoadOptions,
 ) -> Result<Option<FoundPolicy>, InputError> {
     // Standard input stands where `--stdin-filename` names it.
+    let from_stdin = description.as_os_str() == crate::load::discover::STDIN;
     let description = match &options.stdin {
-        Some(stdin) if description.as_os_str() == crate::load::discover::STDIN => stdin.beside(),
+        Some(stdin) if from_stdin => stdin.beside(),
         _ => description,
     };
     let Some(folder) = description.parent() else {
@@ -212,7 +213,11 @@ pub fn discover_policy(
         // The description itself is reported missing when it is loaded.
         return Ok(None);
     };
-    let root = root_for(&description, options.root.as_deref())?;
+    let root = if from_stdin {
+        crate::load::root_for_stdin(options.root.as_deref())?
+    } else {
+        root_for(&description, options.root.as_deref())?
+    };
     if !root.holds(&canonical) {
         return Err(InputError::new(format!(
             "`{shown}`, found beside the description, leads outside the root folder `{}`: it was not read",

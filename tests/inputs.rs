@@ -63,6 +63,55 @@ fn standard_input_named_by_stdin_filename_checks_like_the_file() {
 }
 
 #[test]
+fn a_stdin_filename_outside_the_root_does_not_move_it() {
+    // The current folder is a repository of its own; the name given to standard input
+    // lies beside it, next to a policy that is not the current folder's to read.
+    let dir = scratch("stdin-outside");
+    let work = dir.join("work");
+    std::fs::create_dir_all(&work).unwrap();
+    common::git(&work, &["init", "-q"]);
+    write(
+        &dir,
+        "outside/retry-policy.yaml",
+        "version: 1\nsecret-token: hunter2\n",
+    );
+    let run = retrylint_with(
+        &work,
+        &["check", "-", "--stdin-filename", "../outside/openapi.yaml"],
+        &[("NO_COLOR", "1")],
+        SPEC,
+    );
+    assert_eq!(run.code, 2, "{}", run.transcript());
+    assert!(
+        run.stderr
+            .contains("leads outside the root folder `.`: it was not read"),
+        "{}",
+        run.stderr
+    );
+    assert!(
+        !run.transcript().contains("hunter2"),
+        "{}",
+        run.transcript()
+    );
+    // --root names a wider root, and then the policy beside the name is read.
+    let wider = retrylint_with(
+        &work,
+        &[
+            "check",
+            "-",
+            "--stdin-filename",
+            "../outside/openapi.yaml",
+            "--root",
+            "..",
+        ],
+        &[("NO_COLOR", "1")],
+        SPEC,
+    );
+    assert_eq!(wider.code, 2, "{}", wider.transcript());
+    assert!(wider.stderr.contains("secret-token"), "{}", wider.stderr);
+}
+
+#[test]
 fn standard_input_without_a_name_is_called_dash() {
     let dir = scratch("stdin-bare");
     let run = retrylint_with(&dir, &["check", "-", "--format", "concise"], &[], SPEC);

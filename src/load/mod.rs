@@ -24,7 +24,7 @@ use crate::source::{ParseLimits, SourceFile, path_text};
 pub use crate::location::FileId;
 pub use open::{io_reason, read_bounded, read_text};
 pub use refs::Target;
-pub use root::{Root, git_work_tree, root_for};
+pub use root::{Root, git_work_tree, root_for, root_for_stdin};
 
 /// What loading may do.
 #[derive(Debug, Clone)]
@@ -155,12 +155,17 @@ impl Loader {
 
     /// Loads the root description; its root folder bounds where refs may lead.
     pub fn load_root(&mut self, path: &Path) -> Result<FileId, InputError> {
-        let id = if path.as_os_str() == discover::STDIN {
+        let from_stdin = path.as_os_str() == discover::STDIN;
+        let id = if from_stdin {
             self.load_stdin()?
         } else {
             self.load_path(path, path.to_path_buf(), None)?
         };
-        self.root_dir = Some(root_for(&self.canonical[id], self.options.root.as_deref())?);
+        self.root_dir = Some(if from_stdin {
+            root_for_stdin(self.options.root.as_deref())?
+        } else {
+            root_for(&self.canonical[id], self.options.root.as_deref())?
+        });
         Ok(id)
     }
 

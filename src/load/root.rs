@@ -3,7 +3,9 @@
 //! The root is `--root DIR` when given; otherwise the git work tree that holds the
 //! description (the nearest folder above it with a `.git` entry), so that descriptions
 //! sharing files across folders (`../../common-types/…`) load; otherwise the current
-//! folder when it holds the description; otherwise the description's own folder.
+//! folder when it holds the description; otherwise the description's own folder. For a
+//! description on standard input, only `--root` or the current folder (and the git work
+//! tree around it) can be the root: its `--stdin-filename` is a name, not a place.
 
 use std::path::{Path, PathBuf};
 
@@ -64,6 +66,26 @@ pub fn root_for(description: &Path, given: Option<&Path>) -> Result<Root, InputE
     });
     let shown = relative_to_current(&dir);
     Ok(Root { dir, shown })
+}
+
+/// The root for a description read from standard input: `--root DIR` when given, else the
+/// git work tree around the current folder, else the current folder. The name
+/// `--stdin-filename` gives is only a name: it cannot move the root (and with it, which
+/// policy beside it is read) anywhere else.
+pub fn root_for_stdin(given: Option<&Path>) -> Result<Root, InputError> {
+    let current = std::env::current_dir()
+        .and_then(std::fs::canonicalize)
+        .map_err(|e| {
+            InputError::new(format!("cannot use the current folder: {}", io_reason(&e)))
+        })?;
+    match given {
+        Some(given) => root_for(&current.join("-"), Some(given)),
+        None => {
+            let dir = git_work_tree(&current).unwrap_or(current);
+            let shown = relative_to_current(&dir);
+            Ok(Root { dir, shown })
+        }
+    }
 }
 
 /// The nearest folder at or above `folder` that holds a `.git` entry (folder or file).
