@@ -183,9 +183,58 @@ fn may_be_description(path: &Path, options: &LoadOptions) -> bool {
 /// taken, and refused by the loader with its syntax error.
 pub fn is_description(text: &str) -> bool {
     let text = text.trim_start_matches('\u{feff}');
+    if text.trim_start().starts_with('{') && json_top_level_keys(text) {
+        return true;
+    }
     match top_level_has_key(text) {
         Some(found) => found,
         None => line_has_key(text),
+    }
+}
+
+/// Whether a JSON object's own keys include `openapi` or `swagger` (nested keys do not
+/// count), read without building the document: JSON that YAML's rules refuse (a key over
+/// 1,024 characters) is still read as JSON readers read it.
+fn json_top_level_keys(text: &str) -> bool {
+    let bytes = text.as_bytes();
+    let mut depth = 0usize;
+    let mut i = 0;
+    while i < bytes.len() {
+        match bytes[i] {
+            b'{' | b'[' => depth += 1,
+            b'}' | b']' => depth = depth.saturating_sub(1),
+            b'"' => {
+                let start = i;
+                i += 1;
+                while i < bytes.len() && bytes[i] != b'"' {
+                    i += if bytes[i] == b'\\' { 2 } else { 1 };
+                }
+                let quoted = bytes
+                    .get(start..=i.min(bytes.len() - 1))
+                    .unwrap_or_default();
+                if depth == 1 && is_key_named(quoted) {
+                    let rest = bytes.get(i + 1..).unwrap_or_default();
+                    if rest.iter().find(|b| !b.is_ascii_whitespace()) == Some(&b':') {
+                        return true;
+                    }
+                }
+            }
+            _ => {}
+        }
+        i += 1;
+    }
+    false
+}
+
+/// Whether a quoted JSON string (quotes included) is `"openapi"` or `"swagger"`, escapes
+/// decoded.
+fn is_key_named(quoted: &[u8]) -> bool {
+    match quoted {
+        b"\"openapi\"" | b"\"swagger\"" => true,
+        _ if quoted.len() < 64 && quoted.contains(&b'\\') => {
+            serde_json::from_slice::<String>(quoted).is_ok_and(|k| k == "openapi" || k == "swagger")
+        }
+        _ => false,
     }
 }
 
@@ -276,6 +325,12 @@ mod tests {
         assert!(is_description("info: {title: x}\nswagger: '2.0'\n"));
         assert!(!is_description("a:\n  b: {openapi: 3}\nc: [openapi]\n"));
         assert!(!is_description("- openapi\n- swagger\n"));
+        // JSON that YAML refuses (an implicit key over 1,024 characters) is read as JSON.
+        let long_key = format!(
+            "{{\"components\": {{\"{}\": 1}},\n  \"openapi\": \"3.0.1\"}}",
+            "k".repeat(2000)
+        );
+        assert!(is_description(&long_key));
         // Broken YAML is judged by its lines.
         assert!(is_description("openapi: 3.0.3\ninfo: [unclosed\n"));
         assert!(!is_description("{{- if .Values.x }}\nkind: x\n"));
