@@ -4,8 +4,8 @@
 
 use std::sync::Arc;
 
-use super::RouteRegex;
-use crate::error::InputError;
+use super::{RegexEngine, RouteRegex};
+use crate::error::{ErrorSite, InputError};
 use crate::location::Loc;
 use crate::policy::{Duration, GrpcCode, Signal, Spanned};
 use crate::source::{Map, Node, SourceFile, Value};
@@ -217,21 +217,27 @@ pub fn base_for_first_wait(first: Spanned<Duration>, multiplier: f64) -> Spanned
     Spanned::new(Duration::from_micros(micros.round() as i64), first.loc)
 }
 
-/// A regular expression of a route (RE2 syntax, which `regex` reads), anchored to the
-/// whole text as the proxies match it. Its syntax is checked now; it is compiled on first
-/// use (see [`RouteRegex`]).
+/// A regular expression of a route, read as `engine` reads it and anchored to the whole
+/// text as the proxies match it. Its syntax is checked now; it is compiled when a layer
+/// that serves the service is bound (see [`RouteRegex`]), and an error then points here.
 pub fn route_regex(
     file: &SourceFile,
     text: &str,
     loc: &Loc,
+    engine: RegexEngine,
 ) -> Result<Arc<RouteRegex>, InputError> {
-    RouteRegex::new(text).map(Arc::new).map_err(|why| {
-        bad_value(
+    match RouteRegex::new(text, engine) {
+        Ok(regex) => Ok(Arc::new(regex.located(ErrorSite::new(
+            file,
+            loc.span,
+            "this pattern",
+        )))),
+        Err(why) => Err(bad_value(
             file,
             loc,
             format!("the regular expression cannot be used: {why}"),
-        )
-    })
+        )),
+    }
 }
 
 /// The conditions one Envoy/Istio `retry_on` token stands for, or `None` for a token the

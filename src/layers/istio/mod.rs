@@ -6,7 +6,7 @@
 //! retries on `connect-failure,refused-stream,unavailable,cancelled` for every method,
 //! which is imported as an implicit policy with notes saying so. Backoff follows Envoy,
 //! Istio's proxy: 25ms base unless `backoff` says otherwise, capped at 10 times the base,
-//! doubling, fully jittered.
+//! doubling, fully jittered. Route regexes are RE2's, Envoy's engine.
 //!
 //! Not read: `delegate` (the delegated `VirtualService` is its own object), header, query
 //! and port conditions (they only narrow a route), `MeshConfig.defaultHttpRetryPolicy`
@@ -16,7 +16,8 @@
 use super::k8s::{self, RETRY_AFTER, built_in};
 use super::values::{bad_value, envoy_retry_on, field, k8s_duration, push_signals, route_regex};
 use super::{
-    Format, ImportFile, Importer, Layer, PathMatch, Position, Route, RouteMatch, StringMatch,
+    Format, ImportFile, Importer, Layer, PathMatch, Position, RegexEngine, Route, RouteMatch,
+    StringMatch,
 };
 use crate::error::InputError;
 use crate::location::Loc;
@@ -205,7 +206,12 @@ fn string_match(
     }
     if let Some((value, at)) = field(node, loc, "regex") {
         let pattern = k8s::text(file, value, &at, "regex")?;
-        return Ok(Some(StringMatch::Regex(route_regex(file, pattern, &at)?)));
+        return Ok(Some(StringMatch::Regex(route_regex(
+            file,
+            pattern,
+            &at,
+            RegexEngine::Re2,
+        )?)));
     }
     Ok(None)
 }
