@@ -1,6 +1,6 @@
 //! A layer file cannot switch its own findings off: route patterns are read by the engine
-//! of the proxy that matches them, and one retrylint cannot evaluate stops the run at the
-//! pattern.
+//! of the proxy that matches them (and one retrylint cannot evaluate stops the run at the
+//! pattern), and Istio's empty `retryOn` keeps its defaults.
 
 mod common;
 
@@ -109,4 +109,22 @@ fn linkerd_route_classes_stay_unicode() {
         "apiVersion: linkerd.io/v1alpha2\nkind: ServiceProfile\nmetadata: { name: p }\nspec:\n  routes:\n  - name: writes\n    condition: { pathRegex: '/caf\\w/.*' }\n    isRetryable: true\n  - name: rest\n    condition: { pathRegex: '/.*' }\n  retryBudget: { retryRatio: 0.2, minRetriesPerSecond: 10, ttl: 10s }\n",
         "unprotected-write-retry",
     );
+}
+
+/// istio/istio `pilot/pkg/networking/core/route/retry/retry.go` (`ConvertPolicy`) replaces
+/// the default `RetryOn` only `if in.RetryOn != ""`: an empty value, as an empty Helm
+/// value renders, keeps connect-failure,refused-stream,unavailable,cancelled.
+#[test]
+fn istio_empty_retry_on_keeps_the_default_conditions() {
+    for retry_on in ["\"\"", "''", "null"] {
+        assert_fires(
+            "fidelity-istio-empty-retry-on",
+            "/payments",
+            "vs.yaml",
+            &virtual_service(&format!(
+                "  - timeout: 10s\n    retries: {{ attempts: 3, perTryTimeout: 1s, retryOn: {retry_on} }}\n    route: [{{ destination: {{ host: p }} }}]\n"
+            )),
+            "unprotected-write-retry",
+        );
+    }
 }
