@@ -1,6 +1,7 @@
 //! A layer file cannot switch its own findings off: route patterns are read by the engine
 //! of the proxy that matches them (and one retrylint cannot evaluate stops the run at the
-//! pattern), and Istio's empty `retryOn` keeps its defaults.
+//! pattern), Istio's empty `retryOn` keeps its defaults, and numbers at the edge of their
+//! types saturate or are input errors, never an overflow that reads as "not retried".
 
 mod common;
 
@@ -8,15 +9,20 @@ use std::path::Path;
 
 use common::{fired_rules, retrylint_in, scratch};
 
-/// A description with one write, `POST {path}`.
-fn write_description(dir: &Path, path: &str) {
+/// A description with one write, `POST {path}`, and `root` (YAML lines) at its root.
+fn write_description_with(dir: &Path, root: &str, path: &str) {
     std::fs::write(
         dir.join("openapi.yaml"),
         format!(
-            "openapi: 3.0.3\ninfo: {{ title: t, version: '1' }}\nservers: [{{ url: http://p }}]\npaths:\n  {path}:\n    post:\n      operationId: write\n      responses:\n        '201': {{ description: done }}\n        '503': {{ description: busy }}\n"
+            "openapi: 3.0.3\ninfo: {{ title: t, version: '1' }}\nservers: [{{ url: http://p }}]\n{root}paths:\n  {path}:\n    post:\n      operationId: write\n      responses:\n        '201': {{ description: done }}\n        '503': {{ description: busy }}\n"
         ),
     )
     .expect("written");
+}
+
+/// A description with one write, `POST {path}`.
+fn write_description(dir: &Path, path: &str) {
+    write_description_with(dir, "", path);
 }
 
 /// An Istio `VirtualService` for host `p` with these `http` routes.
@@ -126,5 +132,168 @@ fn istio_empty_retry_on_keeps_the_default_conditions() {
             )),
             "unprotected-write-retry",
         );
+    }
+}
+
+/// An `x-speakeasy-retries` description whose backoff is `backoff`.
+fn speakeasy(dir: &Path, backoff: &str) {
+    write_description_with(
+        dir,
+        &format!(
+            "x-speakeasy-retries:\n  strategy: backoff\n  backoff: {backoff}\n  statusCodes: [5XX]\n  retryConnectionErrors: true\n"
+        ),
+        "/payments",
+    );
+}
+
+#[test]
+fn a_huge_speakeasy_exponent_saturates_instead_of_switching_retries_off() {
+    let dir = scratch("fidelity-speakeasy-exponent");
+    for exponent in ["1e306", "1e308", "1.7976931348623157e308", "1e400"] {
+        speakeasy(
+            &dir,
+            &format!(
+                "{{ initialInterval: 500, maxInterval: 10000, maxElapsedTime: 60000, exponent: {exponent} }}"
+            ),
+        );
+        let run = retrylint_in(&dir, &["check", "openapi.yaml"]);
+        assert_eq!(run.code, 1, "exponent {exponent}\n{}", run.transcript());
+        let rules = fired_rules(&run.stdout);
+        assert!(
+            rules.contains(&"unprotected-write-retry".to_string()),
+            "exponent {exponent}\n{}",
+            run.transcript()
+        );
+        // The first wait is 500ms, not a base rounded to nothing.
+        assert!(
+            !rules.contains(&"immediate-retry".to_string()),
+            "exponent {exponent}\n{}",
+            run.transcript()
+        );
+        let plan = retrylint_in(&dir, &["plan", "openapi.yaml"]);
+        assert!(
+            plan.stdout.contains("7 requests per call"),
+            "exponent {exponent}\n{}",
+            plan.transcript()
+        );
+    }
+}
+
+/// Extreme numbers in every layer format: a finding or an input error at the value
+/// (exit 1 or 2), never a panic, and never a silent exit 0.
+#[test]
+fn extreme_numbers_in_layer_files_saturate_or_are_errors_at_the_value() {
+    let dir = scratch("fidelity-extreme-numbers");
+    write_description(&dir, "/payments");
+    let istio = |retries: &str, timeout: &str| {
+        virtual_service(&format!(
+            "  - timeout: {timeout}\n    retries: {retries}\n    route: [{{ destination: {{ host: p }} }}]\n"
+        ))
+    };
+    let envoy = |policy: &str, timeout: &str| {
+        format!(
+            "virtual_hosts:\n- name: p\n  domains: ['*']\n  routes:\n  - match: {{ prefix: / }}\n    route:\n      cluster: p\n      timeout: {timeout}\n      retry_policy: {policy}\n"
+        )
+    };
+    let gateway = |retry: &str, timeouts: &str| {
+        format!(
+            "apiVersion: gateway.networking.k8s.io/v1\nkind: HTTPRoute\nmetadata: {{ name: p }}\nspec:\n  parentRefs: [{{ name: g }}]\n  rules:\n  - timeouts: {timeouts}\n    retry: {retry}\n"
+        )
+    };
+    let profile = |timeout: &str, budget: &str| {
+        format!(
+            "apiVersion: linkerd.io/v1alpha2\nkind: ServiceProfile\nmetadata: {{ name: p }}\nspec:\n  routes:\n  - name: all\n    condition: {{ pathRegex: '/.*' }}\n    isRetryable: true\n    timeout: {timeout}\n  retryBudget: {budget}\n"
+        )
+    };
+    let cases = [
+        istio("{ attempts: 18446744073709551616 }", "10s"),
+        istio("{ attempts: 9223372036854775807, retryOn: 5xx }", "10s"),
+        istio("{ attempts: -1 }", "10s"),
+        istio("{ attempts: 1e308 }", "10s"),
+        istio(
+            "{ attempts: 3, perTryTimeout: 99999999999999999999s }",
+            "10s",
+        ),
+        istio("{ attempts: 3, retryOn: 5xx }", "99999999999999999999s"),
+        istio(
+            "{ attempts: 3, retryOn: 5xx, backoff: 2562047h }",
+            "2562047h",
+        ),
+        istio("{ attempts: 3, backoff: 1e400s }", "10s"),
+        envoy("{ retry_on: 5xx, num_retries: 4294967296 }", "10s"),
+        envoy("{ retry_on: 5xx, num_retries: 4294967295 }", "10s"),
+        envoy("{ retry_on: 5xx, per_try_timeout: 1e308s }", "1e308s"),
+        envoy(
+            "{ retry_on: 5xx, per_try_timeout: 99999999999999999999s }",
+            "10s",
+        ),
+        envoy(
+            "{ retry_on: 5xx, per_try_timeout: { seconds: 99999999999999999999 } }",
+            "10s",
+        ),
+        envoy("{ retry_on: 5xx, per_try_timeout: { seconds: -5 } }", "10s"),
+        envoy("{ retry_on: 5xx }", "{ seconds: -5 }"),
+        envoy(
+            "{ retry_on: 5xx, retry_back_off: { base_interval: 1e308s, max_interval: 1e400s } }",
+            "10s",
+        ),
+        envoy(
+            "{ retry_on: 5xx, retry_back_off: { base_interval: { seconds: 9223372036854775807, nanos: 999999999 } } }",
+            "10s",
+        ),
+        gateway(
+            "{ attempts: 18446744073709551616, codes: [503] }",
+            "{ request: 10s }",
+        ),
+        gateway(
+            "{ attempts: 18446744073709551615, codes: [503] }",
+            "{ request: 10s }",
+        ),
+        gateway(
+            "{ attempts: 2, codes: [503], backoff: 99999999999999999999s }",
+            "{ request: 2562047h, backendRequest: 2562047h }",
+        ),
+        profile("99999999999999999999s", "{ retryRatio: 0.2, ttl: 10s }"),
+        profile(
+            "5s",
+            "{ retryRatio: 1e308, minRetriesPerSecond: 10, ttl: 10s }",
+        ),
+        profile("5s", "{ retryRatio: 1e400, ttl: 10s }"),
+        profile(
+            "5s",
+            "{ retryRatio: 0.2, minRetriesPerSecond: 18446744073709551616 }",
+        ),
+    ];
+    for layer in cases {
+        std::fs::write(dir.join("layer.yaml"), &layer).expect("written");
+        let run = check(&dir, "layer.yaml");
+        assert_finding_or_error_at(&run, "layer.yaml:", &layer);
+    }
+    for backoff in [
+        "{ initialInterval: 18446744073709551615, maxInterval: 10000, maxElapsedTime: 60000 }",
+        "{ initialInterval: 18446744073709551616 }",
+        "{ initialInterval: 1, maxInterval: 1, maxElapsedTime: 18446744073709551615, exponent: 1e308 }",
+        "{ initialInterval: 500, maxInterval: 18446744073709551615, maxElapsedTime: 18446744073709551615, exponent: 1e308 }",
+        "{ initialInterval: 1, maxInterval: 18446744073709551615, maxElapsedTime: 18446744073709551615, exponent: 1.0000001 }",
+        "{ exponent: -1 }",
+        "{ exponent: 0 }",
+    ] {
+        speakeasy(&dir, backoff);
+        let run = retrylint_in(&dir, &["check", "openapi.yaml"]);
+        assert_finding_or_error_at(&run, "openapi.yaml:", backoff);
+    }
+}
+
+/// A run that reports findings (exit 1), or stops with an input error located in `file`
+/// (exit 2); `input` is what was checked, for the message.
+fn assert_finding_or_error_at(run: &common::Run, file: &str, input: &str) {
+    match run.code {
+        1 => assert!(
+            fired_rules(&run.stdout).contains(&"unprotected-write-retry".to_string()),
+            "{input}\n{}",
+            run.transcript()
+        ),
+        2 => assert!(run.stderr.contains(file), "{input}\n{}", run.transcript()),
+        _ => panic!("{input}\n{}", run.transcript()),
     }
 }
