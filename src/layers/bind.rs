@@ -248,7 +248,8 @@ mod tests {
 
     fn regex(text: &str) -> PathMatch {
         PathMatch::Regex(Arc::new(
-            crate::layers::RouteRegex::new(text).unwrap_or_else(|e| panic!("{e}")),
+            crate::layers::RouteRegex::new(text, crate::layers::RegexEngine::Re2)
+                .unwrap_or_else(|e| panic!("{e}")),
         ))
     }
 

@@ -47,6 +47,11 @@ impl Bound {
             ))
             .with_help("give -p only the files of this service's mesh, gateway and proxy, or name its hosts (service.hosts, --host) so that other services' objects are left out"));
         }
+        // A pattern that cannot be compiled is an error, never a route that matches
+        // nothing; only the layers that serve the service pay for compiling theirs.
+        for (layer, _) in layers.iter().zip(&serves).filter(|(_, serves)| **serves) {
+            layer.routes.iter().try_for_each(Route::compile_regexes)?;
+        }
         let mut route_hits: Vec<Vec<usize>> =
             layers.iter().map(|l| vec![0; l.routes.len()]).collect();
         let mut uncovered = vec![Vec::new(); layers.len()];

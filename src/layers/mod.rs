@@ -19,11 +19,14 @@ pub mod istio;
 pub mod k8s;
 mod k8s_list;
 pub mod linkerd;
+pub mod route_regex;
 pub mod settings;
 pub mod speakeasy;
 #[cfg(test)]
 pub(crate) mod test_support;
 pub mod values;
+
+pub use route_regex::{RegexEngine, RouteRegex};
 
 use std::fmt;
 use std::sync::Arc;
@@ -199,6 +202,26 @@ impl Route {
             .as_ref()
             .is_none_or(|methods| methods.iter().any(|m| m.matches(method)))
     }
+
+    /// Compiles every regular expression the route matches with (paths, methods, the
+    /// method guard): the error of the first that does not compile.
+    pub fn compile_regexes(&self) -> Result<(), crate::error::InputError> {
+        let mut regexes = Vec::new();
+        for m in &self.matches {
+            if let PathMatch::Regex(regex) = &m.path {
+                regexes.push(&**regex);
+            }
+            if let Some(method) = &m.method {
+                method.collect_regexes(&mut regexes);
+            }
+        }
+        for method in self.retried_methods.iter().flatten() {
+            method.collect_regexes(&mut regexes);
+        }
+        regexes
+            .into_iter()
+            .try_for_each(|r| r.compile().map(|_| ()))
+    }
 }
 
 /// What stands for "no limit per request" in `maxAttempts`.
@@ -247,53 +270,15 @@ impl StringMatch {
             StringMatch::All(all) => all.iter().all(|m| m.matches(text)),
         }
     }
-}
 
-/// The compiled size a route's regular expression may take: patterns come from files
-/// anyone can change.
-const REGEX_SIZE_LIMIT: usize = 1 << 20;
-
-/// A route's regular expression, anchored to the whole text. Reading a cluster's manifests
-/// must not cost a compilation per route: the syntax is checked when the file is read, and
-/// the automaton is built the first time a route of a layer that serves the service is
-/// matched. A pattern that compiles past the size limit matches nothing.
-#[derive(Debug)]
-pub struct RouteRegex {
-    pattern: String,
-    compiled: std::sync::OnceLock<Option<regex::Regex>>,
-}
-
-impl RouteRegex {
-    /// Checks the syntax of `pattern`; the error says what is wrong.
-    pub fn new(pattern: &str) -> Result<RouteRegex, String> {
-        let anchored = format!("^(?:{pattern})$");
-        regex_syntax::Parser::new()
-            .parse(&anchored)
-            .map_err(|e| e.to_string().lines().last().unwrap_or_default().to_string())?;
-        Ok(RouteRegex {
-            pattern: anchored,
-            compiled: std::sync::OnceLock::new(),
-        })
-    }
-
-    /// The pattern as written, without the anchors added.
-    pub fn as_str(&self) -> &str {
-        self.pattern
-            .strip_prefix("^(?:")
-            .and_then(|p| p.strip_suffix(")$"))
-            .unwrap_or(&self.pattern)
-    }
-
-    pub fn is_match(&self, text: &str) -> bool {
-        self.compiled
-            .get_or_init(|| {
-                regex::RegexBuilder::new(&self.pattern)
-                    .size_limit(REGEX_SIZE_LIMIT)
-                    .build()
-                    .ok()
-            })
-            .as_ref()
-            .is_some_and(|r| r.is_match(text))
+    /// Adds the regular expressions of this match to `out`.
+    fn collect_regexes<'a>(&'a self, out: &mut Vec<&'a RouteRegex>) {
+        match self {
+            StringMatch::Exact(_) | StringMatch::Prefix(_) => {}
+            StringMatch::Regex(regex) => out.push(regex),
+            StringMatch::Not(inner) => inner.collect_regexes(out),
+            StringMatch::All(all) => all.iter().for_each(|m| m.collect_regexes(out)),
+        }
     }
 }
 
@@ -337,7 +322,7 @@ pub static IMPORTERS: &[&dyn Importer] = &[
 
 #[cfg(test)]
 mod tests {
-    use super::{RouteRegex, StringMatch};
+    use super::StringMatch;
 
     #[test]
     fn inverted_and_combined_matches() {
@@ -348,16 +333,5 @@ mod tests {
         let writes = StringMatch::All(vec![not_get, not_head]);
         assert!(writes.matches("POST") && writes.matches("PURGE"));
         assert!(!writes.matches("GET") && !writes.matches("HEAD"));
-    }
-
-    #[test]
-    fn a_route_regex_is_checked_when_read_and_compiled_when_matched() {
-        assert!(RouteRegex::new("/books/(").is_err());
-        let regex = RouteRegex::new(r"/books/\d+").unwrap_or_else(|e| panic!("{e}"));
-        assert_eq!(regex.as_str(), r"/books/\d+");
-        assert!(regex.is_match("/books/12") && !regex.is_match("/books/12/x"));
-        // Past the compiled size limit: valid syntax, but it matches nothing.
-        let huge = RouteRegex::new(r"\w{1000}\w{1000}\w{1000}").unwrap_or_else(|e| panic!("{e}"));
-        assert!(!huge.is_match(&"a".repeat(3000)));
     }
 }

@@ -215,22 +215,22 @@ fn as_ms(d: Duration) -> f64 {
     d.as_micros() as f64 / 1_000.0
 }
 
-/// `exponent`: a number of zero or more.
+/// `exponent`: a number of zero or more. One too large for a double (`1e400`) saturates to
+/// the largest: waits reach `maxInterval` at once either way.
 fn exponent_value(file: &SourceFile, node: &Node, loc: &Loc) -> Result<f64, InputError> {
-    let parsed = match &node.value {
-        Value::Number(t) => t.parse::<f64>().ok(),
+    let text = match &node.value {
+        Value::Number(t) => Some(&**t),
         _ => None,
     };
-    parsed
-        .filter(|e| e.is_finite() && *e >= 0.0)
+    text.and_then(|t| t.parse::<f64>().ok())
+        .filter(|e| *e >= 0.0)
+        .map(|e| e.min(f64::MAX))
         .ok_or_else(|| {
+            let found = text.map_or_else(|| node.kind().to_string(), |t| format!("`{t}`"));
             bad_value(
                 file,
                 loc,
-                format!(
-                    "`exponent` must be a number of zero or more, found {}",
-                    node.kind()
-                ),
+                format!("`exponent` must be a number of zero or more, found {found}"),
             )
         })
 }
@@ -244,12 +244,15 @@ fn attempts_within(initial: f64, cap: f64, exponent: f64, window: f64) -> i64 {
         return UNBOUNDED_ATTEMPTS;
     }
     let linear = (exponent - 1.0).abs() < 1e-12;
-    // The total of the first `k` waits while they are below the cap.
+    // The total of the first `k` waits while they are below the cap. The geometric factor
+    // is divided before it is multiplied: with a huge exponent, `initial × (exponentᵏ − 1)`
+    // alone would overflow where the total does not. An overflowing total is infinite,
+    // which is right: it fits no window.
     let sum = |k: f64| {
         if linear {
             initial * k
         } else {
-            initial * (exponent.powf(k) - 1.0) / (exponent - 1.0)
+            initial * ((exponent.powf(k) - 1.0) / (exponent - 1.0))
         }
     };
     // How many waits stay below the cap.
@@ -264,7 +267,7 @@ fn attempts_within(initial: f64, cap: f64, exponent: f64, window: f64) -> i64 {
     let mut fitting = if linear {
         (window / initial).floor()
     } else {
-        let argument = 1.0 + window * (exponent - 1.0) / initial;
+        let argument = 1.0 + (window / initial) * (exponent - 1.0);
         if argument <= 0.0 {
             f64::INFINITY
         } else {

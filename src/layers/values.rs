@@ -4,8 +4,8 @@
 
 use std::sync::Arc;
 
-use super::RouteRegex;
-use crate::error::InputError;
+use super::{RegexEngine, RouteRegex};
+use crate::error::{ErrorSite, InputError};
 use crate::location::Loc;
 use crate::policy::{Duration, GrpcCode, Signal, Spanned};
 use crate::source::{Map, Node, SourceFile, Value};
@@ -121,12 +121,23 @@ pub fn whole_number(
     };
     text.and_then(|t| t.trim().parse::<u64>().ok())
         .ok_or_else(|| {
-            let found = text.map_or_else(|| node.kind().to_string(), |t| format!("`{t}`"));
-            bad_value(
-                file,
-                loc,
-                format!("`{what}` must be a whole number of zero or more, found {found}"),
-            )
+            let digits = text.map(str::trim).filter(|t| {
+                !t.is_empty()
+                    && t.trim_start_matches('+')
+                        .bytes()
+                        .all(|b| b.is_ascii_digit())
+            });
+            let message = match (digits, text) {
+                (Some(t), _) => format!("`{what}` ({t}) is too large: at most {}", u64::MAX),
+                (None, Some(t)) => {
+                    format!("`{what}` must be a whole number of zero or more, found `{t}`")
+                }
+                (None, None) => format!(
+                    "`{what}` must be a whole number of zero or more, found {}",
+                    node.kind()
+                ),
+            };
+            bad_value(file, loc, message)
         })
 }
 
@@ -163,13 +174,32 @@ pub fn proto_duration(
     loc: &Loc,
 ) -> Result<Spanned<Duration>, InputError> {
     if let Some(map) = node.as_map() {
+        // Envoy refuses a negative duration anywhere in its configuration
+        // (`MessageUtil::validateDurationFields`); protobuf holds `seconds` in an int64.
         let number = |key: &str| -> Result<i64, InputError> {
-            match map.get(key) {
-                None => Ok(0),
-                Some(n) => n
-                    .scalar_text()
-                    .and_then(|t| t.parse::<i64>().ok())
-                    .ok_or_else(|| bad_value(file, loc, format!("`{key}` is not a whole number"))),
+            let Some(n) = map.get(key) else {
+                return Ok(0);
+            };
+            let text = n.scalar_text().unwrap_or_default().trim();
+            match text.parse::<i64>() {
+                Ok(v) if v >= 0 => Ok(v),
+                Ok(_) => Err(bad_value(
+                    file,
+                    loc,
+                    format!("`{key}` is negative: a duration is 0s or more"),
+                )),
+                Err(_) if !text.is_empty() && text.bytes().all(|b| b.is_ascii_digit()) => {
+                    Err(bad_value(
+                        file,
+                        loc,
+                        format!("`{key}` ({text}) is beyond what a protobuf Duration holds"),
+                    ))
+                }
+                Err(_) => Err(bad_value(
+                    file,
+                    loc,
+                    format!("`{key}` is not a whole number"),
+                )),
             }
         };
         let micros = number("seconds")?
@@ -212,26 +242,40 @@ pub fn proto_duration(
 /// retrylint's model the wait before the retry after `k` attempts is
 /// `base × multiplier^k`, so the first retry waits `base × multiplier`. The value keeps
 /// the place `first` is written.
+/// A first wait that is not zero never rounds to a zero base (a multiplier of `1e308`
+/// would make it one), which would read as retrying at once.
 pub fn base_for_first_wait(first: Spanned<Duration>, multiplier: f64) -> Spanned<Duration> {
-    let micros = first.value.as_micros() as f64 / multiplier.max(1.0);
-    Spanned::new(Duration::from_micros(micros.round() as i64), first.loc)
+    let first_micros = first.value.as_micros();
+    let micros = (first_micros as f64 / multiplier.max(1.0)).round() as i64;
+    let base = if first_micros > 0 {
+        micros.max(1)
+    } else {
+        micros
+    };
+    Spanned::new(Duration::from_micros(base), first.loc)
 }
 
-/// A regular expression of a route (RE2 syntax, which `regex` reads), anchored to the
-/// whole text as the proxies match it. Its syntax is checked now; it is compiled on first
-/// use (see [`RouteRegex`]).
+/// A regular expression of a route, read as `engine` reads it and anchored to the whole
+/// text as the proxies match it. Its syntax is checked now; it is compiled when a layer
+/// that serves the service is bound (see [`RouteRegex`]), and an error then points here.
 pub fn route_regex(
     file: &SourceFile,
     text: &str,
     loc: &Loc,
+    engine: RegexEngine,
 ) -> Result<Arc<RouteRegex>, InputError> {
-    RouteRegex::new(text).map(Arc::new).map_err(|why| {
-        bad_value(
+    match RouteRegex::new(text, engine) {
+        Ok(regex) => Ok(Arc::new(regex.located(ErrorSite::new(
+            file,
+            loc.span,
+            "this pattern",
+        )))),
+        Err(why) => Err(bad_value(
             file,
             loc,
             format!("the regular expression cannot be used: {why}"),
-        )
-    })
+        )),
+    }
 }
 
 /// The conditions one Envoy/Istio `retry_on` token stands for, or `None` for a token the
@@ -326,6 +370,29 @@ mod tests {
         assert_eq!(&file.text[at.span.range()], "numRetries: 3");
         assert!(proto_field(&file.root, &loc, "retry_on").is_some());
         assert!(proto_field(&file.root, &loc, "per_try_timeout").is_none());
+    }
+
+    #[test]
+    fn a_positive_first_wait_never_becomes_a_zero_base() {
+        let at = Loc::new(0, "", Default::default());
+        let first = |ms| Spanned::new(Duration::from_millis(ms), at.clone());
+        let base = |ms, m| base_for_first_wait(first(ms), m).value;
+        assert_eq!(base(500, 2.0), Duration::from_millis(250));
+        assert_eq!(base(500, f64::MAX), Duration::from_micros(1));
+        assert_eq!(base(0, f64::MAX), Duration::ZERO);
+    }
+
+    #[test]
+    fn protobuf_durations_out_of_range_are_errors() {
+        let file = parsed("a: {seconds: -5}\nb: {seconds: 99999999999999999999}\nc: 1e308s\n");
+        let loc = Loc::new(0, "", file.root.span);
+        let read = |key| {
+            let (node, at) = field(&file.root, &loc, key).unwrap();
+            proto_duration(&file, node, &at).map(|d| d.value)
+        };
+        assert!(read("a").unwrap_err().message.contains("negative"));
+        assert!(read("b").unwrap_err().message.contains("beyond"));
+        assert_eq!(read("c").ok(), Some(Duration::from_micros(i64::MAX)));
     }
 
     #[test]

@@ -6,7 +6,7 @@
 
 use crate::error::InputError;
 use crate::layers::values::{bad_value, boolean, list, mapping, proto_field, route_regex, text};
-use crate::layers::{PathMatch, RouteMatch, StringMatch};
+use crate::layers::{PathMatch, RegexEngine, RouteMatch, StringMatch};
 use crate::location::Loc;
 use crate::source::{Node, SourceFile};
 
@@ -121,7 +121,12 @@ fn safe_regex(
             "this regular expression matcher has no `regex`",
         ));
     };
-    route_regex(file, text(file, pattern, &at, "regex")?, &at)
+    route_regex(
+        file,
+        text(file, pattern, &at, "regex")?,
+        &at,
+        RegexEngine::Re2,
+    )
 }
 
 /// The `path_template` of a URI template matcher (`/payments/{id}`, `/static/**`) as a
@@ -154,7 +159,12 @@ fn uri_template(file: &SourceFile, node: &Node, loc: &Loc) -> Result<PathMatch, 
         })
         .collect();
     let pattern = segments.join("/");
-    Ok(PathMatch::Regex(route_regex(file, &pattern, &at)?))
+    Ok(PathMatch::Regex(route_regex(
+        file,
+        &pattern,
+        &at,
+        RegexEngine::Re2,
+    )?))
 }
 
 /// What a `headers[]` entry asks of the method: `None` when it is about another header;
@@ -300,6 +310,6 @@ impl Kind {
             Kind::Suffix => format!("(?s:.*){flags}{literal}"),
             Kind::Contains => format!("(?s:.*){flags}{literal}(?s:.*)"),
         };
-        route_regex(file, &pattern, loc).map(StringMatch::Regex)
+        route_regex(file, &pattern, loc, RegexEngine::Re2).map(StringMatch::Regex)
     }
 }

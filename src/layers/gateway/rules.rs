@@ -15,7 +15,7 @@ use std::cmp::Reverse;
 
 use super::super::k8s::{self, Metadata};
 use super::super::values::{bad_value, field, route_regex};
-use super::super::{PathMatch, Position, RouteMatch, StringMatch};
+use super::super::{PathMatch, Position, RegexEngine, RouteMatch, StringMatch};
 use crate::error::InputError;
 use crate::location::Loc;
 use crate::source::{Node, SourceFile};
@@ -203,7 +203,7 @@ fn read_path(file: &SourceFile, node: &Node, loc: &Loc) -> Result<(Rank, PathMat
         "Exact" => path_rank(PathMatch::Exact(text.to_string()), 0, length),
         "PathPrefix" => path_rank(PathMatch::SegmentPrefix(text.to_string()), 1, length),
         "RegularExpression" => path_rank(
-            PathMatch::Regex(route_regex(file, text, &value_at)?),
+            PathMatch::Regex(route_regex(file, text, &value_at, RegexEngine::Re2)?),
             2,
             length,
         ),

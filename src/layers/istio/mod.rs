@@ -6,7 +6,8 @@
 //! retries on `connect-failure,refused-stream,unavailable,cancelled` for every method,
 //! which is imported as an implicit policy with notes saying so. Backoff follows Envoy,
 //! Istio's proxy: 25ms base unless `backoff` says otherwise, capped at 10 times the base,
-//! doubling, fully jittered.
+//! doubling, fully jittered. An empty `retryOn` (an empty Helm value) keeps the default
+//! conditions, as Istio does. Route regexes are RE2's, Envoy's engine.
 //!
 //! Not read: `delegate` (the delegated `VirtualService` is its own object), header, query
 //! and port conditions (they only narrow a route), `MeshConfig.defaultHttpRetryPolicy`
@@ -16,12 +17,13 @@
 use super::k8s::{self, RETRY_AFTER, built_in};
 use super::values::{bad_value, envoy_retry_on, field, k8s_duration, push_signals, route_regex};
 use super::{
-    Format, ImportFile, Importer, Layer, PathMatch, Position, Route, RouteMatch, StringMatch,
+    Format, ImportFile, Importer, Layer, PathMatch, Position, RegexEngine, Route, RouteMatch,
+    StringMatch,
 };
 use crate::error::InputError;
 use crate::location::Loc;
 use crate::policy::{Duration, Jitter, PolicyObject, Signal, Spanned};
-use crate::source::{Node, SourceFile};
+use crate::source::{Node, SourceFile, Value};
 
 #[cfg(test)]
 mod tests;
@@ -46,6 +48,8 @@ const DEFAULT_RETRY_ON: [&str; 4] = [
 const NOTE_DEFAULT_RETRIES: &str = "built-in default of Istio: a route without `retries` is retried up to 2 times, whatever its method";
 const NOTE_DEFAULT_RETRY_ON: &str = "built-in default of Istio: retryOn connect-failure,refused-stream,unavailable,cancelled \
      (releases before istio/istio#52111, or EXCLUDE_UNSAFE_503_FROM_DEFAULT_RETRY=false, also retry 503)";
+const NOTE_EMPTY_RETRY_ON: &str = "built-in default of Istio: an empty retryOn keeps the default \
+     connect-failure,refused-stream,unavailable,cancelled";
 const NOTE_NO_ATTEMPTS: &str = "built-in default of Istio: `attempts` is 0 unless written, \
      and a `retries` block with 0 attempts does not retry";
 const NOTE_BACKOFF_BASE: &str = "built-in default of Envoy, Istio's proxy: a 25ms backoff base";
@@ -205,7 +209,12 @@ fn string_match(
     }
     if let Some((value, at)) = field(node, loc, "regex") {
         let pattern = k8s::text(file, value, &at, "regex")?;
-        return Ok(Some(StringMatch::Regex(route_regex(file, pattern, &at)?)));
+        return Ok(Some(StringMatch::Regex(route_regex(
+            file,
+            pattern,
+            &at,
+            RegexEngine::Re2,
+        )?)));
     }
     Ok(None)
 }
@@ -236,7 +245,14 @@ fn read_retries(
     policy.per_attempt_timeout = k8s::timeout(file, retries, at, "perTryTimeout")?;
     let per_try_timeout = policy.per_attempt_timeout.is_some();
     let mut signals = Vec::new();
-    match field(retries, at, "retryOn") {
+    // Istio replaces its default conditions only with a non-empty `retryOn`
+    // (`if in.RetryOn != ""` in istio/istio `pilot/pkg/networking/core/route/retry/retry.go`):
+    // an empty string, as an empty Helm value renders, keeps them. So does `retryOn: null`,
+    // which the API server drops.
+    let written_retry_on = field(retries, at, "retryOn")
+        .filter(|(node, _)| !matches!(&node.value, Value::Null))
+        .filter(|(node, _)| !matches!(&node.value, Value::String(text) if text.is_empty()));
+    match written_retry_on {
         Some((node, on_at)) => {
             let text = k8s::text(file, node, &on_at, "retryOn")?;
             for token in text.split(',').map(str::trim).filter(|t| !t.is_empty()) {
@@ -256,7 +272,10 @@ fn read_retries(
             policy.retry_on = Some(Spanned::new(signals, on_at));
         }
         None => {
-            let noted = at.noted(NOTE_DEFAULT_RETRY_ON);
+            let noted = match field(retries, at, "retryOn") {
+                Some((_, empty_at)) => empty_at.noted(NOTE_EMPTY_RETRY_ON),
+                None => at.noted(NOTE_DEFAULT_RETRY_ON),
+            };
             push_signals(&mut signals, default_retry_on(per_try_timeout), &noted);
             policy.retry_on = Some(Spanned::new(signals, noted));
         }

@@ -136,6 +136,25 @@ fn retries_without_retry_on_keep_the_default_conditions() {
 }
 
 #[test]
+fn an_empty_retry_on_keeps_the_default_conditions_and_a_blank_one_retries_nothing() {
+    // istio/istio pilot/pkg/networking/core/route/retry/retry.go: `if in.RetryOn != ""`
+    // keeps the defaults for an empty value; " " replaces them with nothing.
+    for empty in ["''", "null"] {
+        let text = virtual_service(&format!(
+            "  http:\n  - retries:\n      attempts: 1\n      retryOn: {empty}\n"
+        ));
+        let imported = import_text(&text);
+        let route = &imported.layers[0].routes[0];
+        assert_eq!(retry_on(route).len(), 4, "{empty}");
+        let on = route.policy.retry_on.as_ref().unwrap();
+        assert_eq!(imported.text_at(&on.loc), format!("retryOn: {empty}"));
+        assert!(on.loc.note_text().unwrap().contains("empty retryOn"));
+    }
+    let blank = virtual_service("  http:\n  - retries:\n      attempts: 1\n      retryOn: ' '\n");
+    assert!(retry_on(&import_text(&blank).layers[0].routes[0]).is_empty());
+}
+
+#[test]
 fn matches_read_uri_and_method() {
     let text = virtual_service(
         "  http:\n  - match:\n    - uri: {exact: /a}\n      method: {exact: GET}\n    - uri: {prefix: /b}\n    - uri: {regex: '/c/[0-9]+'}\n      method: {regex: 'P(UT|OST)'}\n    - headers: {x-canary: {exact: 'yes'}}\n",

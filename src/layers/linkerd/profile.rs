@@ -15,7 +15,9 @@ use crate::error::InputError;
 use crate::layers::UNBOUNDED_ATTEMPTS;
 use crate::layers::k8s::{self, RETRY_AFTER, built_in};
 use crate::layers::values::{bad_value, field, k8s_duration, push_signals, route_regex};
-use crate::layers::{Format, Layer, PathMatch, Position, Route, RouteMatch, StringMatch};
+use crate::layers::{
+    Format, Layer, PathMatch, Position, RegexEngine, Route, RouteMatch, StringMatch,
+};
 use crate::location::Loc;
 use crate::policy::{Duration, PolicyObject, Signal, Spanned};
 use crate::source::{Node, SourceFile};
@@ -242,7 +244,12 @@ fn request_match(
     k8s::mapping(file, node, loc, "condition")?;
     let mut alternatives = vec![Alternative::any(loc)];
     if let Some((pattern, at)) = field(node, loc, "pathRegex") {
-        let regex = route_regex(file, k8s::text(file, pattern, &at, "pathRegex")?, &at)?;
+        let regex = route_regex(
+            file,
+            k8s::text(file, pattern, &at, "pathRegex")?,
+            &at,
+            RegexEngine::Linkerd,
+        )?;
         let test = Alternative {
             path: Some(regex),
             ..Alternative::any(loc)

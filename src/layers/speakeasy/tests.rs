@@ -160,6 +160,11 @@ fn attempts_are_those_whose_waits_fit_in_max_elapsed_time() {
     // Extreme values stay finite or unbounded, never wrong by overflow.
     assert_eq!(attempts_within(1.0, 1e18, 1e300, 1e17), 2);
     assert_eq!(attempts_within(1e-3, 1e-3, 1.0, 1e300), UNBOUNDED_ATTEMPTS);
+    // An exponent whose first total overflows an intermediate product: 0.5 s, then the
+    // 10 s cap, six of which fit in the rest of the minute.
+    for exponent in [1e306, 1e308, f64::MAX] {
+        assert_eq!(attempts_within(500.0, 10_000.0, exponent, 60_000.0), 7);
+    }
 }
 
 #[test]
