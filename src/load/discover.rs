@@ -81,18 +81,21 @@ fn walk(
         .max_depth(depth)
         .sort_by_file_name(|a, b| a.cmp(b));
     let mut found = Vec::new();
+    // Every file the walk looked at, description or not.
+    let mut seen = std::collections::HashSet::new();
     for entry in builder.build() {
         let entry = entry
             .map_err(|e| InputError::new(format!("cannot search `{}`: {e}", path_text(dir))))?;
         let path = entry.path();
-        if entry.file_type().is_some_and(|t| t.is_file())
-            && has_description_extension(path)
-            && may_be_description(path, options)
-        {
-            found.push(path.strip_prefix("./").unwrap_or(path).to_path_buf());
+        if entry.file_type().is_some_and(|t| t.is_file()) && has_description_extension(path) {
+            let path = path.strip_prefix("./").unwrap_or(path).to_path_buf();
+            if may_be_description(&path, options) {
+                found.push(path.clone());
+            }
+            seen.insert(path);
         }
     }
-    let ignored = super::tracked::ignored_but_tracked(dir, depth, &found, options);
+    let ignored = super::tracked::ignored_but_tracked(dir, depth, &seen, options);
     if !ignored.is_empty() {
         found.extend(
             ignored.into_iter().filter(|path| {

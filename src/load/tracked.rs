@@ -11,12 +11,12 @@ use super::LoadOptions;
 use super::git::Git;
 
 /// The files git tracks under `dir` (within `depth` levels when given) that the walk did
-/// not find, outside hidden folders, named as the walk names them (`dir/…`). Empty outside
+/// not see, outside hidden folders, named as the walk names them (`dir/…`). Empty outside
 /// a git repository, or when git cannot say.
 pub fn ignored_but_tracked(
     dir: &Path,
     depth: Option<usize>,
-    found: &[PathBuf],
+    seen: &HashSet<PathBuf>,
     options: &LoadOptions,
 ) -> Vec<PathBuf> {
     let trusted = options.root.clone().unwrap_or_else(|| PathBuf::from("."));
@@ -45,7 +45,6 @@ pub fn ignored_but_tracked(
     let Some(stdout) = child.stdout.take() else {
         return Vec::new();
     };
-    let walked: HashSet<&Path> = found.iter().map(PathBuf::as_path).collect();
     let mut missed = Vec::new();
     for record in std::io::BufReader::new(stdout)
         .split(0)
@@ -73,9 +72,7 @@ pub fn ignored_but_tracked(
         let path = dir.join(below);
         let path = path.strip_prefix("./").unwrap_or(&path).to_path_buf();
         // A tracked file deleted from the work tree is not there to check.
-        if !walked.contains(path.as_path())
-            && std::fs::symlink_metadata(&path).is_ok_and(|m| m.is_file())
-        {
+        if !seen.contains(&path) && std::fs::symlink_metadata(&path).is_ok_and(|m| m.is_file()) {
             missed.push(path);
         }
     }
