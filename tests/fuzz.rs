@@ -238,6 +238,8 @@ fn exercise(bytes: &[u8], scratch: &Path) {
     let limits = fuzz_limits();
     if let Ok(text) = std::str::from_utf8(bytes) {
         let _ = retrylint::source::parse(text, limits);
+        // What a folder search reads of every file it meets.
+        let _ = retrylint::load::discover::is_description(text);
         if let Ok(file) = SourceFile::parse("policy.yaml".into(), text.to_string(), limits) {
             let _ = parse_policy_file(&file, 0, &retrylint::rules::names());
         }
