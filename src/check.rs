@@ -350,7 +350,7 @@ fn place_layers(
     for layer in layers.iter_mut() {
         let file_name = sources[layer.loc.file].name();
         for (i, setting) in settings.positions.iter().enumerate() {
-            if setting.applies_to(&file_name, &layer.name) {
+            if setting.applies_to(&file_name, layer.name.whole()) {
                 layer.position = setting.position.value;
                 hits[i] += 1;
             }

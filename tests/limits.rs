@@ -255,3 +255,105 @@ fn many_suppressions_are_looked_up_not_scanned() {
     let report: serde_json::Value = serde_json::from_str(&run.stdout).unwrap();
     assert_eq!(report["summary"]["suppressed"], n, "{}", report["summary"]);
 }
+
+/// Whether `text` shows more than 300 characters in a row of a name made of `letter`:
+/// more than a message's excerpt of a name, or a diagnostic's excerpt of a long line.
+fn shows_whole_name(text: &str, letter: char) -> bool {
+    text.contains(&letter.to_string().repeat(300))
+}
+
+#[test]
+fn a_long_layer_name_costs_its_excerpt_in_each_finding() {
+    // A mesh and its route named with 100 kB each, in front of 100 writes and 100 reads:
+    // every finding about the mesh named both in full, 100 MB of JSON in all.
+    let spec = write("names.yaml", &hostile::many_operations(100, false));
+    let mesh = write("names-mesh.yaml", &hostile::long_layer_names(100_000));
+    let policy = write("names-policy.yaml", hostile::RETRY_POLICY);
+    let out = spec.with_extension("json");
+    let run = bounded(
+        &[
+            "check",
+            path_str(&spec),
+            "-p",
+            path_str(&policy),
+            "-p",
+            path_str(&mesh),
+            "--format",
+            "json",
+            "-o",
+            path_str(&out),
+        ],
+        Duration::from_secs(60),
+    );
+    assert_eq!(run.code, 1, "{}", run.stderr);
+    let json = std::fs::read_to_string(&out).unwrap();
+    assert!(json.len() < 2_000_000, "{} bytes of findings", json.len());
+    assert!(
+        json.contains("Istio VirtualService nnnn"),
+        "the mesh is named"
+    );
+    assert!(!shows_whole_name(&json, 'n') && !shows_whole_name(&json, 'r'));
+}
+
+#[test]
+fn long_layer_names_and_hosts_are_cut_in_every_output() {
+    let spec = write("names-few.yaml", &hostile::many_operations(2, false));
+    let head = write("names-few-head.yaml", &hostile::many_operations(3, false));
+    let mesh = write("names-few-mesh.yaml", &hostile::long_layer_names(2_000));
+    // Hosts of another service: the finding that nothing in the file serves this one lists them.
+    let other = write("names-few-hosts.yaml", &hostile::many_layer_hosts(50, 500));
+    let policy = write(
+        "names-few-policy.yaml",
+        &format!("{}service: {{hosts: [backend]}}\n", hostile::RETRY_POLICY),
+    );
+    let (spec, head) = (path_str(&spec), path_str(&head));
+    let layers = [
+        "-p",
+        path_str(&policy),
+        "-p",
+        path_str(&mesh),
+        "-p",
+        path_str(&other),
+    ];
+    let mut commands: Vec<Vec<&str>> = Vec::new();
+    for format in [
+        "human", "concise", "json", "sarif", "github", "gitlab", "junit", "markdown",
+    ] {
+        commands.push(vec!["check", spec, "--format", format]);
+    }
+    for format in ["markdown", "html", "json"] {
+        commands.push(vec!["report", spec, "--format", format]);
+    }
+    commands.push(vec!["plan", spec]);
+    for format in ["text", "json", "html"] {
+        commands.push(vec![
+            "simulate",
+            spec,
+            "--operation",
+            "POST /r0/x",
+            "--format",
+            format,
+        ]);
+    }
+    for format in ["text", "json", "markdown", "github", "sarif"] {
+        commands.push(vec!["diff", spec, head, "--format", format]);
+    }
+    // Written to a file: a pipe nobody reads until the end would fill.
+    let out = write("names-few.out", "");
+    for mut args in commands {
+        args.extend(layers);
+        if args[0] != "plan" {
+            args.extend(["-o", path_str(&out)]);
+        }
+        let run = bounded(&args, Duration::from_secs(30));
+        assert!(run.code == 0 || run.code == 1, "{args:?}: {}", run.stderr);
+        let written = std::fs::read_to_string(&out).unwrap();
+        let shown = format!("{}{}{written}", run.stdout, run.stderr);
+        for letter in ['n', 'r', 'p'] {
+            assert!(
+                !shows_whole_name(&shown, letter),
+                "{args:?} shows a whole name: {shown}"
+            );
+        }
+    }
+}

@@ -119,3 +119,44 @@ pub fn glob_policy(n: usize) -> String {
 
 /// A policy that retries every operation on 503 with a deadline and jitter.
 pub const RETRY_POLICY: &str = "version: 1\ndefaults:\n  maxAttempts: 2\n  deadline: 5s\n  backoff: {base: 100ms, cap: 1s, jitter: full}\n  retryOn: [503]\n  onUnknownOutcome: fail\n";
+
+/// An Istio `VirtualService` whose name and whose one route's name are `len` characters
+/// long, and whose route retries by the mesh's default: every finding about the mesh
+/// names both, for every operation.
+pub fn long_layer_names(len: usize) -> String {
+    format!(
+        "apiVersion: networking.istio.io/v1\nkind: VirtualService\nmetadata: {{name: {}}}\nspec:\n  http:\n  - name: {}\n    route: [{{destination: {{host: backend}}}}]\n",
+        "n".repeat(len),
+        "r".repeat(len)
+    )
+}
+
+/// An Istio `VirtualService` serving `count` hosts `hI.example.com` (with `*.wI.example.com`
+/// wildcards among them), each padded to `len` characters, none of them the service's.
+pub fn many_layer_hosts(count: usize, len: usize) -> String {
+    let mut text = String::from(
+        "apiVersion: networking.istio.io/v1\nkind: VirtualService\nmetadata: {name: hosts}\nspec:\n  hosts:\n",
+    );
+    for i in 0..count {
+        let host = if i % 2 == 0 {
+            format!("h{i}.example.com")
+        } else {
+            format!("*.w{i}.example.com")
+        };
+        text.push_str(&format!(
+            "  - {}{host}\n",
+            "p".repeat(len.saturating_sub(host.len()))
+        ));
+    }
+    text.push_str("  http:\n  - route: [{destination: {host: backend}}]\n");
+    text
+}
+
+/// A policy naming `count` hosts of the service (`service.hosts`), each `sI.svc.cluster.local`.
+pub fn many_service_hosts(count: usize) -> String {
+    let mut text = String::from("version: 1\nservice:\n  hosts:\n");
+    for i in 0..count {
+        text.push_str(&format!("    - s{i}.prod.svc.cluster.local\n"));
+    }
+    text
+}

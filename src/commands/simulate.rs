@@ -252,8 +252,8 @@ pub fn layer_loops(analysis: &Analysis, index: usize, client: &Effective) -> Vec
             let method_retried = r.retries_method(op.method.as_str());
             Some(LayerLoop::new(
                 l.position,
-                l.name.clone(),
-                r.name.clone(),
+                l.name.to_string(),
+                r.name.to_string(),
                 op.key(),
                 policy,
                 method_retried,
@@ -271,7 +271,11 @@ fn client_layer(analysis: &Analysis, index: usize, client: &Effective) -> Option
         .first()
         .filter(|h| h.position == Position::Client)?;
     let (layer, _) = hop.layer?;
-    analysis.layers.layers.get(layer).map(|l| l.name.clone())
+    analysis
+        .layers
+        .layers
+        .get(layer)
+        .map(|l| l.name.to_string())
 }
 
 #[cfg(test)]

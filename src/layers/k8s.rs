@@ -3,6 +3,7 @@
 //! in-cluster names of a `Service`, and reading typed values with every error located at
 //! the value.
 
+use super::names::Name;
 use super::values::{field, k8s_duration};
 use crate::error::InputError;
 use crate::location::Loc;
@@ -43,8 +44,13 @@ pub struct Metadata {
 }
 
 impl Metadata {
-    /// The name as messages show it.
-    pub fn shown_name(&self) -> &str {
+    /// The layer of kind `kind` (`Istio VirtualService`) this object is, named for messages.
+    pub fn layer_name(&self, kind: &str) -> Name {
+        Name::of(kind, self.name.as_deref().unwrap_or("(unnamed)"))
+    }
+
+    /// The object's name as written, or `(unnamed)`.
+    pub fn written_name(&self) -> &str {
         self.name.as_deref().unwrap_or("(unnamed)")
     }
 }
@@ -176,10 +182,10 @@ pub fn entry_name(
     entry: &Node,
     loc: &Loc,
     fallback: impl FnOnce() -> String,
-) -> Result<String, InputError> {
+) -> Result<Name, InputError> {
     match field(entry, loc, "name") {
-        Some((name, at)) => Ok(text(file, name, &at, "name")?.to_string()),
-        None => Ok(fallback()),
+        Some((name, at)) => Ok(Name::new(text(file, name, &at, "name")?)),
+        None => Ok(Name::new(&fallback())),
     }
 }
 

@@ -18,6 +18,7 @@ pub mod gateway;
 pub mod istio;
 pub mod k8s;
 pub mod linkerd;
+pub mod names;
 pub mod settings;
 pub mod speakeasy;
 #[cfg(test)]
@@ -27,6 +28,7 @@ pub mod values;
 use std::fmt;
 use std::sync::Arc;
 
+use self::names::Name;
 use crate::load::FileId;
 use crate::location::Loc;
 use crate::policy::PolicyObject;
@@ -152,8 +154,9 @@ impl Format {
 pub struct Layer {
     pub format: Format,
     pub position: Position,
-    /// Who is who in messages: `Istio VirtualService payments`.
-    pub name: String,
+    /// Who is who in messages: `Istio VirtualService payments`, the object's name cut
+    /// when it is long ([`names`]).
+    pub name: Name,
     /// The object (its `metadata.name`, or its first line).
     pub loc: Loc,
     /// The host names the object serves; empty means every host.
@@ -169,8 +172,8 @@ pub struct Layer {
 pub struct Route {
     /// The route entry (`http[1]`, `rules[0]`, `routes[2]`).
     pub loc: Loc,
-    /// A short name for messages: the route's name, or `http[1]`.
-    pub name: String,
+    /// A short name for messages: the route's name (cut when it is long), or `http[1]`.
+    pub name: Name,
     /// Alternatives: the route takes a request that any of them matches; empty means
     /// every request.
     pub matches: Vec<RouteMatch>,

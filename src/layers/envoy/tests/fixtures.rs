@@ -92,7 +92,7 @@ fn bound(layer: &Layer) -> Vec<(String, String)> {
         let route = service.route_for(layer, operation(&api, key));
         (
             key.to_string(),
-            route.map_or("-".into(), |r| layer.routes[r].name.clone()),
+            route.map_or("-".into(), |r| layer.routes[r].name.to_string()),
         )
     })
     .collect()
