@@ -66,6 +66,16 @@ fn path_str(p: &Path) -> &str {
     p.to_str().unwrap()
 }
 
+/// `check SPEC -p GIVEN… --format json`.
+fn check_json<'a>(spec: &'a Path, given: &[&'a Path]) -> Vec<&'a str> {
+    let mut args = vec!["check", path_str(spec)];
+    for file in given {
+        args.extend(["-p", path_str(file)]);
+    }
+    args.extend(["--format", "json"]);
+    args
+}
+
 #[test]
 fn a_long_string_aliased_thousands_of_times_is_refused_by_bytes() {
     let spec = write(
@@ -175,17 +185,7 @@ fn many_glob_selectors_against_many_operations_stay_near_linear() {
     let n = 10_000;
     let spec = write("globs.yaml", &hostile::many_operations(n, false));
     let policy = write("globs-policy.yaml", &hostile::glob_policy(n));
-    let run = bounded(
-        &[
-            "check",
-            path_str(&spec),
-            "-p",
-            path_str(&policy),
-            "--format",
-            "json",
-        ],
-        Duration::from_secs(60),
-    );
+    let run = bounded(&check_json(&spec, &[&policy]), Duration::from_secs(60));
     assert_eq!(run.code, 0, "{}", run.transcript());
     // Every glob matched its two operations: none is reported as matching nothing.
     assert!(
@@ -270,21 +270,9 @@ fn a_long_layer_name_costs_its_excerpt_in_each_finding() {
     let mesh = write("names-mesh.yaml", &hostile::long_layer_names(100_000));
     let policy = write("names-policy.yaml", hostile::RETRY_POLICY);
     let out = spec.with_extension("json");
-    let run = bounded(
-        &[
-            "check",
-            path_str(&spec),
-            "-p",
-            path_str(&policy),
-            "-p",
-            path_str(&mesh),
-            "--format",
-            "json",
-            "-o",
-            path_str(&out),
-        ],
-        Duration::from_secs(60),
-    );
+    let mut args = check_json(&spec, &[&policy, &mesh]);
+    args.extend(["-o", path_str(&out)]);
+    let run = bounded(&args, Duration::from_secs(60));
     assert_eq!(run.code, 1, "{}", run.stderr);
     let json = std::fs::read_to_string(&out).unwrap();
     assert!(json.len() < 2_000_000, "{} bytes of findings", json.len());
@@ -356,4 +344,25 @@ fn long_layer_names_and_hosts_are_cut_in_every_output() {
             );
         }
     }
+}
+
+#[test]
+fn many_layer_hosts_against_many_service_hosts_are_looked_up() {
+    // 15,000 hosts of a mesh (half of them wildcards) against 15,000 names of the service:
+    // trying every pair is 2.25 × 10⁸ comparisons, each lower-casing the host.
+    let n = 15_000;
+    let spec = write("hosts.yaml", &hostile::many_operations(1, false));
+    let mesh = write("hosts-mesh.yaml", &hostile::many_layer_hosts(n, 40));
+    let policy = write("hosts-policy.yaml", &hostile::many_service_hosts(n));
+    let run = bounded(
+        &check_json(&spec, &[&policy, &mesh]),
+        Duration::from_secs(15),
+    );
+    assert_eq!(run.code, 0, "{}", run.transcript());
+    // None of them names the service: the mesh is left out, and said to be.
+    assert!(
+        run.stdout.contains("route-matches-nothing"),
+        "{}",
+        run.stdout
+    );
 }

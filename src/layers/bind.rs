@@ -6,6 +6,9 @@
 //! applies everywhere. Within a layer, the first route whose match takes a request to the
 //! operation (`METHOD`, base path + path template) is the one that retries it.
 
+use std::collections::HashSet;
+
+use super::hosts::HostIndex;
 use super::{Layer, PathMatch, RouteMatch};
 use crate::model::Operation;
 
@@ -16,6 +19,8 @@ pub struct Service {
     pub hosts: Vec<String>,
     /// Base paths the operations' templates are appended to (`/v1`); always holds `""`.
     pub base_paths: Vec<String>,
+    /// The hosts, for looking a layer's hosts up.
+    index: HostIndex,
 }
 
 impl Service {
@@ -24,16 +29,18 @@ impl Service {
         base_paths: impl IntoIterator<Item = String>,
     ) -> Service {
         let mut service = Service::default();
+        let mut seen = HashSet::new();
         for host in hosts {
             let host = host.trim().to_ascii_lowercase();
-            if !host.is_empty() && !service.hosts.contains(&host) {
+            if !host.is_empty() && seen.insert(host.clone()) {
                 service.hosts.push(host);
             }
         }
-        service.base_paths.push(String::new());
-        for base in base_paths {
+        service.index = HostIndex::new(&service.hosts);
+        let mut seen = HashSet::new();
+        for base in std::iter::once(String::new()).chain(base_paths) {
             let base = base.trim_end_matches('/').to_string();
-            if !service.base_paths.contains(&base) {
+            if seen.insert(base.clone()) {
                 service.base_paths.push(base);
             }
         }
@@ -57,14 +64,12 @@ impl Service {
         Service::new(names, bases)
     }
 
-    /// Whether a layer serves this service: one of its hosts names one of the service's.
+    /// Whether a layer serves this service: one of its hosts names one of the service's
+    /// (each host looked up, not compared with every name).
     pub fn served_by(&self, layer: &Layer) -> bool {
         layer.hosts.is_empty()
             || self.hosts.is_empty()
-            || layer
-                .hosts
-                .iter()
-                .any(|h| self.hosts.iter().any(|n| host_matches(h, n)))
+            || layer.hosts.iter().any(|h| self.index.named_by(h))
     }
 
     /// The index of the route of `layer` that takes requests to `op`, if any.
@@ -109,7 +114,8 @@ fn split_url(url: &str) -> (Option<&str>, &str) {
 }
 
 /// Whether a layer's host (`*.example.com`, `payments`, `payments.prod.svc.cluster.local`)
-/// names `name`. A short Kubernetes name matches its fully qualified forms.
+/// names `name`. A short Kubernetes name matches its fully qualified forms. What
+/// [`HostIndex`] answers for many names at once.
 pub fn host_matches(host: &str, name: &str) -> bool {
     let host = host.trim().to_ascii_lowercase();
     let host = host.split(':').next().unwrap_or_default();

@@ -158,13 +158,19 @@ pub fn referenced_service_hosts(
             Some((ns, ns_at)) => Some(text(file, ns, &ns_at, "namespace")?),
             None => object_namespace,
         };
-        for host in service_hosts(name, namespace) {
-            if !hosts.contains(&host) {
-                hosts.push(host);
-            }
-        }
+        hosts.extend(service_hosts(name, namespace));
     }
-    Ok(hosts)
+    Ok(unique_hosts(hosts))
+}
+
+/// `hosts` without repeats, in the order first written: looked up, not scanned, as an
+/// object may list thousands.
+pub fn unique_hosts(hosts: impl IntoIterator<Item = String>) -> Vec<String> {
+    let mut seen = std::collections::HashSet::new();
+    hosts
+        .into_iter()
+        .filter(|host| seen.insert(host.clone()))
+        .collect()
 }
 
 /// A list of host names (`spec.hosts`, `spec.hostnames`).

@@ -15,6 +15,7 @@ pub mod chain;
 pub mod detect;
 pub mod envoy;
 pub mod gateway;
+pub mod hosts;
 pub mod istio;
 pub mod k8s;
 pub mod linkerd;

@@ -228,7 +228,7 @@ pub fn parents(
     spec_loc: &Loc,
     meta: &Metadata,
 ) -> Result<(Vec<String>, Position), InputError> {
-    let mut hosts = match field(spec, spec_loc, "hostnames") {
+    let hosts = match field(spec, spec_loc, "hostnames") {
         Some((node, at)) => k8s::host_list(file, node, &at)?,
         None => Vec::new(),
     };
@@ -242,10 +242,8 @@ pub fn parents(
     if services.is_empty() {
         return Ok((hosts, Position::Gateway));
     }
-    for host in services {
-        if !hosts.contains(&host) {
-            hosts.push(host);
-        }
-    }
-    Ok((hosts, Position::Mesh))
+    Ok((
+        k8s::unique_hosts(hosts.into_iter().chain(services)),
+        Position::Mesh,
+    ))
 }
