@@ -302,7 +302,7 @@ pub fn analyze_layers(
         &api.servers,
         hosts.into_iter().chain(inputs.hosts.iter().cloned()),
     );
-    let bound = Bound::new(layers, &api, &service)?;
+    let bound = Bound::new(layers, &api, &service, &sources)?;
     // The description's own `x-retry-policy` is a layer of its own: with no policy file it
     // still decides what is retried (and is read, so a bad one is an input error).
     let described =

@@ -366,3 +366,33 @@ fn many_layer_hosts_against_many_service_hosts_are_looked_up() {
         run.stdout
     );
 }
+
+#[test]
+fn binding_counts_each_match_alternative_after_each_base_path() {
+    // One route of 5,000 regular expressions, 300 base paths and 20 operations: one route
+    // for 20 operations, but 3 × 10⁷ expressions to run on 3 sample values each.
+    let spec = write("bind.yaml", &hostile::operations_under_bases(10, 300));
+    let mesh = write(
+        "bind-mesh.yaml",
+        &hostile::many_match_alternatives(5_000, true),
+    );
+    let run = bounded(&check_json(&spec, &[&mesh]), Duration::from_secs(20));
+    assert_eq!(run.code, 2, "{}", run.transcript());
+    for wanted in [
+        "bind-mesh.yaml",
+        "5000 route match alternatives",
+        "301 base paths",
+        "merge match alternatives",
+    ] {
+        assert!(run.stderr.contains(wanted), "{wanted}: {}", run.stderr);
+    }
+    // Prefixes cost a comparison each: 200 of them fit the budget, and so do 20 expressions.
+    for (count, regex) in [(200, false), (20, true)] {
+        let mesh = write(
+            "bind-few.yaml",
+            &hostile::many_match_alternatives(count, regex),
+        );
+        let run = bounded(&check_json(&spec, &[&mesh]), Duration::from_secs(20));
+        assert_eq!(run.code, 0, "{}", run.transcript());
+    }
+}

@@ -160,3 +160,31 @@ pub fn many_service_hosts(count: usize) -> String {
     }
     text
 }
+
+/// `n` paths `/rI/x` with a GET and a POST each, and `bases` servers with base paths `/bI`.
+pub fn operations_under_bases(n: usize, bases: usize) -> String {
+    let mut text = format!("{HEAD}servers:\n");
+    for i in 0..bases {
+        text.push_str(&format!("  - url: https://api.example.com/b{i}\n"));
+    }
+    text.push_str(&many_operations(n, false)[HEAD.len()..]);
+    text
+}
+
+/// An Istio `VirtualService` with one route of `count` match alternatives, none of which
+/// takes a path of [`many_operations`]: regular expressions with `regex`, prefixes otherwise.
+/// Binding tries each alternative after each base path, for each operation.
+pub fn many_match_alternatives(count: usize, regex: bool) -> String {
+    let mut text = String::from(
+        "apiVersion: networking.istio.io/v1\nkind: VirtualService\nmetadata: {name: alternatives}\nspec:\n  http:\n  - match:\n",
+    );
+    for i in 0..count {
+        if regex {
+            text.push_str(&format!("    - uri: {{regex: '/z{i}/[a-z]+'}}\n"));
+        } else {
+            text.push_str(&format!("    - uri: {{prefix: /z{i}/}}\n"));
+        }
+    }
+    text.push_str("    route: [{destination: {host: backend}}]\n");
+    text
+}

@@ -322,8 +322,13 @@ mod tests {
         let options = LoadOptions::default();
         let policy = load_policy(&root.join("retry-policy.yaml"), &options).unwrap();
         let mut analysis = analyze(&root.join("openapi.yaml"), Some(&policy), &options).unwrap();
-        analysis.layers = Bound::new(layers, &analysis.api, &Service::default())
-            .unwrap_or_else(|e| panic!("{e:?}"));
+        analysis.layers = Bound::new(
+            layers,
+            &analysis.api,
+            &Service::default(),
+            &analysis.sources,
+        )
+        .unwrap_or_else(|e| panic!("{e:?}"));
         analysis.layer_effective = (0..analysis.api.operations.len())
             .map(|op| {
                 analysis.layers.per_operation[op]

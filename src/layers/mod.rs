@@ -287,6 +287,11 @@ impl RouteRegex {
             .unwrap_or(&self.pattern)
     }
 
+    /// Whether the automaton is built (the pattern was matched once).
+    pub fn is_compiled(&self) -> bool {
+        self.compiled.get().is_some()
+    }
+
     pub fn is_match(&self, text: &str) -> bool {
         self.compiled
             .get_or_init(|| {
