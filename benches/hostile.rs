@@ -1,6 +1,6 @@
 //! `cargo bench --bench hostile`: the inputs that once took gigabytes or minutes, each
 //! through the whole binary under the default limits, with its wall time (median of 3),
-//! peak memory and exit code (2 where the input is refused by a limit).
+//! peak memory, output size and exit code (2 where the input is refused by a limit).
 
 #[path = "support/hostile.rs"]
 mod hostile;
@@ -23,6 +23,13 @@ fn main() {
     let nested = work.join("nested-trees");
     let nested_commit = hostile::nested_trees_repository(&nested, 10, 6);
     let globs = write("globs-policy.yaml", &hostile::glob_policy(10_000));
+    let long_names = write("names-mesh.yaml", &hostile::long_layer_names(1_000_000));
+    let layer_hosts = write("hosts-mesh.yaml", &hostile::many_layer_hosts(50_000, 40));
+    let service_hosts = write("hosts-policy.yaml", &hostile::many_service_hosts(50_000));
+    let alternatives = write(
+        "alternatives-mesh.yaml",
+        &hostile::many_match_alternatives(5_000, true),
+    );
     let cases: Vec<(&str, PathBuf, Vec<String>)> = vec![
         (
             "1 MiB string aliased 5,000 times",
@@ -77,6 +84,33 @@ fn main() {
             ],
         ),
         (
+            "1 MB layer and route names × 200 operations",
+            write("names.yaml", &hostile::many_operations(100, false)),
+            vec![
+                "-p".into(),
+                path_text(&retry),
+                "-p".into(),
+                path_text(&long_names),
+                "--format".into(),
+                "json".into(),
+            ],
+        ),
+        (
+            "50,000 layer hosts × 50,000 service hosts",
+            write("hosts.yaml", &hostile::many_operations(1, false)),
+            vec![
+                "-p".into(),
+                path_text(&service_hosts),
+                "-p".into(),
+                path_text(&layer_hosts),
+            ],
+        ),
+        (
+            "5,000 regex alternatives × 301 base paths × 20 operations",
+            write("bases.yaml", &hostile::operations_under_bases(10, 300)),
+            vec!["-p".into(), path_text(&alternatives)],
+        ),
+        (
             "JSON list nested 1,000 deep (the default limit)",
             write("deep.json", &hostile::deep_list(1_000, true)),
             vec![],
@@ -109,30 +143,38 @@ fn main() {
             ],
         ),
     ];
-    println!("| input | size | exit | wall | peak memory |");
-    println!("|---|---:|---:|---:|---:|");
+    println!("| input | size | exit | wall | peak memory | output |");
+    println!("|---|---:|---:|---:|---:|---:|");
     for (name, spec, extra) in cases {
         let mut args = vec!["check".to_string(), path_text(&spec)];
         args.extend(extra);
         let args: Vec<&str> = args.iter().map(String::as_str).collect();
         let (wall, peak) = measure::process(3, &args);
-        let code = Command::new(env!("CARGO_BIN_EXE_retrylint"))
+        let output = Command::new(env!("CARGO_BIN_EXE_retrylint"))
             .args(&args)
-            .stdout(std::process::Stdio::null())
-            .stderr(std::process::Stdio::null())
-            .status()
-            .ok()
-            .and_then(|s| s.code())
+            .output()
+            .ok();
+        let code = output
+            .as_ref()
+            .and_then(|o| o.status.code())
             .map_or("signal".to_string(), |c| c.to_string());
-        let size = std::fs::metadata(&spec).map_or(0, |m| m.len());
+        let printed = output.map_or(0, |o| o.stdout.len() + o.stderr.len());
+        // The description and every file given with -p.
+        let size: u64 = args
+            .iter()
+            .filter_map(|a| std::fs::metadata(a).ok())
+            .filter(|m| m.is_file())
+            .map(|m| m.len())
+            .sum();
         println!(
-            "| {name} | {:.1} MB | {code} | {:.0} ms | {} |",
+            "| {name} | {:.1} MB | {code} | {:.0} ms | {} | {:.1} MB |",
             size as f64 / 1e6,
             wall.as_secs_f64() * 1e3,
             peak.map_or("n/a".to_string(), |kib| format!(
                 "{:.0} MiB",
                 kib as f64 / 1024.0
-            ))
+            )),
+            printed as f64 / 1e6
         );
     }
 }

@@ -311,7 +311,7 @@ pub fn analyze_layers(
         &api.servers,
         hosts.into_iter().chain(inputs.hosts.iter().cloned()),
     );
-    let bound = Bound::new(layers, &api, &service)?;
+    let bound = Bound::new(layers, &api, &service, &sources)?;
     // The description's own `x-retry-policy` is a layer of its own: with no policy file it
     // still decides what is retried (and is read, so a bad one is an input error).
     let described =
@@ -359,7 +359,7 @@ fn place_layers(
     for layer in layers.iter_mut() {
         let file_name = sources[layer.loc.file].name();
         for (i, setting) in settings.positions.iter().enumerate() {
-            if setting.applies_to(&file_name, &layer.name) {
+            if setting.applies_to(&file_name, layer.name.whole()) {
                 layer.position = setting.position.value;
                 hits[i] += 1;
             }

@@ -5,7 +5,8 @@
 //!
 //! Beside mutants of the fixtures it generates hostile shapes — a long string aliased many
 //! times, anchors nested in anchors, large `<<` merges, deep nesting, an operation reused
-//! through `$ref` from many paths, many globs and many suppression comments — and holds
+//! through `$ref` from many paths, many globs and many suppression comments, and layer
+//! files with long names, many hosts or many match alternatives — and holds
 //! every input to a bound: memory (the test's allocator refuses to grow past
 //! [`memory_bound`], which aborts the run with the input left in
 //! `target/fuzz-current.bin`) and time ([`time_bound`], a failure).
@@ -179,7 +180,7 @@ fn mutate(rng: &mut Rng, seeds: &[Vec<u8>], input: &[u8]) -> Vec<u8> {
 /// One input of a hostile shape (the shapes `benches/hostile.rs` measures), sized at
 /// random: a description, and a policy for the shapes that need one.
 fn hostile_input(rng: &mut Rng) -> (Vec<u8>, Option<Vec<u8>>) {
-    let (text, policy) = match rng.below(7) {
+    let (text, policy) = match rng.below(10) {
         0 => (
             hostile::long_string_aliased(1 << (10 + rng.below(9)), 1 + rng.below(5_000)),
             None,
@@ -204,9 +205,19 @@ fn hostile_input(rng: &mut Rng) -> (Vec<u8>, Option<Vec<u8>>) {
                 Some(hostile::glob_policy(n)),
             )
         }
-        _ => (
+        6 => (
             hostile::many_operations(1 + rng.below(5_000), true),
             Some(hostile::RETRY_POLICY.to_string()),
+        ),
+        // Layer files: `exercise` imports every input as one and binds it to the demo.
+        7 => (hostile::long_layer_names(rng.below(1 << 20)), None),
+        8 => (
+            hostile::many_layer_hosts(1 + rng.below(20_000), rng.below(100)),
+            None,
+        ),
+        _ => (
+            hostile::many_match_alternatives(1 + rng.below(5_000), rng.below(2) == 0),
+            None,
         ),
     };
     (text.into_bytes(), policy.map(String::into_bytes))

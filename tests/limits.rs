@@ -66,6 +66,16 @@ fn path_str(p: &Path) -> &str {
     p.to_str().unwrap()
 }
 
+/// `check SPEC -p GIVEN… --format json`.
+fn check_json<'a>(spec: &'a Path, given: &[&'a Path]) -> Vec<&'a str> {
+    let mut args = vec!["check", path_str(spec)];
+    for file in given {
+        args.extend(["-p", path_str(file)]);
+    }
+    args.extend(["--format", "json"]);
+    args
+}
+
 #[test]
 fn a_long_string_aliased_thousands_of_times_is_refused_by_bytes() {
     let spec = write(
@@ -175,17 +185,7 @@ fn many_glob_selectors_against_many_operations_stay_near_linear() {
     let n = 10_000;
     let spec = write("globs.yaml", &hostile::many_operations(n, false));
     let policy = write("globs-policy.yaml", &hostile::glob_policy(n));
-    let run = bounded(
-        &[
-            "check",
-            path_str(&spec),
-            "-p",
-            path_str(&policy),
-            "--format",
-            "json",
-        ],
-        Duration::from_secs(60),
-    );
+    let run = bounded(&check_json(&spec, &[&policy]), Duration::from_secs(60));
     assert_eq!(run.code, 0, "{}", run.transcript());
     // Every glob matched its two operations: none is reported as matching nothing.
     assert!(
@@ -292,4 +292,145 @@ fn a_revision_of_nested_trees_is_read_only_where_it_is_needed() {
         run.stderr
     );
     assert!(run.stderr.contains("--max-files"), "{}", run.stderr);
+}
+
+/// Whether `text` shows more than 300 characters in a row of a name made of `letter`:
+/// more than a message's excerpt of a name, or a diagnostic's excerpt of a long line.
+fn shows_whole_name(text: &str, letter: char) -> bool {
+    text.contains(&letter.to_string().repeat(300))
+}
+
+#[test]
+fn a_long_layer_name_costs_its_excerpt_in_each_finding() {
+    // A mesh and its route named with 100 kB each, in front of 100 writes and 100 reads:
+    // every finding about the mesh named both in full, 100 MB of JSON in all.
+    let spec = write("names.yaml", &hostile::many_operations(100, false));
+    let mesh = write("names-mesh.yaml", &hostile::long_layer_names(100_000));
+    let policy = write("names-policy.yaml", hostile::RETRY_POLICY);
+    let out = spec.with_extension("json");
+    let mut args = check_json(&spec, &[&policy, &mesh]);
+    args.extend(["-o", path_str(&out)]);
+    let run = bounded(&args, Duration::from_secs(60));
+    assert_eq!(run.code, 1, "{}", run.stderr);
+    let json = std::fs::read_to_string(&out).unwrap();
+    assert!(json.len() < 2_000_000, "{} bytes of findings", json.len());
+    assert!(
+        json.contains("Istio VirtualService nnnn"),
+        "the mesh is named"
+    );
+    assert!(!shows_whole_name(&json, 'n') && !shows_whole_name(&json, 'r'));
+}
+
+#[test]
+fn long_layer_names_and_hosts_are_cut_in_every_output() {
+    let spec = write("names-few.yaml", &hostile::many_operations(2, false));
+    let head = write("names-few-head.yaml", &hostile::many_operations(3, false));
+    let mesh = write("names-few-mesh.yaml", &hostile::long_layer_names(2_000));
+    // Hosts of another service: the finding that nothing in the file serves this one lists them.
+    let other = write("names-few-hosts.yaml", &hostile::many_layer_hosts(50, 500));
+    let policy = write(
+        "names-few-policy.yaml",
+        &format!("{}service: {{hosts: [backend]}}\n", hostile::RETRY_POLICY),
+    );
+    let (spec, head) = (path_str(&spec), path_str(&head));
+    let layers = [
+        "-p",
+        path_str(&policy),
+        "-p",
+        path_str(&mesh),
+        "-p",
+        path_str(&other),
+    ];
+    let mut commands: Vec<Vec<&str>> = Vec::new();
+    for format in [
+        "human", "concise", "json", "sarif", "github", "gitlab", "junit", "markdown",
+    ] {
+        commands.push(vec!["check", spec, "--format", format]);
+    }
+    for format in ["markdown", "html", "json"] {
+        commands.push(vec!["report", spec, "--format", format]);
+    }
+    commands.push(vec!["plan", spec]);
+    for format in ["text", "json", "html"] {
+        commands.push(vec![
+            "simulate",
+            spec,
+            "--operation",
+            "POST /r0/x",
+            "--format",
+            format,
+        ]);
+    }
+    for format in ["text", "json", "markdown", "github", "sarif"] {
+        commands.push(vec!["diff", spec, head, "--format", format]);
+    }
+    // Written to a file: a pipe nobody reads until the end would fill.
+    let out = write("names-few.out", "");
+    for mut args in commands {
+        args.extend(layers);
+        if args[0] != "plan" {
+            args.extend(["-o", path_str(&out)]);
+        }
+        let run = bounded(&args, Duration::from_secs(30));
+        assert!(run.code == 0 || run.code == 1, "{args:?}: {}", run.stderr);
+        let written = std::fs::read_to_string(&out).unwrap();
+        let shown = format!("{}{}{written}", run.stdout, run.stderr);
+        for letter in ['n', 'r', 'p'] {
+            assert!(
+                !shows_whole_name(&shown, letter),
+                "{args:?} shows a whole name: {shown}"
+            );
+        }
+    }
+}
+
+#[test]
+fn many_layer_hosts_against_many_service_hosts_are_looked_up() {
+    // 15,000 hosts of a mesh (half of them wildcards) against 15,000 names of the service:
+    // trying every pair is 2.25 × 10⁸ comparisons, each lower-casing the host.
+    let n = 15_000;
+    let spec = write("hosts.yaml", &hostile::many_operations(1, false));
+    let mesh = write("hosts-mesh.yaml", &hostile::many_layer_hosts(n, 40));
+    let policy = write("hosts-policy.yaml", &hostile::many_service_hosts(n));
+    let run = bounded(
+        &check_json(&spec, &[&policy, &mesh]),
+        Duration::from_secs(15),
+    );
+    assert_eq!(run.code, 0, "{}", run.transcript());
+    // None of them names the service: the mesh is left out, and said to be.
+    assert!(
+        run.stdout.contains("route-matches-nothing"),
+        "{}",
+        run.stdout
+    );
+}
+
+#[test]
+fn binding_counts_each_match_alternative_after_each_base_path() {
+    // One route of 5,000 regular expressions, 300 base paths and 20 operations: one route
+    // for 20 operations, but 3 × 10⁷ expressions to run on 3 sample values each.
+    let spec = write("bind.yaml", &hostile::operations_under_bases(10, 300));
+    let mesh = write(
+        "bind-mesh.yaml",
+        &hostile::many_match_alternatives(5_000, true),
+    );
+    let run = bounded(&check_json(&spec, &[&mesh]), Duration::from_secs(20));
+    assert_eq!(run.code, 2, "{}", run.transcript());
+    for wanted in [
+        "bind-mesh.yaml",
+        "5000 route match alternatives",
+        "301 base paths",
+        "merge match alternatives",
+    ] {
+        assert!(run.stderr.contains(wanted), "{wanted}: {}", run.stderr);
+    }
+    // Prefixes cost a comparison each: 200 of them fit the budget, and so do 20 expressions.
+    for (count, regex) in [(200, false), (20, true)] {
+        let mesh = write(
+            "bind-few.yaml",
+            &hostile::many_match_alternatives(count, regex),
+        );
+        let run = bounded(&check_json(&spec, &[&mesh]), Duration::from_secs(20));
+        assert_eq!(run.code, 0, "{}", run.transcript());
+    }
 }

@@ -347,3 +347,51 @@ fn html_report_without_a_policy_shows_contract_states_and_never_ready() {
     ));
     assert!(page.contains("<h3 id=\"tags-h\">Writes by tag</h3>"));
 }
+
+/// Whether `text` holds a C0 or C1 control other than the tab and line breaks a page's
+/// source may have: a terminal showing the page would obey it.
+fn has_raw_control(text: &str) -> bool {
+    text.chars()
+        .any(|c| c.is_control() && !matches!(c, '\t' | '\n' | '\r'))
+}
+
+#[test]
+fn html_pages_show_control_characters_from_layer_files_as_text() {
+    let dir = common::scratch("report-html-controls");
+    // ESC and BEL in an operationId of the description, too.
+    let description = std::fs::read_to_string(common::layers_demo::DEMO)
+        .unwrap()
+        .replace(
+            "operationId: createPayment",
+            "operationId: \"create\\e[1mPayment\\a\"",
+        );
+    std::fs::write(dir.join("openapi.yaml"), description).unwrap();
+    common::copy_fixture(
+        "fixtures/layers/payments/retry-policy.yaml",
+        &dir,
+        "retry-policy.yaml",
+    );
+    // ESC, BEL and a C1 control in the object's name and the route's.
+    std::fs::write(
+        dir.join("mesh.yaml"),
+        "apiVersion: networking.istio.io/v1\nkind: VirtualService\nmetadata: {name: \"pay\\e[2J\\a\\x9bments\", namespace: prod}\nspec:\n  hosts: [payments.prod.svc.cluster.local]\n  http:\n  - name: \"all\\e]0;title\\a\"\n    route: [{destination: {host: payments}}]\n",
+    )
+    .unwrap();
+    // A page of each command that writes HTML, from the same inputs.
+    let page = |command: &[&str]| {
+        let mut args = vec![command[0], "openapi.yaml", "-p", "retry-policy.yaml"];
+        args.extend(["-p", "mesh.yaml", "--format", "html"]);
+        args.extend(&command[1..]);
+        let run = retrylint_in(&dir, &args);
+        assert_eq!(run.code, 0, "{}", run.stderr);
+        assert!(
+            !has_raw_control(&run.stdout),
+            "a raw control in {command:?}"
+        );
+        run.stdout
+    };
+    let report = page(&["report"]);
+    assert!(report.contains("Istio VirtualService pay\\e[2J\\u{7}\\u{9b}ments"));
+    let simulation = page(&["simulate", "--operation", "POST /payments"]);
+    assert!(simulation.contains("create\\e[1mPayment\\u{7}"));
+}

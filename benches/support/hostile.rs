@@ -180,3 +180,72 @@ pub fn git_with_input(dir: &std::path::Path, args: &[&str], input: &str) -> Stri
     assert!(out.status.success(), "git {args:?}");
     String::from_utf8_lossy(&out.stdout).trim().to_string()
 }
+
+/// An Istio `VirtualService` whose name and whose one route's name are `len` characters
+/// long, and whose route retries by the mesh's default: every finding about the mesh
+/// names both, for every operation.
+pub fn long_layer_names(len: usize) -> String {
+    format!(
+        "apiVersion: networking.istio.io/v1\nkind: VirtualService\nmetadata: {{name: {}}}\nspec:\n  http:\n  - name: {}\n    route: [{{destination: {{host: backend}}}}]\n",
+        "n".repeat(len),
+        "r".repeat(len)
+    )
+}
+
+/// An Istio `VirtualService` serving `count` hosts `hI.example.com` (with `*.wI.example.com`
+/// wildcards among them), each padded to `len` characters, none of them the service's.
+pub fn many_layer_hosts(count: usize, len: usize) -> String {
+    let mut text = String::from(
+        "apiVersion: networking.istio.io/v1\nkind: VirtualService\nmetadata: {name: hosts}\nspec:\n  hosts:\n",
+    );
+    for i in 0..count {
+        let host = if i % 2 == 0 {
+            format!("h{i}.example.com")
+        } else {
+            format!("*.w{i}.example.com")
+        };
+        text.push_str(&format!(
+            "  - {}{host}\n",
+            "p".repeat(len.saturating_sub(host.len()))
+        ));
+    }
+    text.push_str("  http:\n  - route: [{destination: {host: backend}}]\n");
+    text
+}
+
+/// A policy naming `count` hosts of the service (`service.hosts`), each `sI.svc.cluster.local`.
+pub fn many_service_hosts(count: usize) -> String {
+    let mut text = String::from("version: 1\nservice:\n  hosts:\n");
+    for i in 0..count {
+        text.push_str(&format!("    - s{i}.prod.svc.cluster.local\n"));
+    }
+    text
+}
+
+/// `n` paths `/rI/x` with a GET and a POST each, and `bases` servers with base paths `/bI`.
+pub fn operations_under_bases(n: usize, bases: usize) -> String {
+    let mut text = format!("{HEAD}servers:\n");
+    for i in 0..bases {
+        text.push_str(&format!("  - url: https://api.example.com/b{i}\n"));
+    }
+    text.push_str(&many_operations(n, false)[HEAD.len()..]);
+    text
+}
+
+/// An Istio `VirtualService` with one route of `count` match alternatives, none of which
+/// takes a path of [`many_operations`]: regular expressions with `regex`, prefixes otherwise.
+/// Binding tries each alternative after each base path, for each operation.
+pub fn many_match_alternatives(count: usize, regex: bool) -> String {
+    let mut text = String::from(
+        "apiVersion: networking.istio.io/v1\nkind: VirtualService\nmetadata: {name: alternatives}\nspec:\n  http:\n  - match:\n",
+    );
+    for i in 0..count {
+        if regex {
+            text.push_str(&format!("    - uri: {{regex: '/z{i}/[a-z]+'}}\n"));
+        } else {
+            text.push_str(&format!("    - uri: {{prefix: /z{i}/}}\n"));
+        }
+    }
+    text.push_str("    route: [{destination: {host: backend}}]\n");
+    text
+}

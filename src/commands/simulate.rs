@@ -252,8 +252,8 @@ pub fn layer_loops(analysis: &Analysis, index: usize, client: &Effective) -> Vec
             let method_retried = r.retries_method(op.method.as_str());
             Some(LayerLoop::new(
                 l.position,
-                l.name.clone(),
-                r.name.clone(),
+                l.name.to_string(),
+                r.name.to_string(),
                 op.key(),
                 policy,
                 method_retried,
@@ -271,7 +271,11 @@ fn client_layer(analysis: &Analysis, index: usize, client: &Effective) -> Option
         .first()
         .filter(|h| h.position == Position::Client)?;
     let (layer, _) = hop.layer?;
-    analysis.layers.layers.get(layer).map(|l| l.name.clone())
+    analysis
+        .layers
+        .layers
+        .get(layer)
+        .map(|l| l.name.to_string())
 }
 
 #[cfg(test)]
@@ -318,8 +322,13 @@ mod tests {
         let options = LoadOptions::default();
         let policy = load_policy(&root.join("retry-policy.yaml"), &options).unwrap();
         let mut analysis = analyze(&root.join("openapi.yaml"), Some(&policy), &options).unwrap();
-        analysis.layers = Bound::new(layers, &analysis.api, &Service::default())
-            .unwrap_or_else(|e| panic!("{e:?}"));
+        analysis.layers = Bound::new(
+            layers,
+            &analysis.api,
+            &Service::default(),
+            &analysis.sources,
+        )
+        .unwrap_or_else(|e| panic!("{e:?}"));
         analysis.layer_effective = (0..analysis.api.operations.len())
             .map(|op| {
                 analysis.layers.per_operation[op]

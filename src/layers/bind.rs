@@ -6,7 +6,10 @@
 //! applies everywhere. Within a layer, the first route whose match takes a request to the
 //! operation (`METHOD`, base path + path template) is the one that retries it.
 
-use super::{Layer, PathMatch, RouteMatch};
+use std::collections::HashSet;
+
+use super::hosts::HostIndex;
+use super::{Layer, PathMatch, RouteMatch, RouteRegex, StringMatch};
 use crate::model::Operation;
 
 /// The names and base paths a request to the service can carry.
@@ -16,6 +19,8 @@ pub struct Service {
     pub hosts: Vec<String>,
     /// Base paths the operations' templates are appended to (`/v1`); always holds `""`.
     pub base_paths: Vec<String>,
+    /// The hosts, for looking a layer's hosts up.
+    index: HostIndex,
 }
 
 impl Service {
@@ -24,16 +29,18 @@ impl Service {
         base_paths: impl IntoIterator<Item = String>,
     ) -> Service {
         let mut service = Service::default();
+        let mut seen = HashSet::new();
         for host in hosts {
             let host = host.trim().to_ascii_lowercase();
-            if !host.is_empty() && !service.hosts.contains(&host) {
+            if !host.is_empty() && seen.insert(host.clone()) {
                 service.hosts.push(host);
             }
         }
-        service.base_paths.push(String::new());
-        for base in base_paths {
+        service.index = HostIndex::new(&service.hosts);
+        let mut seen = HashSet::new();
+        for base in std::iter::once(String::new()).chain(base_paths) {
             let base = base.trim_end_matches('/').to_string();
-            if !service.base_paths.contains(&base) {
+            if seen.insert(base.clone()) {
                 service.base_paths.push(base);
             }
         }
@@ -57,34 +64,118 @@ impl Service {
         Service::new(names, bases)
     }
 
-    /// Whether a layer serves this service: one of its hosts names one of the service's.
+    /// Whether a layer serves this service: one of its hosts names one of the service's
+    /// (each host looked up, not compared with every name).
     pub fn served_by(&self, layer: &Layer) -> bool {
         layer.hosts.is_empty()
             || self.hosts.is_empty()
-            || layer
-                .hosts
-                .iter()
-                .any(|h| self.hosts.iter().any(|n| host_matches(h, n)))
+            || layer.hosts.iter().any(|h| self.index.named_by(h))
     }
 
-    /// The index of the route of `layer` that takes requests to `op`, if any.
-    pub fn route_for(&self, layer: &Layer, op: &Operation) -> Option<usize> {
-        layer.routes.iter().position(|route| {
-            route.matches.is_empty() || route.matches.iter().any(|m| self.takes(m, op))
-        })
+    /// The index of the route of `layer` that takes requests to `op`, if any; each
+    /// comparison is paid for from `budget` before it is made.
+    pub fn route_for(
+        &self,
+        layer: &Layer,
+        op: &Operation,
+        budget: &mut Budget,
+    ) -> Result<Option<usize>, Overrun> {
+        for (index, route) in layer.routes.iter().enumerate() {
+            // A route that takes every request ends the search: only alternatives cost.
+            if route.matches.is_empty() {
+                return Ok(Some(index));
+            }
+            for m in &route.matches {
+                if self.takes(m, op, budget)? {
+                    return Ok(Some(index));
+                }
+            }
+        }
+        Ok(None)
     }
 
-    /// Whether one match takes requests to `op`.
-    pub fn takes(&self, m: &RouteMatch, op: &Operation) -> bool {
-        let method_ok = m
-            .method
-            .as_ref()
-            .is_none_or(|mm| mm.matches(op.method.as_str()));
-        method_ok
-            && self
-                .base_paths
-                .iter()
-                .any(|base| path_matches(&m.path, base, &op.path))
+    /// Whether one match takes requests to `op`: its method, then its path after each
+    /// base path.
+    pub fn takes(
+        &self,
+        m: &RouteMatch,
+        op: &Operation,
+        budget: &mut Budget,
+    ) -> Result<bool, Overrun> {
+        if let Some(method) = &m.method {
+            budget.spend(string_match_cost(method))?;
+            if !method.matches(op.method.as_str()) {
+                return Ok(false);
+            }
+        }
+        for base in &self.base_paths {
+            budget.spend(path_match_cost(&m.path, base.len() + op.path.len()))?;
+            if path_matches(&m.path, base, &op.path) {
+                return Ok(true);
+            }
+        }
+        Ok(false)
+    }
+}
+
+/// What binding may spend, in steps: a step is one comparison of a short path or method
+/// (a segment-by-segment match), and a regular expression costs more, its compilation
+/// most ([`REGEX_STEPS`], [`COMPILE_STEPS`]).
+#[derive(Debug)]
+pub struct Budget {
+    left: usize,
+}
+
+/// Binding ran out of its [`Budget`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Overrun;
+
+impl Budget {
+    pub fn new(steps: usize) -> Budget {
+        Budget { left: steps }
+    }
+
+    pub fn spend(&mut self, steps: usize) -> Result<(), Overrun> {
+        self.left = self.left.checked_sub(steps).ok_or(Overrun)?;
+        Ok(())
+    }
+}
+
+/// One comparison.
+const STEP: usize = 1;
+/// Running a route's regular expression once.
+pub const REGEX_STEPS: usize = 8;
+/// Compiling a route's regular expression, the first time one is run.
+pub const COMPILE_STEPS: usize = 2_000;
+/// Path bytes that one step covers: a longer path costs more.
+const BYTES_PER_STEP: usize = 64;
+
+/// What matching a path of `len` bytes costs: a comparison, or the regular expression run
+/// on each sample value.
+fn path_match_cost(path: &PathMatch, len: usize) -> usize {
+    let per_run = STEP + len / BYTES_PER_STEP;
+    match path {
+        PathMatch::Regex(regex) => regex_cost(regex) + SAMPLES.len() * REGEX_STEPS * per_run,
+        _ => per_run,
+    }
+}
+
+/// What matching a method costs.
+fn string_match_cost(m: &StringMatch) -> usize {
+    match m {
+        StringMatch::Exact(_) | StringMatch::Prefix(_) => STEP,
+        StringMatch::Regex(regex) => regex_cost(regex) + REGEX_STEPS,
+        StringMatch::Not(inner) => string_match_cost(inner),
+        StringMatch::All(all) => all.iter().map(string_match_cost).sum(),
+    }
+}
+
+/// The compilation of a regular expression, when it is still to be paid.
+fn regex_cost(regex: &RouteRegex) -> usize {
+    if regex.is_compiled() {
+        0
+    } else {
+        COMPILE_STEPS
     }
 }
 
@@ -109,7 +200,8 @@ fn split_url(url: &str) -> (Option<&str>, &str) {
 }
 
 /// Whether a layer's host (`*.example.com`, `payments`, `payments.prod.svc.cluster.local`)
-/// names `name`. A short Kubernetes name matches its fully qualified forms.
+/// names `name`. A short Kubernetes name matches its fully qualified forms. What
+/// [`HostIndex`] answers for many names at once.
 pub fn host_matches(host: &str, name: &str) -> bool {
     let host = host.trim().to_ascii_lowercase();
     let host = host.split(':').next().unwrap_or_default();
@@ -281,6 +373,21 @@ mod tests {
             "",
             "/anything"
         ));
+    }
+
+    #[test]
+    fn the_budget_pays_for_each_base_path_and_each_compilation() {
+        let plain = PathMatch::Prefix("/a".into());
+        assert_eq!(path_match_cost(&plain, 10), STEP);
+        assert_eq!(path_match_cost(&plain, 10 + 2 * BYTES_PER_STEP), 3 * STEP);
+        let regex = regex(r"/b/\d+");
+        let first = path_match_cost(&regex, 10);
+        assert_eq!(first, COMPILE_STEPS + SAMPLES.len() * REGEX_STEPS);
+        assert!(path_matches(&regex, "", "/b/{id}"));
+        assert_eq!(path_match_cost(&regex, 10), first - COMPILE_STEPS);
+        let mut budget = Budget::new(2);
+        assert_eq!(budget.spend(2), Ok(()));
+        assert_eq!(budget.spend(1), Err(Overrun));
     }
 
     #[test]

@@ -1,15 +1,17 @@
 //! What the layers add up to: which routes retry each operation, each layer's effective
 //! policy for it, and the attempts that reach the backend for one call.
 
-use super::bind::Service;
+use super::bind::{Budget, COMPILE_STEPS, Service};
 use super::{Layer, Position, Route, UNBOUNDED_ATTEMPTS};
 use crate::error::InputError;
+use crate::load::Sources;
 use crate::location::Loc;
 use crate::model::{Api, Method, Operation};
 use crate::policy::{Effective, effect_of};
 
-/// The most route matches binding may try: routes of the layers that serve the service ×
-/// operations (about a second at worst).
+/// The most steps binding may take (see [`Budget`]): for each operation, each match
+/// alternative of the routes tried, after each base path of the service, with regular
+/// expressions counting more (about a second at worst).
 pub const MAX_BINDING_WORK: usize = 5_000_000;
 
 /// Layers bound to one description's operations.
@@ -30,27 +32,28 @@ pub struct Bound {
 
 impl Bound {
     /// Binds every layer's routes to the operations of `api`. Each operation is tried
-    /// against the routes of every layer that serves the service, so their product is
+    /// against the match alternatives of the routes of every layer that serves the
+    /// service, after each of its base paths, so the comparisons made are counted and
     /// bounded ([`MAX_BINDING_WORK`]): files anyone can change must not make it quadratic.
-    pub fn new(layers: Vec<Layer>, api: &Api, service: &Service) -> Result<Bound, InputError> {
+    /// Past the bound, the error is located at the layer being bound (in `sources`).
+    pub fn new(
+        layers: Vec<Layer>,
+        api: &Api,
+        service: &Service,
+        sources: &Sources,
+    ) -> Result<Bound, InputError> {
         let serves: Vec<bool> = layers.iter().map(|l| service.served_by(l)).collect();
-        let routes: usize = layers
-            .iter()
-            .zip(&serves)
-            .filter(|(_, serves)| **serves)
-            .map(|(l, _)| l.routes.len())
-            .sum();
-        if routes.saturating_mul(api.operations.len()) > MAX_BINDING_WORK {
-            return Err(InputError::new(format!(
-                "the layers serving the service have {routes} routes for {} operations: binding them would take more than {MAX_BINDING_WORK} route matches; refusing",
-                api.operations.len()
-            ))
-            .with_help("give -p only the files of this service's mesh, gateway and proxy, or name its hosts (service.hosts, --host) so that other services' objects are left out"));
-        }
+        let mut budget = Budget::new(MAX_BINDING_WORK);
         // A pattern that cannot be compiled is an error, never a route that matches
-        // nothing; only the layers that serve the service pay for compiling theirs.
+        // nothing: the patterns of the layers that serve the service are compiled first,
+        // each paid for from the budget.
         for (layer, _) in layers.iter().zip(&serves).filter(|(_, serves)| **serves) {
-            layer.routes.iter().try_for_each(Route::compile_regexes)?;
+            for regex in layer.routes.iter().flat_map(Route::regexes) {
+                if !regex.is_compiled() && budget.spend(COMPILE_STEPS).is_err() {
+                    return Err(overrun(layer, api, service, sources));
+                }
+                regex.compile()?;
+            }
         }
         let mut route_hits: Vec<Vec<usize>> =
             layers.iter().map(|l| vec![0; l.routes.len()]).collect();
@@ -62,12 +65,13 @@ impl Bound {
                 if !serves[layer_index] {
                     continue;
                 }
-                match service.route_for(layer, op) {
-                    Some(route) => {
+                match service.route_for(layer, op, &mut budget) {
+                    Ok(Some(route)) => {
                         route_hits[layer_index][route] += 1;
                         hops.push((layer_index, route));
                     }
-                    None => uncovered[layer_index].push(op_index),
+                    Ok(None) => uncovered[layer_index].push(op_index),
+                    Err(_) => return Err(overrun(layer, api, service, sources)),
                 }
             }
             per_operation.push(hops);
@@ -156,6 +160,23 @@ impl Bound {
             description: None,
         }
     }
+}
+
+/// The error when binding runs out of steps at `layer`: located at the layer's object,
+/// with what makes binding costly.
+fn overrun(layer: &Layer, api: &Api, service: &Service, sources: &Sources) -> InputError {
+    let alternatives: usize = layer.routes.iter().map(|r| r.matches.len().max(1)).sum();
+    let message = format!(
+        "binding the layers to the operations takes more than {MAX_BINDING_WORK} steps: {} has {alternatives} route match alternatives, each tried for {} operations after {} base paths (regular expressions count more); refusing",
+        layer.name,
+        api.operations.len(),
+        service.base_paths.len(),
+    );
+    let error = match sources.get(layer.loc.file) {
+        Some(file) => InputError::at(file, layer.loc.span, message),
+        None => InputError::new(message),
+    };
+    error.with_help("give -p only the files of this service's mesh, gateway and proxy, or name its hosts (service.hosts, --host) so that other services' objects are left out; merge match alternatives into fewer (a prefix, one regular expression), or describe fewer servers with different base paths")
 }
 
 /// The layers that retry operation `index`, each with its route and its effective policy

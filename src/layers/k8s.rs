@@ -3,6 +3,7 @@
 //! in-cluster names of a `Service`, and reading typed values with every error located at
 //! the value.
 
+use super::names::Name;
 use super::values::{field, k8s_duration};
 use crate::error::InputError;
 use crate::location::Loc;
@@ -43,8 +44,13 @@ pub struct Metadata {
 }
 
 impl Metadata {
-    /// The name as messages show it.
-    pub fn shown_name(&self) -> &str {
+    /// The layer of kind `kind` (`Istio VirtualService`) this object is, named for messages.
+    pub fn layer_name(&self, kind: &str) -> Name {
+        Name::of(kind, self.name.as_deref().unwrap_or("(unnamed)"))
+    }
+
+    /// The object's name as written, or `(unnamed)`.
+    pub fn written_name(&self) -> &str {
         self.name.as_deref().unwrap_or("(unnamed)")
     }
 }
@@ -152,13 +158,19 @@ pub fn referenced_service_hosts(
             Some((ns, ns_at)) => Some(text(file, ns, &ns_at, "namespace")?),
             None => object_namespace,
         };
-        for host in service_hosts(name, namespace) {
-            if !hosts.contains(&host) {
-                hosts.push(host);
-            }
-        }
+        hosts.extend(service_hosts(name, namespace));
     }
-    Ok(hosts)
+    Ok(unique_hosts(hosts))
+}
+
+/// `hosts` without repeats, in the order first written: looked up, not scanned, as an
+/// object may list thousands.
+pub fn unique_hosts(hosts: impl IntoIterator<Item = String>) -> Vec<String> {
+    let mut seen = std::collections::HashSet::new();
+    hosts
+        .into_iter()
+        .filter(|host| seen.insert(host.clone()))
+        .collect()
 }
 
 /// A list of host names (`spec.hosts`, `spec.hostnames`).
@@ -176,10 +188,10 @@ pub fn entry_name(
     entry: &Node,
     loc: &Loc,
     fallback: impl FnOnce() -> String,
-) -> Result<String, InputError> {
+) -> Result<Name, InputError> {
     match field(entry, loc, "name") {
-        Some((name, at)) => Ok(text(file, name, &at, "name")?.to_string()),
-        None => Ok(fallback()),
+        Some((name, at)) => Ok(Name::new(text(file, name, &at, "name")?)),
+        None => Ok(Name::new(&fallback())),
     }
 }
 

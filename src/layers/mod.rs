@@ -15,10 +15,12 @@ pub mod chain;
 pub mod detect;
 pub mod envoy;
 pub mod gateway;
+pub mod hosts;
 pub mod istio;
 pub mod k8s;
 mod k8s_list;
 pub mod linkerd;
+pub mod names;
 pub mod route_regex;
 pub mod settings;
 pub mod speakeasy;
@@ -31,6 +33,7 @@ pub use route_regex::{RegexEngine, RouteRegex};
 use std::fmt;
 use std::sync::Arc;
 
+use self::names::Name;
 use crate::load::FileId;
 use crate::location::Loc;
 use crate::policy::PolicyObject;
@@ -156,8 +159,9 @@ impl Format {
 pub struct Layer {
     pub format: Format,
     pub position: Position,
-    /// Who is who in messages: `Istio VirtualService payments`.
-    pub name: String,
+    /// Who is who in messages: `Istio VirtualService payments`, the object's name cut
+    /// when it is long ([`names`]).
+    pub name: Name,
     /// The object (its `metadata.name`, or its first line).
     pub loc: Loc,
     /// The host names the object serves; empty means every host.
@@ -173,8 +177,8 @@ pub struct Layer {
 pub struct Route {
     /// The route entry (`http[1]`, `rules[0]`, `routes[2]`).
     pub loc: Loc,
-    /// A short name for messages: the route's name, or `http[1]`.
-    pub name: String,
+    /// A short name for messages: the route's name (cut when it is long), or `http[1]`.
+    pub name: Name,
     /// Alternatives: the route takes a request that any of them matches; empty means
     /// every request.
     pub matches: Vec<RouteMatch>,
@@ -203,9 +207,9 @@ impl Route {
             .is_none_or(|methods| methods.iter().any(|m| m.matches(method)))
     }
 
-    /// Compiles every regular expression the route matches with (paths, methods, the
-    /// method guard): the error of the first that does not compile.
-    pub fn compile_regexes(&self) -> Result<(), crate::error::InputError> {
+    /// Every regular expression the route matches with (paths, methods, the method
+    /// guard), for them to be compiled before binding.
+    pub fn regexes(&self) -> Vec<&RouteRegex> {
         let mut regexes = Vec::new();
         for m in &self.matches {
             if let PathMatch::Regex(regex) = &m.path {
@@ -219,8 +223,6 @@ impl Route {
             method.collect_regexes(&mut regexes);
         }
         regexes
-            .into_iter()
-            .try_for_each(|r| r.compile().map(|_| ()))
     }
 }
 

@@ -81,6 +81,11 @@ impl RouteRegex {
         &self.written
     }
 
+    /// Whether the pattern was compiled (successfully or not).
+    pub fn is_compiled(&self) -> bool {
+        self.compiled.get().is_some()
+    }
+
     /// The compiled pattern, or the input error of one too big to compile.
     pub fn compile(&self) -> Result<&regex::Regex, InputError> {
         let compiled = self.compiled.get_or_init(|| {

@@ -13,6 +13,7 @@ mod tests;
 
 use std::cmp::Reverse;
 
+use super::names::Name;
 use super::values::{bad_value, boolean, field, list, mapping, text, whole_number};
 use super::{Format, Layer, PathMatch, Route, RouteMatch, StringMatch, UNBOUNDED_ATTEMPTS};
 use crate::error::InputError;
@@ -75,7 +76,7 @@ pub fn import(api: &Api, sources: &Sources) -> Result<Option<Layer>, InputError>
     Ok(Some(Layer {
         format: Format::Speakeasy,
         position: Format::Speakeasy.default_position(),
-        name: NAME.to_string(),
+        name: Name::new(NAME),
         loc,
         hosts: Vec::new(),
         routes,
@@ -88,7 +89,7 @@ fn route(op: &Operation, policy: PolicyObject, ext: &Extension) -> Route {
     let retries = policy.max_attempts.as_ref().is_none_or(|m| m.value > 1);
     Route {
         loc: ext.loc.clone(),
-        name: op.key(),
+        name: Name::new(&op.key()),
         matches: vec![RouteMatch {
             path: PathMatch::Exact(op.path.clone()),
             method: Some(StringMatch::Exact(op.method.as_str().to_string())),

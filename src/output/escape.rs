@@ -28,13 +28,16 @@ pub fn is_unsafe_char(c: char) -> bool {
 
 /// Writes the visible form of an unsafe character: `\n`, `\r`, `\e` or `\u{…}`.
 fn push_visible(out: &mut String, c: char) {
+    let _ = write_visible(out, c);
+}
+
+/// [`push_visible`] for any writer.
+fn write_visible(out: &mut impl Write, c: char) -> fmt::Result {
     match c {
-        '\n' => out.push_str("\\n"),
-        '\r' => out.push_str("\\r"),
-        '\u{1b}' => out.push_str("\\e"),
-        c => {
-            let _ = write!(out, "\\u{{{:x}}}", c as u32);
-        }
+        '\n' => out.write_str("\\n"),
+        '\r' => out.write_str("\\r"),
+        '\u{1b}' => out.write_str("\\e"),
+        c => write!(out, "\\u{{{:x}}}", c as u32),
     }
 }
 
@@ -100,7 +103,9 @@ pub fn github_property(text: &str) -> String {
 
 /// HTML-escapes a string for text and double- or single-quoted attributes; a NUL,
 /// which HTML refuses, becomes U+FFFD, and line breaks become character references, so
-/// that text from a description never starts a line of the page's source.
+/// that text from a description never starts a line of the page's source. Any other
+/// unsafe character (ESC, BEL, a C1 control, a bidirectional control) is shown escaped as
+/// on a terminal: the page's source is as safe to print as the page is to view.
 pub struct Html<'a>(pub &'a str);
 
 impl fmt::Display for Html<'_> {
@@ -108,18 +113,22 @@ impl fmt::Display for Html<'_> {
         let mut last = 0;
         for (i, c) in self.0.char_indices() {
             let replacement = match c {
-                '&' => "&amp;",
-                '<' => "&lt;",
-                '>' => "&gt;",
-                '"' => "&quot;",
-                '\'' => "&#39;",
-                '\0' => "\u{fffd}",
-                '\n' => "&#10;",
-                '\r' => "&#13;",
+                '&' => Some("&amp;"),
+                '<' => Some("&lt;"),
+                '>' => Some("&gt;"),
+                '"' => Some("&quot;"),
+                '\'' => Some("&#39;"),
+                '\0' => Some("\u{fffd}"),
+                '\n' => Some("&#10;"),
+                '\r' => Some("&#13;"),
+                c if is_unsafe_char(c) => None,
                 _ => continue,
             };
             f.write_str(&self.0[last..i])?;
-            f.write_str(replacement)?;
+            match replacement {
+                Some(text) => f.write_str(text)?,
+                None => write_visible(f, c)?,
+            }
             last = i + c.len_utf8();
         }
         f.write_str(&self.0[last..])
@@ -301,6 +310,12 @@ mod tests {
             sarif_text("see [here](https://e.example) \\ [1](0)"),
             "see \\[here\\](https://e.example) \\\\ \\[1\\](0)"
         );
+    }
+
+    #[test]
+    fn html_shows_controls_escaped() {
+        let shown = html("a\u{1b}[2J\u{7}\u{9b}<b>\0\n\tz").to_string();
+        assert_eq!(shown, "a\\e[2J\\u{7}\\u{9b}&lt;b&gt;\u{fffd}&#10;\tz");
     }
 
     #[test]

@@ -156,11 +156,13 @@ impl Excerpt {
             let kept: Vec<Range<usize>> = if to - from <= LONG_LINE {
                 std::iter::once(from..to).collect()
             } else {
-                // Around where each label starts and ends on this line.
+                // Around where each label starts and ends on this line; a label that goes
+                // on to later lines keeps at most LABEL_BYTES of this one.
                 let mut around: Vec<Range<usize>> = Vec::new();
                 for (_, r, _, _) in group {
                     if (from..=to).contains(&r.start) {
-                        around.push(r.start..r.end.min(to));
+                        let end = r.end.min(to).min(r.start + LABEL_BYTES);
+                        around.push(r.start..floor_char(text, end));
                     } else if (from..=to).contains(&r.end) {
                         around.push(r.end..r.end);
                     }
@@ -334,6 +336,15 @@ mod tests {
         assert!(e.data.starts_with("k: \\e[2J"));
         assert!(labels[0].len() <= LABEL_BYTES + 8);
         assert!(!e.data.contains('\u{1b}'));
+    }
+
+    #[test]
+    fn a_label_that_starts_on_a_long_line_and_goes_on_is_cut() {
+        let text = format!("- name: {}\n  route: x\n", "r".repeat(100_000));
+        let (e, labels) = excerpt(&text, &[(2, text.len() - 1)]);
+        assert!(e.data.len() < 400, "{}", e.data.len());
+        assert!(e.data.contains("route: x"));
+        assert_eq!(&e.data[labels[0].offset()..][..4], "name");
     }
 
     #[test]

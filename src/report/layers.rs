@@ -16,8 +16,8 @@ pub fn describe(report: &mut OperationReport, analysis: &Analysis, index: usize)
         let attempts = policy.max_attempts();
         report.layers.push(LayerReport {
             position: l.position.as_str(),
-            name: l.name.clone(),
-            route: r.name.clone(),
+            name: l.name.to_string(),
+            route: r.name.to_string(),
             attempts: (attempts != UNBOUNDED_ATTEMPTS).then_some(attempts),
             implicit: r.implicit,
             unsupported: r.unsupported.clone(),

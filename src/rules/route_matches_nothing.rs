@@ -43,7 +43,7 @@ impl Rule for RouteMatchesNothing {
                         "no object in {} serves the hosts of {description}: its retries were not checked",
                         cx.sources[file].name()
                     ),
-                    Label::new(&layer.loc, format!("{} serves {}", layer.name, layer.hosts.join(", "))),
+                    Label::new(&layer.loc, format!("{} serves {}", layer.name, crate::layers::names::shown_hosts(&layer.hosts))),
                 )
                 .help("name the host the mesh or gateway knows the service by: `service: {hosts: [NAME]}` in the policy, or --host NAME"),
             );

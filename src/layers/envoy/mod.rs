@@ -17,6 +17,7 @@ mod retry;
 #[cfg(test)]
 mod tests;
 
+use super::names::Name;
 use super::values::{bad_value, list, mapping, proto_field, text};
 use super::{Format, ImportFile, Importer, Layer, Route};
 use crate::error::InputError;
@@ -222,7 +223,7 @@ fn virtual_host(
     Ok(Layer {
         format: Format::Envoy,
         position: Format::Envoy.default_position(),
-        name: format!("Envoy virtual host {name}"),
+        name: Name::of("Envoy virtual host", &name),
         loc: layer_loc,
         hosts,
         budget: layer_budget(&routes, &budgets),
@@ -267,8 +268,8 @@ fn route(
 ) -> Result<(Route, Option<Loc>), InputError> {
     mapping(file, node, loc, "routes[]")?;
     let name = match proto_field(node, loc, "name") {
-        Some((name, name_loc)) => text(file, name, &name_loc, "name")?.to_string(),
-        None => format!("routes[{index}]"),
+        Some((name, name_loc)) => Name::new(text(file, name, &name_loc, "name")?),
+        None => Name::new(&format!("routes[{index}]")),
     };
     let Some((match_node, match_loc)) = proto_field(node, loc, "match") else {
         return Err(bad_value(

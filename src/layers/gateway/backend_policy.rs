@@ -48,7 +48,7 @@ pub fn import(file: &SourceFile, doc: &Node, loc: &Loc) -> Result<Vec<Layer>, In
     Ok(vec![Layer {
         format: Format::GatewayApi,
         position: Position::Gateway,
-        name: format!("Gateway API {kind} {}", meta.shown_name()),
+        name: meta.layer_name(&format!("Gateway API {kind}")),
         loc: meta.loc,
         hosts,
         routes: Vec::new(),

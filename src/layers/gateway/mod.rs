@@ -83,7 +83,7 @@ impl Importer for HttpRoute {
         Ok(vec![Layer {
             format: Format::GatewayApi,
             position,
-            name: format!("Gateway API HTTPRoute {}", meta.shown_name()),
+            name: meta.layer_name("Gateway API HTTPRoute"),
             loc: meta.loc,
             hosts,
             routes,

@@ -14,6 +14,7 @@
 use std::cmp::Reverse;
 
 use super::super::k8s::{self, Metadata};
+use super::super::names::Name;
 use super::super::values::{bad_value, field, route_regex};
 use super::super::{PathMatch, Position, RegexEngine, RouteMatch, StringMatch};
 use crate::error::InputError;
@@ -27,7 +28,7 @@ pub struct RuleRoute<'a> {
     /// The rule's entry in `rules`.
     pub loc: Loc,
     /// The rule's `name` or `rules[1]`, with `matches[..]` when the rule is split.
-    pub name: String,
+    pub name: Name,
     pub matches: Vec<RouteMatch>,
 }
 
@@ -110,7 +111,7 @@ pub fn ordered_rules<'a>(
             let (node, loc, name) = &entries[rule];
             let name = if pieces[rule] > 1 {
                 let list: Vec<String> = indices.iter().map(usize::to_string).collect();
-                format!("{name} matches[{}]", list.join(","))
+                Name::new(&format!("{name} matches[{}]", list.join(",")))
             } else {
                 name.clone()
             };
@@ -227,7 +228,7 @@ pub fn parents(
     spec_loc: &Loc,
     meta: &Metadata,
 ) -> Result<(Vec<String>, Position), InputError> {
-    let mut hosts = match field(spec, spec_loc, "hostnames") {
+    let hosts = match field(spec, spec_loc, "hostnames") {
         Some((node, at)) => k8s::host_list(file, node, &at)?,
         None => Vec::new(),
     };
@@ -241,10 +242,8 @@ pub fn parents(
     if services.is_empty() {
         return Ok((hosts, Position::Gateway));
     }
-    for host in services {
-        if !hosts.contains(&host) {
-            hosts.push(host);
-        }
-    }
-    Ok((hosts, Position::Mesh))
+    Ok((
+        k8s::unique_hosts(hosts.into_iter().chain(services)),
+        Position::Mesh,
+    ))
 }

@@ -98,7 +98,7 @@ impl Importer for VirtualService {
         Ok(vec![Layer {
             format: Format::Istio,
             position: position(source, spec, &spec_at)?,
-            name: format!("Istio VirtualService {}", meta.shown_name()),
+            name: meta.layer_name("Istio VirtualService"),
             loc: meta.loc,
             hosts,
             routes,

@@ -17,6 +17,7 @@ use super::status::StatusSet;
 use crate::error::InputError;
 use crate::layers::gateway::{self, rules};
 use crate::layers::k8s::{self, RETRY_AFTER, built_in};
+use crate::layers::names::Name;
 use crate::layers::values::{bad_value, field, push_signals};
 use crate::layers::{Format, Layer, Position, Route};
 use crate::location::Loc;
@@ -65,7 +66,7 @@ pub fn import(file: &SourceFile, doc: &Node, loc: &Loc) -> Result<Vec<Layer>, In
         return Ok(Vec::new());
     };
     let policy = annotation_policy(file, annotations, &at)?;
-    let route = |loc: Loc, name: String, matches, policy| Route {
+    let route = |loc: Loc, name: Name, matches, policy| Route {
         loc,
         name,
         matches,
@@ -79,7 +80,7 @@ pub fn import(file: &SourceFile, doc: &Node, loc: &Loc) -> Result<Vec<Layer>, In
         let hosts = meta.name.as_deref().map_or_else(Vec::new, |name| {
             k8s::service_hosts(name, meta.namespace.as_deref())
         });
-        let every_request = route(at.clone(), "every request".into(), Vec::new(), policy);
+        let every_request = route(at.clone(), Name::new("every request"), Vec::new(), policy);
         ("Service", hosts, vec![every_request])
     } else {
         let Some((spec, spec_at)) = k8s::spec(file, doc, loc)? else {
@@ -107,7 +108,7 @@ pub fn import(file: &SourceFile, doc: &Node, loc: &Loc) -> Result<Vec<Layer>, In
     Ok(vec![Layer {
         format: Format::LinkerdAnnotations,
         position: Position::Mesh,
-        name: format!("Linkerd annotations on {kind} {}", meta.shown_name()),
+        name: meta.layer_name(&format!("Linkerd annotations on {kind}")),
         loc: meta.loc,
         hosts,
         routes,

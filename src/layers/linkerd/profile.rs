@@ -61,7 +61,7 @@ pub fn import(file: &SourceFile, doc: &Node, loc: &Loc) -> Result<Vec<Layer>, In
     Ok(vec![Layer {
         format: Format::LinkerdProfile,
         position: Position::Mesh,
-        name: format!("Linkerd ServiceProfile {}", meta.shown_name()),
+        name: meta.layer_name("Linkerd ServiceProfile"),
         hosts: meta.name.iter().cloned().collect(),
         loc: meta.loc,
         routes,

@@ -2,7 +2,7 @@
 
 use super::{attempts_within, import};
 use crate::error::InputError;
-use crate::layers::bind::Service;
+use crate::layers::bind::{Budget, Service};
 use crate::layers::test_support::{api, api_at, operation};
 use crate::layers::{Format, Layer, Position, Route, UNBOUNDED_ATTEMPTS};
 use crate::load::Sources;
@@ -197,12 +197,19 @@ fn every_route_binds_exactly_its_operation() {
     assert_eq!(l.routes.len(), api.operations.len());
     let service = Service::new([], ["/v1".to_string()]);
     for op in &api.operations {
-        let bound = service.route_for(&l, op).map(|r| l.routes[r].name.as_str());
+        let bound = service
+            .route_for(&l, op, &mut Budget::new(usize::MAX))
+            .unwrap()
+            .map(|r| l.routes[r].name.as_str());
         assert_eq!(bound, Some(op.key().as_str()));
         let takers: Vec<&str> = l
             .routes
             .iter()
-            .filter(|r| r.matches.iter().any(|m| service.takes(m, op)))
+            .filter(|r| {
+                r.matches
+                    .iter()
+                    .any(|m| service.takes(m, op, &mut Budget::new(usize::MAX)) == Ok(true))
+            })
             .map(|r| r.name.as_str())
             .collect();
         // Only a route of more literal path may also take it, and it comes later.
@@ -311,7 +318,8 @@ fn payments_fixture() {
     );
     let list = operation(&api, "GET /payments");
     let bound = service
-        .route_for(&l, list)
+        .route_for(&l, list, &mut Budget::new(usize::MAX))
+        .unwrap()
         .map(|r| l.routes[r].name.as_str());
     assert_eq!(bound, Some("GET /payments"));
 }

@@ -89,10 +89,12 @@ fn bound(layer: &Layer) -> Vec<(String, String)> {
     ]
     .iter()
     .map(|key| {
-        let route = service.route_for(layer, operation(&api, key));
+        let route = service
+            .route_for(layer, operation(&api, key), &mut Budget::new(usize::MAX))
+            .unwrap();
         (
             key.to_string(),
-            route.map_or("-".into(), |r| layer.routes[r].name.clone()),
+            route.map_or("-".into(), |r| layer.routes[r].name.to_string()),
         )
     })
     .collect()

@@ -9,7 +9,7 @@ use std::sync::Arc;
 
 use super::RouteConfig;
 use crate::error::InputError;
-use crate::layers::bind::{Service, path_matches};
+use crate::layers::bind::{Budget, Service, path_matches};
 use crate::layers::test_support::{api, fixture_layers, layers, operation};
 use crate::layers::{Importer, Layer, PathMatch, Position, Route, StringMatch};
 use crate::location::Loc;
