@@ -217,3 +217,73 @@ fn a_partial_clone_is_never_fetched_from() {
         run.stderr
     );
 }
+
+/// An Istio `VirtualService` for host `shop` whose one route is retried `attempts` times
+/// on 5xx.
+fn route(attempts: u32) -> String {
+    format!(
+        "apiVersion: networking.istio.io/v1\nkind: VirtualService\nmetadata: {{name: shop}}\nspec:\n  hosts: [shop]\n  http:\n  - route: [{{destination: {{host: shop}}}}]\n    retries: {{attempts: {attempts}, retryOn: 5xx}}\n"
+    )
+}
+
+#[test]
+fn a_p_folder_is_read_at_the_revision_as_in_the_work_tree() {
+    if !have_git() {
+        return;
+    }
+    let dir = scratch("base-p-folder");
+    common::git(&dir, &["init", "-q", "-b", "main"]);
+    common::copy_fixture("fixtures/shop/openapi.yaml", &dir, "openapi.yaml");
+    let write = |name: &str, text: &str| {
+        let path = dir.join(name);
+        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+        std::fs::write(path, text).unwrap();
+    };
+    // The base retries every write; a hidden folder's file is not read, as in a walk.
+    write("mesh/routes/shop.yaml", &route(3));
+    write("mesh/.old/ignored.yaml", "not: [yaml");
+    common::git(&dir, &["add", "."]);
+    common::git(&dir, &["commit", "-q", "-m", "base"]);
+    write("mesh/routes/shop.yaml", &route(0));
+    let args = [
+        "check",
+        "openapi.yaml",
+        "-p",
+        "mesh",
+        "--host",
+        "shop",
+        "--base",
+        "main",
+        "--format",
+        "json",
+    ];
+    let run = retrylint_in(&dir, &args);
+    assert_eq!(run.code, 0, "{}", run.transcript());
+    let doc: serde_json::Value = serde_json::from_str(&run.stdout).unwrap();
+    let fixed: Vec<&str> = doc["findings"]["fixed"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(|f| f["rule"].as_str())
+        .collect();
+    assert!(fixed.contains(&"unprotected-write-retry"), "{fixed:?}");
+    // A layer file the base holds deeper than a walk goes is named, as at the revision.
+    let deep = (0..17)
+        .map(|i| format!("d{i}"))
+        .collect::<Vec<_>>()
+        .join("/");
+    write(&format!("mesh/{deep}/deep.yaml"), &route(3));
+    common::git(&dir, &["add", "."]);
+    common::git(&dir, &["commit", "-q", "-m", "deep"]);
+    std::fs::remove_dir_all(dir.join("mesh/d0")).unwrap();
+    let run = retrylint_in(&dir, &args);
+    assert_eq!(run.code, 2, "{}", run.transcript());
+    assert!(
+        run.stderr.contains("`main:mesh/d0/")
+            && run
+                .stderr
+                .contains("deep.yaml` lies more than 16 folders deep"),
+        "{}",
+        run.stderr
+    );
+}

@@ -11,11 +11,15 @@
 //! never followed: they stand as files that do not exist. The working tree, the index
 //! and the repository are never written.
 
+mod blobs;
+
 use std::collections::HashMap;
-use std::io::{BufRead, BufReader, Read, Write};
+use std::io::{BufRead, BufReader};
 use std::path::{Component, Path, PathBuf};
-use std::process::{Child, ChildStdin, ChildStdout, Stdio};
+use std::process::Stdio;
 use std::sync::Mutex;
+
+use blobs::BlobReader;
 
 use super::git::{Git, failed};
 use crate::error::InputError;
@@ -166,7 +170,7 @@ impl Revision {
             .lock()
             .map_err(|_| failed("read the revision", "an earlier read failed"))?;
         if parts.is_empty() && whole_folder {
-            return self.write_folder(&mut state, "", &self.dir, 0);
+            return self.write_folder(&mut state, "", &self.dir);
         }
         let mut folder = String::new();
         let mut on_disk = self.dir.clone();
@@ -179,7 +183,7 @@ impl Revision {
                 Some(Entry::Folder) => {
                     create_folder(&on_disk)?;
                     if last && whole_folder {
-                        self.write_folder(&mut state, &inner, &on_disk, 0)?;
+                        self.write_folder(&mut state, &inner, &on_disk)?;
                     }
                 }
                 Some(Entry::File { object }) if last => {
@@ -232,10 +236,27 @@ impl Revision {
 
     /// Lists one folder of the revision (not its subfolders), counting every entry.
     fn list(&self, state: &mut State, folder: &str) -> Result<HashMap<String, Entry>, InputError> {
+        Ok(self
+            .list_records(state, folder, false)?
+            .into_iter()
+            .collect())
+    }
+
+    /// The entries of a folder (with `recursive`, of everything below it, by their paths
+    /// from it), streamed from one `git ls-tree` and counted against `--max-files`: past
+    /// the limit git is stopped, so trees nested within each other cost no more.
+    fn list_records(
+        &self,
+        state: &mut State,
+        folder: &str,
+        recursive: bool,
+    ) -> Result<Vec<(String, Entry)>, InputError> {
         let mut child = self
             .git
             .command()
-            .args(["ls-tree", "-z", "--full-tree", "--end-of-options"])
+            .args(["ls-tree", "-z", "--full-tree"])
+            .args(recursive.then_some("-r"))
+            .arg("--end-of-options")
             .arg(format!("{}:{folder}", self.commit))
             .stdout(Stdio::piped())
             .stderr(Stdio::null())
@@ -245,7 +266,7 @@ impl Revision {
             .stdout
             .take()
             .ok_or_else(|| failed("run git ls-tree", "no output"))?;
-        let mut listing = HashMap::new();
+        let mut listing = Vec::new();
         let mut refused = None;
         for record in BufReader::new(stdout).split(0) {
             let record = record.map_err(|e| failed("list the revision's files", e))?;
@@ -254,8 +275,8 @@ impl Revision {
                 refused = Some(self.too_many(folder));
                 break;
             }
-            if let Some((name, entry)) = parse_entry(&record) {
-                listing.insert(name, entry);
+            if let Some((name, entry)) = parse_entry(&record, recursive) {
+                listing.push((name, entry));
             }
         }
         if let Some(error) = refused {
@@ -287,44 +308,34 @@ impl Revision {
     }
 
     /// Writes every YAML and JSON file of a folder and of its subfolders, as deep as a
-    /// `-p` folder is walked; a file deeper than that is refused as the walk refuses it.
+    /// `-p` folder is walked (hidden entries left out, as the walk leaves them); a file
+    /// deeper than that is refused as the walk refuses it.
     fn write_folder(
         &self,
         state: &mut State,
         folder: &str,
         on_disk: &Path,
-        depth: usize,
     ) -> Result<(), InputError> {
-        let beyond = depth > crate::layers::detect::MAX_WALK_DEPTH;
-        if !state.folders.contains_key(folder) {
-            let listing = self.list(state, folder)?;
-            state.folders.insert(folder.to_string(), listing);
-        }
-        let mut entries: Vec<(String, Entry)> = state
-            .folders
-            .get(folder)
-            .map(|l| l.iter().map(|(n, e)| (n.clone(), e.clone())).collect())
-            .unwrap_or_default();
-        entries.sort_by(|a, b| a.0.cmp(&b.0));
-        for (name, entry) in entries {
-            let inner = join(folder, &name);
-            let target = on_disk.join(&name);
-            let hidden = name.starts_with('.');
-            match entry {
-                Entry::Folder if !hidden => {
-                    if !beyond {
-                        create_folder(&target)?;
-                    }
-                    self.write_folder(state, &inner, &target, depth + 1)?;
-                }
-                Entry::File { object } if !hidden && has_data_extension(&name) => {
-                    if beyond {
-                        return Err(crate::layers::detect::too_deep(&target));
-                    }
-                    self.write_file(state, &inner, &target, &object)?;
-                }
-                _ => {}
+        let mut records = self.list_records(state, folder, true)?;
+        records.sort_by(|a, b| a.0.cmp(&b.0));
+        for (relative, entry) in records {
+            let Entry::File { object } = entry else {
+                continue;
+            };
+            let parts: Vec<&str> = relative.split('/').collect();
+            if parts.iter().any(|part| part.starts_with('.'))
+                || !has_data_extension(parts.last().copied().unwrap_or_default())
+            {
+                continue;
             }
+            let target = on_disk.join(&relative);
+            if parts.len() - 1 > crate::layers::detect::MAX_WALK_DEPTH {
+                return Err(crate::layers::detect::too_deep(&target));
+            }
+            if let Some(parent) = target.parent() {
+                create_folder(parent)?;
+            }
+            self.write_file(state, &join(folder, &relative), &target, &object)?;
         }
         Ok(())
     }
@@ -407,13 +418,19 @@ fn has_data_extension(name: &str) -> bool {
     lower.ends_with(".yaml") || lower.ends_with(".yml") || lower.ends_with(".json")
 }
 
-/// One record of `git ls-tree -z`: `mode type object\tname`.
-fn parse_entry(record: &[u8]) -> Option<(String, Entry)> {
+/// One record of `git ls-tree -z`: `mode type object\tname`, the name a path of several
+/// parts when `recursive`.
+fn parse_entry(record: &[u8], recursive: bool) -> Option<(String, Entry)> {
     let tab = record.iter().position(|&b| b == b'\t')?;
     let meta = std::str::from_utf8(&record[..tab]).ok()?;
     // A name that is not UTF-8 cannot be named by a path retrylint reads.
     let name = std::str::from_utf8(&record[tab + 1..]).ok()?.to_string();
-    if name.is_empty() || name.contains('/') || name == "." || name == ".." {
+    let parts_ok = |part: &str| !part.is_empty() && part != "." && part != "..";
+    if !(if recursive {
+        name.split('/').all(parts_ok)
+    } else {
+        parts_ok(&name) && !name.contains('/')
+    }) {
         return None;
     }
     let mut parts = meta.split_whitespace();
@@ -429,126 +446,6 @@ fn parse_entry(record: &[u8]) -> Option<(String, Entry)> {
         _ => Entry::Other,
     };
     Some((name, entry))
-}
-
-/// One `git cat-file --batch-check` and one `git cat-file --batch` for the whole run:
-/// a blob's size is asked for first, and only a blob within the limits is read, streamed
-/// to its file.
-#[derive(Debug)]
-struct BlobReader {
-    sizes: Batch,
-    contents: Batch,
-}
-
-impl BlobReader {
-    fn start(git: &Git) -> Result<BlobReader, InputError> {
-        Ok(BlobReader {
-            sizes: Batch::start(git, "--batch-check")?,
-            contents: Batch::start(git, "--batch")?,
-        })
-    }
-
-    /// The size of blob `object`, or why it cannot be read.
-    fn size(&mut self, object: &str, shown: &str) -> Result<u64, InputError> {
-        let header = self.sizes.ask(object)?;
-        // `<object> blob <size>`, or `<object> missing` in a partial clone.
-        match header.split_whitespace().collect::<Vec<_>>().as_slice() {
-            [_, "blob", size] => size
-                .parse()
-                .map_err(|_| failed("read the revision", header.trim())),
-            [_, "missing"] => Err(InputError::new(format!(
-                "cannot read `{shown}`: this clone does not hold its content (a partial clone?); \
-                 retrylint never fetches: fetch the revision with its files first"
-            ))),
-            _ => Err(failed("read the revision", header.trim())),
-        }
-    }
-
-    /// Copies blob `object`, of `size` bytes, into `to`.
-    fn copy(
-        &mut self,
-        object: &str,
-        size: u64,
-        to: &mut impl Write,
-        shown: &str,
-    ) -> Result<(), InputError> {
-        let header = self.contents.ask(object)?;
-        let told: Option<u64> = header
-            .split_whitespace()
-            .nth(2)
-            .and_then(|s| s.parse().ok());
-        let output = &mut self.contents.output;
-        let copied = match told {
-            Some(told) if told == size => std::io::copy(&mut output.take(size), to)
-                .map_err(|e| failed("write the revision", e))?,
-            _ => u64::MAX,
-        };
-        let mut newline = [0u8; 1];
-        if copied != size || output.read_exact(&mut newline).is_err() {
-            self.contents.input = None;
-            return Err(failed(
-                "read the revision",
-                format!("`{shown}` was cut short"),
-            ));
-        }
-        Ok(())
-    }
-}
-
-/// One `git cat-file` answering object names line by line.
-#[derive(Debug)]
-struct Batch {
-    child: Child,
-    input: Option<ChildStdin>,
-    output: BufReader<ChildStdout>,
-}
-
-impl Batch {
-    fn start(git: &Git, mode: &str) -> Result<Batch, InputError> {
-        let mut child = git
-            .command()
-            .args(["cat-file", mode])
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::null())
-            .spawn()
-            .map_err(|e| failed("run git cat-file", e))?;
-        let input = child.stdin.take();
-        let output = child
-            .stdout
-            .take()
-            .ok_or_else(|| failed("run git cat-file", "no output"))?;
-        Ok(Batch {
-            child,
-            input,
-            output: BufReader::new(output),
-        })
-    }
-
-    /// Asks for `object`; its header line.
-    fn ask(&mut self, object: &str) -> Result<String, InputError> {
-        let input = self
-            .input
-            .as_mut()
-            .ok_or_else(|| failed("run git cat-file", "its input is closed"))?;
-        writeln!(input, "{object}")
-            .and_then(|()| input.flush())
-            .map_err(|e| failed("read the revision", e))?;
-        let mut header = String::new();
-        (&mut self.output)
-            .take(512)
-            .read_line(&mut header)
-            .map_err(|e| failed("read the revision", e))?;
-        Ok(header)
-    }
-}
-
-impl Drop for Batch {
-    fn drop(&mut self) {
-        drop(self.input.take());
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
 }
 
 /// A new, empty folder under the temporary folder. It is created, never reused: a name
@@ -577,18 +474,25 @@ fn scratch_folder(commit: &str) -> Result<PathBuf, InputError> {
 mod tests {
     use super::*;
 
+    fn parse_entry_at(record: &[u8]) -> Option<(String, Entry)> {
+        parse_entry(record, false)
+    }
+
     #[test]
     fn ls_tree_records_are_read_by_mode() {
-        let file = parse_entry(b"100644 blob abc123\topenapi.yaml").unwrap();
+        let file = parse_entry_at(b"100644 blob abc123\topenapi.yaml").unwrap();
         assert!(matches!(file, (ref n, Entry::File { .. }) if n == "openapi.yaml"));
-        let folder = parse_entry(b"040000 tree def456\tapi").unwrap();
+        let folder = parse_entry_at(b"040000 tree def456\tapi").unwrap();
         assert!(matches!(folder.1, Entry::Folder));
-        let link = parse_entry(b"120000 blob 0123\tlink.yaml").unwrap();
+        let link = parse_entry_at(b"120000 blob 0123\tlink.yaml").unwrap();
         assert!(matches!(link.1, Entry::Other));
-        let submodule = parse_entry(b"160000 commit 0123\tvendor").unwrap();
+        let submodule = parse_entry_at(b"160000 commit 0123\tvendor").unwrap();
         assert!(matches!(submodule.1, Entry::Other));
-        assert!(parse_entry(b"100644 blob abc\t..").is_none());
-        assert!(parse_entry(b"100644 blob --upload-pack\tx.yaml").is_none());
-        assert!(parse_entry(b"no tab here").is_none());
+        assert!(parse_entry_at(b"100644 blob abc\t..").is_none());
+        assert!(parse_entry_at(b"100644 blob --upload-pack\tx.yaml").is_none());
+        assert!(parse_entry_at(b"100644 blob abc\ta/b.yaml").is_none());
+        assert!(parse_entry(b"100644 blob abc\ta/b.yaml", true).is_some());
+        assert!(parse_entry(b"100644 blob abc\ta/../b.yaml", true).is_none());
+        assert!(parse_entry_at(b"no tab here").is_none());
     }
 }
