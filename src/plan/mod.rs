@@ -166,6 +166,12 @@ pub fn is_transient_status(code: u16) -> bool {
 ///   `invalid-retry-after`. A 429/503 without one stops only when `on_missing_retry_after`
 ///   is `Stop`. Both follow the policy's `retryAfter.onInvalid`/`onMissing`, whose
 ///   default is `backoff`.
+/// - `maxAttempts: 0` stops with `max-attempts` (the seed: `invalid-attempt`): zero
+///   attempts allowed is a policy that never retries, not an attempt count out of range;
+///   `invalid-attempt` is kept for `attempts_made < 1`.
+/// - Waits are not floored to whole milliseconds: they are rounded to the microsecond, and
+///   the deadline is checked against the wait returned (a wait that rounds up to end at
+///   the deadline stops).
 pub fn plan_retry(input: &RetryInput) -> Decision {
     let b = &input.backoff;
     if input.attempts_made < 1 {
@@ -242,11 +248,14 @@ pub fn plan_retry(input: &RetryInput) -> Decision {
             }
         }
     }
-    if input.now_ms + delay_ms >= input.deadline_ms {
+    // Decided on the wait returned, rounded to the microsecond: a wait that rounds up to
+    // the deadline ends there, and stops.
+    let delay = millis(delay_ms);
+    if input.now_ms + ms(delay) >= input.deadline_ms {
         return Decision::Stop(StopReason::DeadlineExhausted);
     }
     Decision::Retry {
-        delay: millis(delay_ms),
+        delay,
         backoff: millis(backoff_ms),
     }
 }
@@ -308,6 +317,48 @@ mod tests {
                 backoff: Duration::from_millis(400)
             }
         );
+    }
+
+    #[test]
+    fn the_deadline_is_checked_against_the_wait_returned() {
+        // A full-jitter wait of 2037 ms × 0.8627883268054575 = 1757.49982 ms rounds to
+        // 1757.5 ms, which ends exactly at the deadline: it stops.
+        let mut input = seed();
+        input.attempts_made = 6;
+        input.backoff = Backoff {
+            base_ms: 37.0,
+            cap_ms: 2_037.0,
+            multiplier: 2.0,
+            jitter: Jitter::Full,
+            max_attempts: 7,
+        };
+        input.random = 0.862_788_326_805_457_5;
+        input.now_ms = 2_732.532;
+        input.deadline_ms = 4_490.032;
+        assert_eq!(
+            plan_retry(&input),
+            Decision::Stop(StopReason::DeadlineExhausted)
+        );
+        // A microsecond more of deadline, and the same wait is returned.
+        input.deadline_ms = 4_490.033;
+        assert_eq!(
+            plan_retry(&input),
+            Decision::Retry {
+                delay: Duration::from_micros(1_757_500),
+                backoff: Duration::from_millis(2_037),
+            }
+        );
+        // Over many inputs, no returned wait ends at or past the deadline.
+        for step in 0..20_000u32 {
+            let mut input = seed();
+            input.random = f64::from(step) / 20_000.0;
+            input.now_ms = 1_000.0 + f64::from(step % 997) * 0.001;
+            input.deadline_ms = input.now_ms + 200.0 + f64::from(step % 13) * 0.0005;
+            input.backoff.cap_ms = 400.0 + f64::from(step % 7) * 0.000_4;
+            if let Decision::Retry { delay, .. } = plan_retry(&input) {
+                assert!(input.now_ms + ms(delay) < input.deadline_ms, "{input:?}");
+            }
+        }
     }
 
     #[test]
