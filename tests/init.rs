@@ -161,7 +161,24 @@ paths:
 ";
     let dir = folder("statuses", text);
     let (policy, doc) = init_then_check(&dir, &[]);
-    assert_eq!(doc["findings"], serde_json::json!([]), "{policy}");
+    // Nothing about init's choices; only the description's own gap, which no policy
+    // fills: its 503 does not say when to come back.
+    let findings: Vec<(&str, &str)> = doc["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|f| {
+            (
+                f["rule"].as_str().unwrap(),
+                f["operation"]["path"].as_str().unwrap(),
+            )
+        })
+        .collect();
+    assert_eq!(
+        findings,
+        [("retry-after-header-undeclared", "/c")],
+        "{policy}"
+    );
     assert!(
         policy.contains("  retryOn: [connect-failure, timeout]\n"),
         "{policy}"

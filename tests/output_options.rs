@@ -226,7 +226,7 @@ fn many_findings(name: &str, writes: usize) -> PathBuf {
     let mut spec = String::from("openapi: 3.0.3\ninfo: {title: t, version: '1'}\npaths:\n");
     for i in 0..writes {
         spec.push_str(&format!(
-            "  /w{i}:\n    post:\n      responses:\n        '201': {{description: ok}}\n        '503': {{description: busy}}\n"
+            "  /w{i}:\n    post:\n      responses:\n        '201': {{description: ok}}\n        '503': {{description: busy, headers: {{Retry-After: {{schema: {{type: integer}}}}}}}}\n"
         ));
     }
     std::fs::write(dir.join("openapi.yaml"), spec).unwrap();

@@ -271,3 +271,38 @@ fn findings_by_rule_are_ordered_by_severity_then_count() {
     }
     assert!(rules.iter().any(|r| r.0 == "info"), "{rules:?}");
 }
+
+#[test]
+fn the_budget_speaks_of_retry_after_only_where_a_429_or_503_is_retried() {
+    let dir = common::scratch("report-retry-after-budget");
+    std::fs::write(
+        dir.join("openapi.yaml"),
+        "openapi: 3.0.3\ninfo: {title: t, version: '1'}\npaths:\n  /a:\n    get:\n      operationId: a\n      responses: {'200': {description: ok}}\n  /b:\n    get:\n      operationId: b\n      responses: {'200': {description: ok}, '503': {description: busy, headers: {Retry-After: {schema: {type: integer}}}}}\n",
+    )
+    .unwrap();
+    std::fs::write(
+        dir.join("retry-policy.yaml"),
+        "version: 1\ndefaults:\n  maxAttempts: 3\n  deadline: 10s\n  perAttemptTimeout: 1s\n  backoff: {base: 100ms, cap: 1s, jitter: full}\n  retryOn: [connect-failure, timeout]\n  retryAfter: {honor: true, max: 5s}\noperations:\n  b: {retryOn: [connect-failure, 503]}\n",
+    )
+    .unwrap();
+    let run = common::retrylint_in(&dir, &["report", "openapi.yaml", "--format", "json"]);
+    assert_eq!(run.code, 0, "{}", run.transcript());
+    let doc: serde_json::Value = serde_json::from_str(&run.stdout).unwrap();
+    let budget = |id: &str| {
+        doc["operations"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|op| op["operationId"] == id)
+            .and_then(|op| op["answers"]["budget"].as_str())
+            .unwrap()
+            .to_string()
+    };
+    // `a` is retried on connection failures and timeouts only: no Retry-After comes with them.
+    assert!(!budget("a").contains("Retry-After"), "{}", budget("a"));
+    assert!(
+        budget("b").contains("Retry-After honoured up to 5s"),
+        "{}",
+        budget("b")
+    );
+}

@@ -85,11 +85,15 @@ fn budget(policy: Option<&Effective>, plan: Option<&Schedule>) -> String {
             Some(plan) => text.push_str(&worst_case_text(plan)),
             None => text.push_str(", no bound on how long it takes"),
         }
-        if p.honors_retry_after() {
-            match &p.policy.retry_after_max {
-                Some(max) => text.push_str(&format!("; Retry-After honoured up to {}", max.value)),
-                None => text.push_str("; Retry-After honoured, unbounded"),
+        // Only where a 429 or 503 is retried does a Retry-After have anything to say.
+        match crate::plan::schedule::retry_after_bound(p).0 {
+            crate::plan::schedule::RetryAfterBound::UpTo(max) => {
+                text.push_str(&format!("; Retry-After honoured up to {max}"));
             }
+            crate::plan::schedule::RetryAfterBound::Unbounded => {
+                text.push_str("; Retry-After honoured, unbounded");
+            }
+            crate::plan::schedule::RetryAfterBound::None => {}
         }
     }
     text

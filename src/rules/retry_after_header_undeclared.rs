@@ -14,11 +14,12 @@ const WHEN_TO_RETRY: &[&str] = &[
 
 declare_rule!(
     /// A declared 429 or 503 response with no `Retry-After` (nor `RateLimit`,
-    /// `RateLimit-Reset`, `X-RateLimit-Reset`) header. Needs no policy.
+    /// `RateLimit-Reset`, `X-RateLimit-Reset`) header. Runs with or without a policy: the
+    /// gap is the description's, whoever runs the check.
     RetryAfterHeaderUndeclared,
     "retry-after-header-undeclared",
     Warning,
-    Contract,
+    Description,
     "a 429 or 503 response declares no Retry-After header"
 );
 
