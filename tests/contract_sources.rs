@@ -56,3 +56,37 @@ fn methods_follow_the_iana_registry() {
     assert_eq!(effect("PROPFIND"), "none (PROPFIND method)");
     assert_eq!(effect("LOCK"), "non-idempotent (LOCK method)");
 }
+
+/// Follows the Azure REST API guidelines (microsoft/api-guidelines, azure/Guidelines.md,
+/// "Long-running operations": a 202 with `Operation-Location`) and the ARM rule
+/// LroAzureAsyncOperationHeader (Azure/azure-openapi-validator,
+/// docs/lro-azure-async-operation-header.md: a 202 with `Azure-AsyncOperation`): either
+/// header names the status resource, with or without `x-ms-long-running-operation`.
+#[test]
+fn a_202_naming_its_status_resource_is_a_status_endpoint() {
+    let write = |header: &str| {
+        format!(
+            "    post:\n      responses:\n        '202':\n          description: accepted\n          headers: {{ {header}: {{ schema: {{ type: string }} }} }}\n"
+        )
+    };
+    let spec = format!(
+        "openapi: 3.0.3\ninfo: {{ title: jobs, version: '1' }}\npaths:\n  /analyze:\n{}  /deploy:\n{}  /export:\n{}",
+        write("Operation-Location"),
+        write("Azure-AsyncOperation"),
+        write("Location")
+    );
+    let contracts = contracts("accepted", &spec);
+    for (path, header) in [
+        ("/analyze", "Operation-Location"),
+        ("/deploy", "Azure-AsyncOperation"),
+        ("/export", "Location"),
+    ] {
+        let contract = &contracts[&format!("POST {path}")];
+        assert_eq!(contract["state"], "retry-safe-with-reconcile", "{path}");
+        assert_eq!(
+            contract["statusEndpoint"],
+            format!("a 202 response with {header}"),
+            "{path}: {contract}"
+        );
+    }
+}

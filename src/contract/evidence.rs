@@ -26,6 +26,12 @@ pub const KNOWN_KEY_HEADERS: &[&str] = &[
 /// (422, or 400 as some APIs answer); `4XX` covers them all.
 pub const CONFLICT_CODES: &[&str] = &["409", "422", "400", "4XX"];
 
+/// Headers of a `202` that name where the outcome of the write can be read: Azure's
+/// `Operation-Location` and `Azure-AsyncOperation` (Azure REST API guidelines,
+/// "Long-running operations"), and RFC 9110's `Location`. A `202` with any of them is a
+/// status endpoint, with or without `x-ms-long-running-operation`.
+pub const STATUS_HEADERS: &[&str] = &["Operation-Location", "Azure-AsyncOperation", "Location"];
+
 /// Headers that say when to come back, besides `Retry-After`.
 const RATE_LIMIT_HEADERS: &[&str] = &["RateLimit", "RateLimit-Reset", "X-RateLimit-Reset"];
 
@@ -218,8 +224,8 @@ fn key_offer(op: &Operation, api: &Api, keys: &KeyHeaders) -> Option<KeyOffer> {
         })
 }
 
-/// A way to find out whether the write happened: a link to a read, a 202 with
-/// `Location`, or a long-running-operation mark.
+/// A way to find out whether the write happened: a link to a read, a 202 with one of
+/// [`STATUS_HEADERS`], or a long-running-operation mark.
 fn status_offer(op: &Operation, reads: &OperationIndex<'_>) -> Option<StatusOffer> {
     for response in &op.responses {
         for link in &response.links {
@@ -236,12 +242,15 @@ fn status_offer(op: &Operation, reads: &OperationIndex<'_>) -> Option<StatusOffe
             }
         }
     }
-    if let Some(accepted) = op.response("202")
-        && let Some(location) = accepted.header("Location")
+    if let Some(header) = op
+        .response("202")
+        .and_then(|accepted| STATUS_HEADERS.iter().find_map(|name| accepted.header(name)))
     {
         return Some(StatusOffer {
-            kind: StatusKind::AcceptedWithLocation,
-            loc: location.loc.clone(),
+            kind: StatusKind::Accepted {
+                header: header.name.clone(),
+            },
+            loc: header.loc.clone(),
         });
     }
     op.long_running.as_ref().map(|loc| StatusOffer {

@@ -8,7 +8,7 @@
 //! requires (named as it is declared, and sent again on every attempt); one with a status
 //! endpoint reconciles an unknown outcome through it; every other one is never retried and
 //! fails on an unknown outcome, with a comment saying why (an optional key, a status
-//! followed through a 202's `Location`, or nothing at all).
+//! followed through a 202's `Location` or `Operation-Location`, or nothing at all).
 //!
 //! Text from the description (operationIds, paths, header names, the file name) is data:
 //! keys and values are double-quoted YAML scalars, comments are kept on one line, so the
@@ -312,8 +312,8 @@ fn write_entries(out: &mut String, entries: &[&Entry], common: &[u16]) {
     never(
         out,
         &by_location,
-        "Non-idempotent; the outcome is found through a 202's Location or a long-running\n  \
-         # operation, which no selector names: never retried, and a timed-out call is\n  \
+        "Non-idempotent; the outcome is found through a 202's Location (Operation-Location,\n  \
+         # Azure-AsyncOperation) or a long-running operation, which no selector names: never retried, and a timed-out call is\n  \
          # reported as failed until the client follows that location.",
     );
     never(
