@@ -90,3 +90,83 @@ fn a_202_naming_its_status_resource_is_a_status_endpoint() {
         );
     }
 }
+
+/// `check --format json` of a description written into a scratch folder: each finding
+/// as `(rule, "METHOD /path")`.
+fn findings(name: &str, spec: &str) -> Vec<(String, String)> {
+    let dir = common::scratch(&format!("contract-sources-check-{name}"));
+    std::fs::write(dir.join("openapi.yaml"), spec).unwrap();
+    let run = retrylint_in(&dir, &["check", "openapi.yaml", "--format", "json"]);
+    assert!(run.code <= 1, "{}", run.transcript());
+    let doc: serde_json::Value = serde_json::from_str(&run.stdout).unwrap();
+    doc["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|f| {
+            let op = &f["operation"];
+            (
+                f["rule"].as_str().unwrap().to_string(),
+                format!(
+                    "{} {}",
+                    op["method"].as_str().unwrap_or_default(),
+                    op["path"].as_str().unwrap_or_default()
+                ),
+            )
+        })
+        .collect()
+}
+
+/// Follows Qdrant's description (qdrant/qdrant, docs/redoc/master/openapi.json), whose
+/// operations answer `4XX: {description: error}` with its generic error body and no
+/// header: a class with no `Retry-After` is an error answer, not a 429. The rules and
+/// the report read it alike; a class that does say when to come back is a 429.
+#[test]
+fn a_response_class_declares_a_429_only_when_it_says_when_to_come_back() {
+    let spec = "openapi: 3.0.3
+info: { title: vectors, version: '1' }
+paths:
+  /healthz:
+    get:
+      responses:
+        '200': { description: ok }
+        4XX: { description: error }
+  /points:
+    get:
+      responses:
+        '200': { description: ok }
+        4XX:
+          description: error
+          headers: { Retry-After: { schema: { type: integer } } }
+  /limits:
+    get:
+      responses:
+        '200': { description: ok }
+        '429': { description: slow down }
+";
+    let fired = findings("classes", spec);
+    let throttling = |op: &str| {
+        fired
+            .iter()
+            .filter(|(rule, at)| at == op && rule != "write-without-retry-protection")
+            .map(|(rule, _)| rule.as_str())
+            .collect::<Vec<_>>()
+    };
+    assert_eq!(throttling("GET /healthz"), ["throttle-status-undeclared"]);
+    assert!(throttling("GET /points").is_empty(), "{fired:?}");
+    assert_eq!(throttling("GET /limits"), ["retry-after-header-undeclared"]);
+
+    let contracts = contracts("classes", spec);
+    assert_eq!(
+        contracts["GET /healthz"]["throttling"],
+        "no 429 or 503 declared: clients cannot tell how the server asks them to slow down"
+    );
+    assert_eq!(
+        contracts["GET /points"]["throttling"],
+        "429 (as 4XX) with Retry-After (seconds)"
+    );
+    assert_eq!(
+        contracts["GET /limits"]["throttling"],
+        "429 without Retry-After"
+    );
+}
