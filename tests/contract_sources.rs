@@ -98,23 +98,7 @@ fn findings(name: &str, spec: &str) -> Vec<(String, String)> {
     std::fs::write(dir.join("openapi.yaml"), spec).unwrap();
     let run = retrylint_in(&dir, &["check", "openapi.yaml", "--format", "json"]);
     assert!(run.code <= 1, "{}", run.transcript());
-    let doc: serde_json::Value = serde_json::from_str(&run.stdout).unwrap();
-    doc["findings"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|f| {
-            let op = &f["operation"];
-            (
-                f["rule"].as_str().unwrap().to_string(),
-                format!(
-                    "{} {}",
-                    op["method"].as_str().unwrap_or_default(),
-                    op["path"].as_str().unwrap_or_default()
-                ),
-            )
-        })
-        .collect()
+    common::rule_operations(&serde_json::from_str(&run.stdout).unwrap())
 }
 
 /// Follows Qdrant's description (qdrant/qdrant, docs/redoc/master/openapi.json), whose
