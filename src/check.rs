@@ -439,7 +439,13 @@ pub fn check_description(
         baselined: 0,
         webhooks: analysis.api.webhook_count,
         policy: policy.map(|p| p.file.name()),
-        client_policy: policy.is_some() || !analysis.effective.is_empty(),
+        client_policy: policy.is_some()
+            || !analysis.effective.is_empty()
+            || analysis
+                .layers
+                .layers
+                .iter()
+                .any(|layer| layer.format == crate::layers::Format::Speakeasy),
         contract,
         sources: analysis.sources,
     })

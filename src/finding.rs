@@ -125,8 +125,9 @@ pub struct CheckResult {
     pub webhooks: usize,
     /// The policy file it was checked against, as named.
     pub policy: Option<String>,
-    /// Whether a client policy decided what is retried: a policy file, or the
-    /// description's own `x-retry-policy`. Without one, only the contract was checked.
+    /// Whether a client policy decided what is retried: a policy file, the description's
+    /// own `x-retry-policy`, or its `x-speakeasy-retries` (the generated SDK's retries, which
+    /// the policy rules judge). Without one, only the contract was checked.
     pub client_policy: bool,
     /// How many operations are at each contract state.
     pub contract: crate::contract::StateCounts,

@@ -331,33 +331,13 @@ fn json_run(args: &[&str], code: i32) -> serde_json::Value {
     serde_json::from_str(&run.stdout).expect("JSON output")
 }
 
-/// `(rule, "METHOD /path")` of every finding of a JSON document.
-fn rule_operations(doc: &serde_json::Value) -> Vec<(String, String)> {
-    doc["findings"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|f| {
-            let op = &f["operation"];
-            (
-                f["rule"].as_str().unwrap().to_string(),
-                format!(
-                    "{} {}",
-                    op["method"].as_str().unwrap_or_default(),
-                    op["path"].as_str().unwrap_or_default()
-                ),
-            )
-        })
-        .collect()
-}
-
 const OPENAPI32: &str = "fixtures/tricky/openapi32/openapi.yaml";
 
 #[test]
 fn openapi_3_2_reads_query_and_additional_operations() {
     let doc = json_run(&["check", OPENAPI32, "--format", "json"], 1);
     assert_eq!(doc["summary"]["operations"], 4);
-    let fired = rule_operations(&doc);
+    let fired = common::rule_operations(&doc);
     // A custom method is a write unless marked: retrying it with no key is reported.
     assert!(
         fired.contains(&("unprotected-write-retry".into(), "PURGE /cache".into())),
@@ -434,7 +414,7 @@ fn azure_x_ms_paths_are_operations_with_their_query_string() {
         1,
     );
     assert_eq!(doc["summary"]["operations"], 3);
-    let fired = rule_operations(&doc);
+    let fired = common::rule_operations(&doc);
     assert!(
         fired.contains(&(
             "unprotected-write-retry".into(),

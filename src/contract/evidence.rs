@@ -26,14 +26,36 @@ pub const KNOWN_KEY_HEADERS: &[&str] = &[
 /// (422, or 400 as some APIs answer); `4XX` covers them all.
 pub const CONFLICT_CODES: &[&str] = &["409", "422", "400", "4XX"];
 
+/// Headers of a `202` that name where the outcome of the write can be read: Azure's
+/// `Operation-Location` and `Azure-AsyncOperation` (Azure REST API guidelines,
+/// "Long-running operations"), and RFC 9110's `Location`. A `202` with any of them is a
+/// status endpoint, with or without `x-ms-long-running-operation`.
+pub const STATUS_HEADERS: &[&str] = &["Operation-Location", "Azure-AsyncOperation", "Location"];
+
 /// Headers that say when to come back, besides `Retry-After`.
 const RATE_LIMIT_HEADERS: &[&str] = &["RateLimit", "RateLimit-Reset", "X-RateLimit-Reset"];
 
-/// The response declaring `status`: its own code, or its class (`4XX`). `default` says
-/// nothing of which statuses the server sends, so it does not count.
+/// The response declaring the throttling status `status` (429 or 503): its own code, or
+/// its class (`4XX`, `5XX`) when the class says when to come back. A class with no
+/// `Retry-After` or `RateLimit` header is the API's generic error answer: it says nothing
+/// of how the server asks clients to slow down, so it declares no 429 or 503. `default`
+/// names no status and never counts.
 pub fn declares_status(op: &Operation, status: u16) -> Option<&Response> {
-    op.response(&status.to_string())
-        .or_else(|| op.response(&format!("{}XX", status / 100)))
+    op.response(&status.to_string()).or_else(|| {
+        op.response(&format!("{}XX", status / 100))
+            .filter(|class| wait_hint(class) != WaitHint::None)
+    })
+}
+
+/// What a throttling response says about when to come back.
+fn wait_hint(response: &Response) -> WaitHint {
+    match response.header("Retry-After") {
+        Some(header) => WaitHint::RetryAfter(header.format),
+        None => RATE_LIMIT_HEADERS
+            .iter()
+            .find_map(|name| response.header(name))
+            .map_or(WaitHint::None, |h| WaitHint::RateLimit(h.name.clone())),
+    }
 }
 
 /// Every operation by operationId and by method and path, for links. Where two
@@ -218,8 +240,8 @@ fn key_offer(op: &Operation, api: &Api, keys: &KeyHeaders) -> Option<KeyOffer> {
         })
 }
 
-/// A way to find out whether the write happened: a link to a read, a 202 with
-/// `Location`, or a long-running-operation mark.
+/// A way to find out whether the write happened: a link to a read, a 202 with one of
+/// [`STATUS_HEADERS`], or a long-running-operation mark.
 fn status_offer(op: &Operation, reads: &OperationIndex<'_>) -> Option<StatusOffer> {
     for response in &op.responses {
         for link in &response.links {
@@ -236,12 +258,15 @@ fn status_offer(op: &Operation, reads: &OperationIndex<'_>) -> Option<StatusOffe
             }
         }
     }
-    if let Some(accepted) = op.response("202")
-        && let Some(location) = accepted.header("Location")
+    if let Some(header) = op
+        .response("202")
+        .and_then(|accepted| STATUS_HEADERS.iter().find_map(|name| accepted.header(name)))
     {
         return Some(StatusOffer {
-            kind: StatusKind::AcceptedWithLocation,
-            loc: location.loc.clone(),
+            kind: StatusKind::Accepted {
+                header: header.name.clone(),
+            },
+            loc: header.loc.clone(),
         });
     }
     op.long_running.as_ref().map(|loc| StatusOffer {
@@ -264,23 +289,17 @@ fn broken_links(op: &Operation, index: &OperationIndex<'_>) -> Vec<BrokenLink> {
         .collect()
 }
 
-/// The 429 and 503 the operation declares, each with what says when to come back.
+/// The 429 and 503 the operation declares (as [`declares_status`] reads them), each with
+/// what says when to come back.
 fn throttling(op: &Operation) -> Vec<Throttle> {
     [429, 503]
         .into_iter()
         .filter_map(|status| {
             let response = declares_status(op, status)?;
-            let wait = match response.header("Retry-After") {
-                Some(header) => WaitHint::RetryAfter(header.format),
-                None => RATE_LIMIT_HEADERS
-                    .iter()
-                    .find_map(|name| response.header(name))
-                    .map_or(WaitHint::None, |h| WaitHint::RateLimit(h.name.clone())),
-            };
             Some(Throttle {
                 status,
                 declared_as: response.code.clone(),
-                wait,
+                wait: wait_hint(response),
                 loc: response.loc.clone(),
             })
         })

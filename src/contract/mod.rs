@@ -16,7 +16,7 @@ use crate::location::Loc;
 use crate::model::{Api, HeaderFormat, LinkTarget};
 use crate::policy::SideEffect;
 
-pub use evidence::{CONFLICT_CODES, KNOWN_KEY_HEADERS, declares_status};
+pub use evidence::{CONFLICT_CODES, KNOWN_KEY_HEADERS, STATUS_HEADERS, declares_status};
 
 /// What the description lets a client do about retrying one operation.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
@@ -131,8 +131,9 @@ pub struct KeyOffer {
 pub enum StatusKind {
     /// A response's link to a GET or HEAD operation (`GET /orders/{id}`).
     Link { name: String, target: String },
-    /// A `202` response with a `Location` header.
-    AcceptedWithLocation,
+    /// A `202` response with a header naming the status resource: `Operation-Location`,
+    /// `Azure-AsyncOperation` or `Location` (as the description spells it).
+    Accepted { header: String },
     /// `x-ms-long-running-operation: true`.
     LongRunning,
 }

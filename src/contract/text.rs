@@ -107,12 +107,12 @@ pub fn key(c: &Contract) -> Option<String> {
     Some(format!("{need} `{}`{from}", key.header))
 }
 
-/// `the link GetOrder to GET /orders/{id}`, `a 202 with Location`.
+/// `the link GetOrder to GET /orders/{id}`, `a 202 response with Operation-Location`.
 pub fn status(c: &Contract) -> Option<String> {
     let status = c.status.as_ref()?;
     Some(match &status.kind {
         StatusKind::Link { name, target } => format!("the link `{name}` to {target}"),
-        StatusKind::AcceptedWithLocation => "a 202 response with Location".into(),
+        StatusKind::Accepted { header } => format!("a 202 response with {header}"),
         StatusKind::LongRunning => "x-ms-long-running-operation".into(),
     })
 }

@@ -30,7 +30,7 @@ pub enum Choice {
 pub enum Why {
     /// The key is declared but optional.
     OptionalKey(String),
-    /// Its outcome is found through a 202's `Location` or a long-running operation: no
+    /// Its outcome is found through a 202's `Location` (or `Operation-Location`) or a long-running operation: no
     /// operation of the description to name as the status endpoint.
     StatusByLocation,
     /// Nothing makes a repeat safe.

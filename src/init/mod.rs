@@ -8,7 +8,7 @@
 //! requires (named as it is declared, and sent again on every attempt); one with a status
 //! endpoint reconciles an unknown outcome through it; every other one is never retried and
 //! fails on an unknown outcome, with a comment saying why (an optional key, a status
-//! followed through a 202's `Location`, or nothing at all).
+//! followed through a 202's `Location` or `Operation-Location`, or nothing at all).
 //!
 //! Text from the description (operationIds, paths, header names, the file name) is data:
 //! keys and values are double-quoted YAML scalars, comments are kept on one line, so the
@@ -155,12 +155,36 @@ pub fn starting_policy_with(
            log: [attempt, signal, delay, deadlineRemaining, correlationId]\n",
         choice::retry_on(&common)
     );
+    let named: Vec<&Entry> = plan
+        .entries
+        .iter()
+        .filter(|e| e.selector.is_some() && needs_entry(e))
+        .collect();
+    let unanswered: Vec<&Entry> = named
+        .iter()
+        .copied()
+        .filter(|e| {
+            matches!(
+                e.choice,
+                Choice::Keyed {
+                    no_conflict_response: true,
+                    ..
+                }
+            )
+        })
+        .collect();
+    if !key_headers.is_empty() || !unanswered.is_empty() {
+        out.push_str("\nlint:\n");
+    }
     if !key_headers.is_empty() {
-        out.push_str("\nlint:\n  # Idempotency key headers besides the known names (--key-header).\n  keyHeaders:\n");
+        out.push_str(
+            "  # Idempotency key headers besides the known names (--key-header).\n  keyHeaders:\n",
+        );
         for header in key_headers {
             let _ = writeln!(out, "    - {}", quote(header));
         }
     }
+    write_unanswered(&mut out, &unanswered);
     if !unnamed.is_empty() {
         out.push_str(
             "\n# Operations that no selector names alone (no unique operationId, and a path\n\
@@ -170,13 +194,34 @@ pub fn starting_policy_with(
             let _ = writeln!(out, "#   {}", escape::yaml_comment(key));
         }
     }
-    let named: Vec<&Entry> = plan
-        .entries
-        .iter()
-        .filter(|e| e.selector.is_some() && needs_entry(e))
-        .collect();
     write_entries(&mut out, &named, &common);
     out
+}
+
+/// The keyed operations whose description declares no answer to a reused or in-flight
+/// key: the policy retries them with their key (each entry says the answer is unsaid), so
+/// `key-conflict-response-undeclared` is set aside for them with the reason, rather than
+/// repeated on every check of the policy. Removing the entry brings the reminder back.
+fn write_unanswered(out: &mut String, entries: &[&Entry]) {
+    if entries.is_empty() {
+        return;
+    }
+    out.push_str(
+        "  # These keyed operations declare no 409, 422 or 400: what a reused or in-flight\n  \
+         # key gets is the API's to document. Remove this entry to be reminded on every check.\n  \
+         ignore:\n    \
+         - rule: key-conflict-response-undeclared\n      \
+         reason: \"the description declares no response for a reused or in-flight key\"\n      \
+         operations:\n",
+    );
+    for e in entries {
+        let _ = writeln!(
+            out,
+            "        - {}{}",
+            quote(e.name()),
+            comment_for(e.name(), &e.key)
+        );
+    }
 }
 
 /// Every operation's entry, grouped by what the policy does with it.
@@ -312,9 +357,9 @@ fn write_entries(out: &mut String, entries: &[&Entry], common: &[u16]) {
     never(
         out,
         &by_location,
-        "Non-idempotent; the outcome is found through a 202's Location or a long-running\n  \
-         # operation, which no selector names: never retried, and a timed-out call is\n  \
-         # reported as failed until the client follows that location.",
+        "Non-idempotent; the outcome is found through a 202's Location (Operation-Location,\n  \
+         # Azure-AsyncOperation) or a long-running operation, which no selector names: never\n  \
+         # retried; a timed-out call is reported as failed until the client follows that location.",
     );
     never(
         out,

@@ -5,6 +5,7 @@
 //! came through a `$ref`, where the shared definition is.
 
 mod build;
+mod methods;
 
 use std::collections::HashSet;
 use std::fmt;
@@ -102,13 +103,17 @@ impl Method {
         }
     }
 
-    /// Safe methods (RFC 9110 §9.2.1, and QUERY): a request asks for no change. A custom
-    /// method is never assumed safe.
+    /// Safe methods, by the IANA HTTP Method Registry (GET, HEAD, PROPFIND, QUERY, …): a
+    /// request asks for no change. A method the registry does not list is never safe.
     pub fn is_safe(self) -> bool {
-        matches!(
-            self,
-            Method::Get | Method::Head | Method::Options | Method::Trace | Method::Query
-        )
+        methods::is_safe(self.as_str())
+    }
+
+    /// Idempotent methods, by the IANA HTTP Method Registry (PUT, DELETE, WebDAV's COPY
+    /// and MOVE, …; not POST, PATCH or LOCK). A method the registry does not list
+    /// promises nothing.
+    pub fn is_idempotent(self) -> bool {
+        methods::is_idempotent(self.as_str())
     }
 }
 

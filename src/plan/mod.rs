@@ -119,15 +119,16 @@ pub struct RetryInput {
 }
 
 impl SideEffect {
-    /// The side effect a method implies (RFC 9110 §9.2; QUERY is safe). A custom method
-    /// promises nothing, so it is taken as non-idempotent.
+    /// The side effect a method implies: none for a safe method, idempotent for an
+    /// idempotent one, by the IANA HTTP Method Registry (see [`Method::is_safe`]). A method
+    /// the registry does not list promises nothing, so it is taken as non-idempotent.
     pub fn of_method(method: Method) -> SideEffect {
-        match method {
-            Method::Get | Method::Head | Method::Options | Method::Trace | Method::Query => {
-                SideEffect::None
-            }
-            Method::Put | Method::Delete => SideEffect::Idempotent,
-            Method::Post | Method::Patch | Method::Custom(_) => SideEffect::NonIdempotent,
+        if method.is_safe() {
+            SideEffect::None
+        } else if method.is_idempotent() {
+            SideEffect::Idempotent
+        } else {
+            SideEffect::NonIdempotent
         }
     }
 }

@@ -301,11 +301,26 @@ impl OperationContext<'_> {
 
 /// A finding of a client-policy rule about a layer's route: the message names the layer,
 /// and the operation is a related location when no label points into the description.
+///
+/// A finding about a value rather than an operation names no route when the route is a
+/// setting other routes share (the document's `x-speakeasy-retries`, which every
+/// operation without its own inherits): there the route's name is an operation's, and
+/// the finding is one, at the setting, however many operations inherit it.
 fn in_layer(mut finding: Finding, layer: &Layer, route: &Route, op: &Operation) -> Finding {
-    finding.message = format!(
-        "{} ({}: {}, route {})",
-        finding.message, layer.position, layer.name, route.name
-    );
+    let shared = layer
+        .routes
+        .iter()
+        .filter(|other| other.loc == route.loc)
+        .nth(1)
+        .is_some();
+    finding.message = if finding.operation.is_none() && shared {
+        format!("{} ({}: {})", finding.message, layer.position, layer.name)
+    } else {
+        format!(
+            "{} ({}: {}, route {})",
+            finding.message, layer.position, layer.name, route.name
+        )
+    };
     if let Some(help) = layer_help::help(finding.rule, layer.format) {
         finding.help = Some(help.to_string());
     }

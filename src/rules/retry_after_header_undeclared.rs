@@ -2,20 +2,15 @@
 //! back.
 
 use super::{OperationContext, Rule, declare_rule};
+use crate::contract::WaitHint;
 use crate::finding::{Finding, Label};
-
-/// Headers that tell a client when to retry.
-const WHEN_TO_RETRY: &[&str] = &[
-    "Retry-After",
-    "RateLimit",
-    "RateLimit-Reset",
-    "X-RateLimit-Reset",
-];
 
 declare_rule!(
     /// A declared 429 or 503 response with no `Retry-After` (nor `RateLimit`,
     /// `RateLimit-Reset`, `X-RateLimit-Reset`) header. Runs with or without a policy: the
-    /// gap is the description's, whoever runs the check.
+    /// gap is the description's, whoever runs the check. It reads the contract's
+    /// throttling answer, so a `4XX`/`5XX` class with no such header (a generic error,
+    /// which declares no 429 or 503) is `throttle-status-undeclared`'s, not this.
     RetryAfterHeaderUndeclared,
     "retry-after-header-undeclared",
     Warning,
@@ -25,25 +20,33 @@ declare_rule!(
 
 impl Rule for RetryAfterHeaderUndeclared {
     fn check_operation(&self, cx: &OperationContext<'_>, out: &mut Vec<Finding>) {
+        let Some(contract) = cx.run.contracts.get(cx.op_index) else {
+            return;
+        };
         let op = cx.op;
-        for response in &op.responses {
-            if response.code != "429" && response.code != "503" {
+        for throttle in &contract.throttling {
+            if throttle.wait != WaitHint::None {
                 continue;
             }
-            if WHEN_TO_RETRY.iter().any(|h| response.has_header(h)) {
-                continue;
-            }
-            let mut finding = cx.finding(
-                &Self::META,
-                format!("declares a {} response with no Retry-After header: clients cannot tell when to try again", response.code),
-                Label::new(&response.loc, format!("{} without Retry-After", response.code)),
-            )
-            .help(format!(
-                "declare a `Retry-After` header on the {} response{}",
-                response.code,
-                if response.definition.is_some() { " (in its shared definition, once for every operation)" } else { "" }
-            ));
-            if let Some(definition) = &response.definition {
+            let code = &throttle.declared_as;
+            let definition = op.response(code).and_then(|r| r.definition.as_ref());
+            let mut finding = cx
+                .finding(
+                    &Self::META,
+                    format!(
+                        "declares a {code} response with no Retry-After header: clients cannot tell when to try again"
+                    ),
+                    Label::new(&throttle.loc, format!("{code} without Retry-After")),
+                )
+                .help(format!(
+                    "declare a `Retry-After` header on the {code} response{}",
+                    if definition.is_some() {
+                        " (in its shared definition, once for every operation)"
+                    } else {
+                        ""
+                    }
+                ));
+            if let Some(definition) = definition {
                 finding = finding.related(definition, "the shared response is defined here");
             }
             out.push(finding);

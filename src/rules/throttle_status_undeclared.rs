@@ -5,8 +5,9 @@ use super::{OperationContext, Rule, declare_rule};
 use crate::finding::{Finding, Label};
 
 declare_rule!(
-    /// An operation declares neither 429 nor 503 (nor `4XX`, `5XX`); `default` names no
-    /// status and does not count.
+    /// An operation declares neither 429 nor 503, as the contract reads them: a `4XX` or
+    /// `5XX` class counts only with a header that says when to come back; `default` names
+    /// no status and does not count.
     ThrottleStatusUndeclared,
     "throttle-status-undeclared",
     Info,

@@ -34,7 +34,7 @@ impl Rule for WriteWithoutRetryProtection {
             )
             .help(
                 "declare a required `Idempotency-Key` header with a 409 response for a key in flight; \
-                 or link the response to a GET that reports the result (`links`, or a 202 with `Location`); \
+                 or link the response to a GET that reports the result (`links`, or a 202 with `Location` or `Operation-Location`); \
                  or, if repeating it is harmless, say so with `x-idempotent: true`",
             ),
         );

@@ -292,3 +292,23 @@ pub fn repository_losing_its_key(name: &str) -> std::path::PathBuf {
     git(&dir, &["commit", "-q", "-am", "head"]);
     dir
 }
+
+/// `(rule, "METHOD /path")` of every finding of a JSON document.
+pub fn rule_operations(doc: &serde_json::Value) -> Vec<(String, String)> {
+    doc["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|f| {
+            let op = &f["operation"];
+            (
+                f["rule"].as_str().unwrap().to_string(),
+                format!(
+                    "{} {}",
+                    op["method"].as_str().unwrap_or_default(),
+                    op["path"].as_str().unwrap_or_default()
+                ),
+            )
+        })
+        .collect()
+}
