@@ -45,6 +45,16 @@ fn check(scratch_name: &str, files: &[(&str, &str)]) -> common::Run {
     run
 }
 
+/// Checks the payments description against one layer file: `rule` must fire.
+fn assert_fires(scratch_name: &str, name: &str, text: &str, rule: &str) {
+    let run = check(scratch_name, &[(name, text)]);
+    assert!(
+        fired_rules(&run.stdout).contains(&rule.to_string()),
+        "{}",
+        run.transcript()
+    );
+}
+
 /// The lines of findings of `rule`.
 fn findings<'a>(run: &'a common::Run, rule: &str) -> Vec<&'a str> {
     let tag = format!("[{rule}]");
@@ -109,5 +119,80 @@ fn envoy_ratelimited_does_not_retry_a_backends_429() {
         !fired.contains(&"unprotected-write-retry".to_string()),
         "{}",
         run.transcript()
+    );
+}
+
+/// The canary pattern of istio/istio `samples/bookinfo/networking/virtual-service-reviews-jason-v2-v3.yaml`:
+/// a first route that matches `headers: {end-user: {exact: jason}}`, then a route for
+/// everyone else. Istio's `HTTPMatchRequest` takes only the requests that carry the
+/// header; ordinary traffic falls through to the second route, whose default retries
+/// (no `retries` block) retry the POST.
+#[test]
+fn an_istio_header_route_takes_only_requests_with_the_header() {
+    let run = check(
+        "proxy-istio-canary",
+        &[(
+            "vs.yaml",
+            &virtual_service(
+                "  - match:\n    - headers:\n        end-user: { exact: jason }\n    retries: { attempts: 0 }\n    route: [{ destination: { host: p, subset: v2 } }]\n  - route: [{ destination: { host: p, subset: v3 } }]\n",
+            ),
+        )],
+    );
+    let implicit = findings(&run, "implicit-mesh-retry");
+    assert!(
+        implicit
+            .iter()
+            .any(|l| l.contains("POST /payments") && l.contains("error[")),
+        "{}",
+        run.transcript()
+    );
+    // The canary route retrying a write says which requests it takes.
+    let run = check(
+        "proxy-istio-canary-retrying",
+        &[(
+            "vs.yaml",
+            &virtual_service(
+                "  - match:\n    - headers:\n        end-user: { exact: jason }\n    timeout: 10s\n    retries: { attempts: 4, retryOn: 5xx }\n    route: [{ destination: { host: p, subset: v2 } }]\n  - timeout: 10s\n    retries: { attempts: 0 }\n    route: [{ destination: { host: p, subset: v3 } }]\n",
+            ),
+        )],
+    );
+    let write = findings(&run, "unprotected-write-retry");
+    assert!(
+        write
+            .iter()
+            .any(|l| l.contains("for requests with header end-user")),
+        "{}",
+        run.transcript()
+    );
+}
+
+/// envoyproxy/envoy `api/envoy/config/route/v3/route_components.proto` (`RouteMatch`): a
+/// route matches when the path *and* every `headers` and `query_parameters` matcher match;
+/// `source/common/router/config_impl.cc` tries the next route otherwise. The first route
+/// takes only `?debug` requests; ordinary ones reach the second, which retries the POST
+/// on 5xx.
+#[test]
+fn an_envoy_query_route_takes_only_requests_with_the_parameter() {
+    let envoy = "virtual_hosts:\n- name: p\n  domains: [p]\n  routes:\n  - match: { prefix: /, query_parameters: [{ name: debug, present_match: true }] }\n    route: { cluster: p }\n  - match: { prefix: / }\n    route: { cluster: p, timeout: 10s, retry_policy: { retry_on: 5xx, num_retries: 2 } }\n";
+    assert_fires(
+        "proxy-envoy-query",
+        "envoy.yaml",
+        envoy,
+        "unprotected-write-retry",
+    );
+}
+
+/// kubernetes-sigs/gateway-api `apis/v1/httproute_types.go` (`HTTPRouteMatch`): a request
+/// matches when all of path, headers, query parameters and method match. A rule that
+/// matches header `x-canary` outranks the plain rule, but takes only canary requests:
+/// ordinary ones reach the rule that retries on 503.
+#[test]
+fn a_gateway_api_header_rule_takes_only_requests_with_the_header() {
+    let route = "apiVersion: gateway.networking.k8s.io/v1\nkind: HTTPRoute\nmetadata: { name: p }\nspec:\n  hostnames: [p]\n  rules:\n  - matches: [{ path: { type: PathPrefix, value: / }, headers: [{ name: x-canary, value: 'yes' }] }]\n    backendRefs: [{ name: p-canary, port: 80 }]\n  - timeouts: { request: 10s }\n    retry: { attempts: 2, codes: [503] }\n    backendRefs: [{ name: p, port: 80 }]\n";
+    assert_fires(
+        "proxy-gateway-header",
+        "route.yaml",
+        route,
+        "unprotected-write-retry",
     );
 }

@@ -48,7 +48,7 @@ use std::collections::HashMap;
 
 use crate::contract::Contract;
 use crate::finding::{Finding, Label, Severity};
-use crate::layers::chain::Bound;
+use crate::layers::chain::{Bound, LayerHop};
 use crate::layers::settings::LayerSettings;
 use crate::layers::{Layer, Route};
 use crate::load::Sources;
@@ -301,10 +301,14 @@ impl OperationContext<'_> {
 
 /// A finding of a client-policy rule about a layer's route: the message names the layer,
 /// and the operation is a related location when no label points into the description.
-fn in_layer(mut finding: Finding, layer: &Layer, route: &Route, op: &Operation) -> Finding {
+fn in_layer(mut finding: Finding, hop: &LayerHop<'_>, op: &Operation) -> Finding {
+    let layer = hop.layer;
     finding.message = format!(
         "{} ({}: {}, route {})",
-        finding.message, layer.position, layer.name, route.name
+        finding.message,
+        layer.position,
+        layer.name,
+        hop.route_text()
     );
     if let Some(help) = layer_help::help(finding.rule, layer.format) {
         finding.help = Some(help.to_string());
@@ -423,11 +427,10 @@ pub fn check(cx: &RunContext<'_>, levels: &RuleLevels) -> Vec<Finding> {
             }));
         }
         // The same checks, for each layer that retries the operation on its own.
-        for (layer, route, policy) in
-            crate::layers::chain::hops(cx.layers, cx.layer_effective, index)
-        {
+        for hop in crate::layers::chain::hops(cx.layers, cx.layer_effective, index) {
+            let (layer, route) = (hop.layer, hop.route);
             let layer_cx = OperationContext {
-                policy: Some(policy),
+                policy: Some(hop.policy),
                 layer: Some((layer, route)),
                 ..op_cx
             };
@@ -438,7 +441,7 @@ pub fn check(cx: &RunContext<'_>, levels: &RuleLevels) -> Vec<Finding> {
                 rule.check_operation(&layer_cx, &mut out);
                 findings.extend(out.drain(..).map(|f| Finding {
                     severity: f.severity.min(*severity),
-                    ..in_layer(f, layer, route, op)
+                    ..in_layer(f, &hop, op)
                 }));
             }
         }

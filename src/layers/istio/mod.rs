@@ -9,8 +9,12 @@
 //! doubling, fully jittered. An empty `retryOn` (an empty Helm value) keeps the default
 //! conditions, as Istio does. Route regexes are RE2's, Envoy's engine.
 //!
-//! Not read: `delegate` (the delegated `VirtualService` is its own object), header, query
-//! and port conditions (they only narrow a route), `MeshConfig.defaultHttpRetryPolicy`
+//! A match with header, query parameter, source or port conditions takes only the requests
+//! that meet them; ordinary traffic falls through to the next route (see
+//! [`super::bind`]), as in istio/istio's bookinfo canary sample.
+//!
+//! Not read: `delegate` (the delegated `VirtualService` is its own object),
+//! `MeshConfig.defaultHttpRetryPolicy`
 //! (a mesh-wide override of the default that lives outside the object) and
 //! `DestinationRule` limits. Istio exposes no `Retry-After` handling and no retry budget.
 
@@ -18,7 +22,7 @@ use super::k8s::{self, RETRY_AFTER, built_in};
 use super::values::{bad_value, envoy_retry_on, field, k8s_duration, push_signals, route_regex};
 use super::{
     Format, ImportFile, Importer, Layer, PathMatch, Position, RegexEngine, Route, RouteMatch,
-    StringMatch,
+    StringMatch, condition_of,
 };
 use crate::error::InputError;
 use crate::location::Loc;
@@ -184,8 +188,38 @@ fn route_match(file: &SourceFile, node: &Node, loc: &Loc) -> Result<RouteMatch, 
     Ok(RouteMatch {
         path,
         method,
+        condition: condition_of(&conditions(file, node, loc)?),
         loc: loc.clone(),
     })
+}
+
+/// What a `match[]` entry asks of a request besides its path and method, each condition
+/// named for messages (`header end-user`): Istio takes only the requests that meet them.
+fn conditions(file: &SourceFile, node: &Node, loc: &Loc) -> Result<Vec<String>, InputError> {
+    let mut out = Vec::new();
+    for (key, what) in [
+        ("headers", "header"),
+        ("withoutHeaders", "no header"),
+        ("queryParams", "query parameter"),
+        ("sourceLabels", "source label"),
+    ] {
+        if let Some((named, at)) = field(node, loc, key) {
+            let map = k8s::mapping(file, named, &at, key)?;
+            out.extend(map.entries().iter().map(|e| format!("{what} {}", e.key)));
+        }
+    }
+    for (key, what) in [
+        ("sourceNamespace", "a matching source namespace"),
+        ("port", "a matching port"),
+        ("scheme", "a matching scheme"),
+        ("authority", "a matching authority"),
+        ("gateways", "a matching gateway"),
+    ] {
+        if field(node, loc, key).is_some() {
+            out.push(what.to_string());
+        }
+    }
+    Ok(out)
 }
 
 /// An Istio `StringMatch`: `{exact: ..}`, `{prefix: ..}` or `{regex: ..}` (RE2, matched
