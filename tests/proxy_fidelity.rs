@@ -196,3 +196,24 @@ fn a_gateway_api_header_rule_takes_only_requests_with_the_header() {
         "unprotected-write-retry",
     );
 }
+
+/// A Gateway API `HTTPRoute` for host `p` with one rule: `rule` (YAML lines of a rule).
+fn http_route(rule: &str) -> String {
+    format!(
+        "apiVersion: gateway.networking.k8s.io/v1\nkind: HTTPRoute\nmetadata: {{ name: p }}\nspec:\n  hostnames: [p]\n  rules:\n  - {rule}\n    backendRefs: [{{ name: p, port: 80 }}]\n"
+    )
+}
+
+/// A `retry` stanza without `attempts` retries twice (3 attempts) under istio/istio
+/// `pilot/pkg/config/kube/gateway/conversion.go` (`ptr.OrDefault(r.Retry.Attempts, 2)`) and
+/// envoyproxy/gateway `internal/xds/translator/route.go` (`retryDefaultNumRetries = 2`):
+/// more than 2 attempts with no budget anywhere.
+#[test]
+fn a_gateway_api_retry_without_attempts_retries_twice() {
+    assert_fires(
+        "proxy-gateway-default-attempts",
+        "route.yaml",
+        &http_route("timeouts: { request: 10s }\n    retry: { codes: [503] }"),
+        "retry-budget-missing",
+    );
+}
