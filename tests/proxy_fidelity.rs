@@ -217,3 +217,31 @@ fn a_gateway_api_retry_without_attempts_retries_twice() {
         "retry-budget-missing",
     );
 }
+
+/// istio/istio `pilot/pkg/networking/core/cluster_traffic_policy.go`: a `DestinationRule`'s
+/// `connectionPool.http.maxRetries` (when above 0) becomes the cluster's `max_retries`,
+/// the retries in flight to the host at once; without it Istio sets 2^32−1. A written
+/// limit is a retry budget; an unset one is none.
+#[test]
+fn an_istio_destination_rule_max_retries_is_a_retry_budget() {
+    let routes = virtual_service(
+        "  - timeout: 10s\n    retries: { attempts: 3, retryOn: connect-failure }\n    route: [{ destination: { host: p } }]\n",
+    );
+    let rule = |pool: &str| {
+        format!(
+            "apiVersion: networking.istio.io/v1\nkind: DestinationRule\nmetadata: {{ name: p }}\nspec:\n  host: p\n  trafficPolicy:\n    connectionPool:\n      http: {{ {pool} }}\n"
+        )
+    };
+    let budget_missing = |scratch_name: &str, pool: &str| {
+        let run = check(
+            scratch_name,
+            &[("vs.yaml", &routes), ("dr.yaml", &rule(pool))],
+        );
+        fired_rules(&run.stdout).contains(&"retry-budget-missing".to_string())
+    };
+    assert!(!budget_missing("proxy-istio-max-retries", "maxRetries: 10"));
+    assert!(budget_missing(
+        "proxy-istio-max-retries-unset",
+        "http2MaxRequests: 100"
+    ));
+}

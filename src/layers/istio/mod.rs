@@ -13,10 +13,13 @@
 //! that meet them; ordinary traffic falls through to the next route (see
 //! [`super::bind`]), as in istio/istio's bookinfo canary sample.
 //!
+//! A `DestinationRule`'s `connectionPool.http.maxRetries` is read as a retry budget for its
+//! host ([`destination_rule`]).
+//!
 //! Not read: `delegate` (the delegated `VirtualService` is its own object),
-//! `MeshConfig.defaultHttpRetryPolicy`
-//! (a mesh-wide override of the default that lives outside the object) and
-//! `DestinationRule` limits. Istio exposes no `Retry-After` handling and no retry budget.
+//! `MeshConfig.defaultHttpRetryPolicy` (a mesh-wide override of the default that lives
+//! outside the object) and a `DestinationRule`'s other limits. Istio exposes no
+//! `Retry-After` handling.
 
 use super::k8s::{self, RETRY_AFTER, built_in};
 use super::values::{bad_value, envoy_retry_on, field, k8s_duration, push_signals, route_regex};
@@ -29,6 +32,7 @@ use crate::location::Loc;
 use crate::policy::{Duration, Jitter, PolicyObject, Signal, Spanned};
 use crate::source::{Node, SourceFile, Value};
 
+mod destination_rule;
 #[cfg(test)]
 mod tests;
 
@@ -63,7 +67,7 @@ const NOTE_BACKOFF_MULTIPLIER: &str =
     "built-in default of Envoy, Istio's proxy: the backoff doubles with each retry";
 const NOTE_JITTER: &str = "built-in default of Envoy, Istio's proxy: fully jittered waits";
 
-/// Reads Istio `VirtualService` objects.
+/// Reads Istio `VirtualService` objects, and the retry limit of `DestinationRule`s.
 pub struct VirtualService;
 
 impl Importer for VirtualService {
@@ -72,7 +76,7 @@ impl Importer for VirtualService {
     }
 
     fn recognises(&self, doc: &Node) -> bool {
-        k8s::is_object(doc, GROUP, &["VirtualService"])
+        k8s::is_object(doc, GROUP, &["VirtualService"]) || destination_rule::recognises(doc)
     }
 
     fn import(
@@ -81,6 +85,9 @@ impl Importer for VirtualService {
         doc: &Node,
         loc: &Loc,
     ) -> Result<Vec<Layer>, InputError> {
+        if destination_rule::recognises(doc) {
+            return destination_rule::import(file.file, doc, loc);
+        }
         let source = file.file;
         let meta = k8s::metadata(source, doc, loc)?;
         let Some((spec, spec_at)) = k8s::spec(source, doc, loc)? else {
