@@ -8,11 +8,11 @@ use crate::contract::{self, Contract, KeyHeaders};
 use crate::error::InputError;
 use crate::finding::CheckResult;
 use crate::finding::{Finding, OperationRef};
+use crate::layers::Layer;
 use crate::layers::bind::Service;
-use crate::layers::chain::Bound;
+use crate::layers::chain::{Bound, LayerHop};
 use crate::layers::detect::{Detected, LayerFile};
 use crate::layers::settings::LayerSettings;
-use crate::layers::{Layer, Route};
 use crate::load::{LoadOptions, Loader, Sources, io_reason, read_source, root_for};
 use crate::model;
 use crate::policy::{Effective, Matches, PolicyFile, parse_policy_file, resolve};
@@ -253,7 +253,7 @@ pub struct Analysis {
 impl Analysis {
     /// The layers that retry operation `index`, each with its route and its effective
     /// policy for the operation, in layer order.
-    pub fn layer_hops(&self, index: usize) -> impl Iterator<Item = (&Layer, &Route, &Effective)> {
+    pub fn layer_hops(&self, index: usize) -> impl Iterator<Item = LayerHop<'_>> {
         crate::layers::chain::hops(&self.layers, &self.layer_effective, index)
     }
 }
@@ -329,7 +329,7 @@ pub fn analyze_layers(
             let client = effective.get(index);
             bound.per_operation[index]
                 .iter()
-                .map(|&(layer, route)| bound.effective(layer, route, op, client))
+                .map(|(layer, binding)| bound.effective(*layer, binding.route, op, client))
                 .collect()
         })
         .collect();

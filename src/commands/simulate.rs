@@ -245,7 +245,9 @@ pub fn layer_loops(analysis: &Analysis, index: usize, client: &Effective) -> Vec
         .filter(|hop| hop.position != Position::Client)
         .filter_map(|hop| {
             let (layer, route) = hop.layer?;
-            let k = routes.iter().position(|&r| r == (layer, route))?;
+            let k = routes
+                .iter()
+                .position(|(l, binding)| (*l, binding.route) == (layer, route))?;
             let policy = analysis.layer_effective.get(index)?.get(k)?;
             let l = bound.layers.get(layer)?;
             let r = l.routes.get(route)?;
@@ -333,11 +335,14 @@ mod tests {
             .map(|op| {
                 analysis.layers.per_operation[op]
                     .iter()
-                    .map(|&(l, r)| {
+                    .map(|(l, binding)| {
                         let client = analysis.effective.get(op);
-                        analysis
-                            .layers
-                            .effective(l, r, &analysis.api.operations[op], client)
+                        analysis.layers.effective(
+                            *l,
+                            binding.route,
+                            &analysis.api.operations[op],
+                            client,
+                        )
                     })
                     .collect()
             })

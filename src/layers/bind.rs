@@ -4,9 +4,13 @@
 //! description's `servers`, the `service.hosts` of the policy, or `--host` (the in-cluster
 //! name a mesh knows it by). A layer with no hosts, or a service whose names are unknown,
 //! applies everywhere. Within a layer, the first route whose match takes a request to the
-//! operation (`METHOD`, base path + path template) is the one that retries it.
+//! operation (`METHOD`, base path + path template) is the one that retries it. A match that
+//! also asks for a header, a query parameter or another attribute takes only the requests
+//! that carry it, and the others fall through: such a route is bound as an alternative,
+//! together with each later one up to the first that takes ordinary requests.
 
 use std::collections::HashSet;
+use std::sync::Arc;
 
 use super::hosts::HostIndex;
 use super::{Layer, PathMatch, RouteMatch, RouteRegex, StringMatch};
@@ -72,26 +76,56 @@ impl Service {
             || layer.hosts.iter().any(|h| self.index.named_by(h))
     }
 
-    /// The index of the route of `layer` that takes requests to `op`, if any; each
+    /// The routes of `layer` that take requests to `op`: the first route that takes them
+    /// whatever else they carry, preceded by each earlier route that takes only some of
+    /// them (a match on a header, a query parameter, ...), with the condition it asks. Each
     /// comparison is paid for from `budget` before it is made.
+    pub fn routes_for(
+        &self,
+        layer: &Layer,
+        op: &Operation,
+        budget: &mut Budget,
+    ) -> Result<Vec<Binding>, Overrun> {
+        let mut bound = Vec::new();
+        for (route, entry) in layer.routes.iter().enumerate() {
+            // A route that takes every request ends the search: only alternatives cost.
+            if entry.matches.is_empty() {
+                bound.push(Binding::ordinary(route));
+                return Ok(bound);
+            }
+            let mut condition = None;
+            for m in &entry.matches {
+                if !self.takes(m, op, budget)? {
+                    continue;
+                }
+                match &m.condition {
+                    None => {
+                        bound.push(Binding::ordinary(route));
+                        return Ok(bound);
+                    }
+                    Some(asked) => {
+                        condition.get_or_insert_with(|| asked.clone());
+                    }
+                }
+            }
+            if let Some(condition) = condition {
+                bound.push(Binding {
+                    route,
+                    condition: Some(condition),
+                });
+            }
+        }
+        Ok(bound)
+    }
+
+    /// The index of the first route of `layer` that takes some requests to `op`.
     pub fn route_for(
         &self,
         layer: &Layer,
         op: &Operation,
         budget: &mut Budget,
     ) -> Result<Option<usize>, Overrun> {
-        for (index, route) in layer.routes.iter().enumerate() {
-            // A route that takes every request ends the search: only alternatives cost.
-            if route.matches.is_empty() {
-                return Ok(Some(index));
-            }
-            for m in &route.matches {
-                if self.takes(m, op, budget)? {
-                    return Ok(Some(index));
-                }
-            }
-        }
-        Ok(None)
+        Ok(self.routes_for(layer, op, budget)?.first().map(|b| b.route))
     }
 
     /// Whether one match takes requests to `op`: its method, then its path after each
@@ -115,6 +149,25 @@ impl Service {
             }
         }
         Ok(false)
+    }
+}
+
+/// A route of a layer that takes requests to an operation.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Binding {
+    /// The route's index in its layer.
+    pub route: usize,
+    /// What a request must carry for the route to take it (`header end-user`); `None`
+    /// when it takes ordinary requests.
+    pub condition: Option<Arc<str>>,
+}
+
+impl Binding {
+    fn ordinary(route: usize) -> Binding {
+        Binding {
+            route,
+            condition: None,
+        }
     }
 }
 

@@ -1,7 +1,7 @@
 //! What the layers add up to: which routes retry each operation, each layer's effective
 //! policy for it, and the attempts that reach the backend for one call.
 
-use super::bind::{Budget, COMPILE_STEPS, Service};
+use super::bind::{Binding, Budget, COMPILE_STEPS, Service};
 use super::{Layer, Position, Route, UNBOUNDED_ATTEMPTS};
 use crate::error::InputError;
 use crate::load::Sources;
@@ -18,8 +18,10 @@ pub const MAX_BINDING_WORK: usize = 5_000_000;
 #[derive(Debug, Default)]
 pub struct Bound {
     pub layers: Vec<Layer>,
-    /// Per operation, the `(layer, route)` pairs that retry it, in layer order.
-    pub per_operation: Vec<Vec<(usize, usize)>>,
+    /// Per operation, the layers and their routes that retry it, in layer order; a layer
+    /// binds several routes when the first ones take only requests with a condition
+    /// ([`Binding`]), alternatives of which the worst counts.
+    pub per_operation: Vec<Vec<(usize, Binding)>>,
     /// Per layer and route, how many operations the route takes.
     pub route_hits: Vec<Vec<usize>>,
     /// Per layer, whether one of its hosts names the service.
@@ -65,12 +67,14 @@ impl Bound {
                 if !serves[layer_index] {
                     continue;
                 }
-                match service.route_for(layer, op, &mut budget) {
-                    Ok(Some(route)) => {
-                        route_hits[layer_index][route] += 1;
-                        hops.push((layer_index, route));
+                match service.routes_for(layer, op, &mut budget) {
+                    Ok(routes) if routes.is_empty() => uncovered[layer_index].push(op_index),
+                    Ok(routes) => {
+                        for binding in routes {
+                            route_hits[layer_index][binding.route] += 1;
+                            hops.push((layer_index, binding));
+                        }
                     }
-                    Ok(None) => uncovered[layer_index].push(op_index),
                     Err(_) => return Err(overrun(layer, api, service, sources)),
                 }
             }
@@ -107,11 +111,12 @@ impl Bound {
                 loc: client.policy.max_attempts.as_ref().map(|m| m.loc.clone()),
             });
         }
-        for &(layer, route) in self
+        for (layer, binding) in self
             .per_operation
             .get(op_index)
             .map_or(&[][..], Vec::as_slice)
         {
+            let (layer, route) = (*layer, binding.route);
             let l = &self.layers[layer];
             let r = &l.routes[route];
             let method = self.methods.get(op_index).map_or("", |m| m.as_str());
@@ -179,22 +184,53 @@ fn overrun(layer: &Layer, api: &Api, service: &Service, sources: &Sources) -> In
     error.with_help("give -p only the files of this service's mesh, gateway and proxy, or name its hosts (service.hosts, --host) so that other services' objects are left out; merge match alternatives into fewer (a prefix, one regular expression), or describe fewer servers with different base paths")
 }
 
+/// A layer's route that retries an operation, with its effective policy for it.
+#[derive(Debug, Clone, Copy)]
+pub struct LayerHop<'a> {
+    pub layer: &'a Layer,
+    pub route: &'a Route,
+    pub policy: &'a Effective,
+    /// What a request must carry for the route to take it (`header end-user`); `None`
+    /// for ordinary requests.
+    pub condition: Option<&'a str>,
+}
+
+impl LayerHop<'_> {
+    /// The route for messages: `http[0]`, or `http[0] (for requests with header end-user)`.
+    pub fn route_text(&self) -> String {
+        route_text(self.route, self.condition)
+    }
+}
+
+/// A route for messages, with the condition that selects it when there is one.
+pub fn route_text(route: &Route, condition: Option<&str>) -> String {
+    match condition {
+        Some(condition) => format!("{} (for requests with {condition})", route.name),
+        None => route.name.to_string(),
+    }
+}
+
 /// The layers that retry operation `index`, each with its route and its effective policy
 /// for the operation (`effective[index]`, in the order of `bound.per_operation[index]`).
 pub fn hops<'a>(
     bound: &'a Bound,
     effective: &'a [Vec<Effective>],
     index: usize,
-) -> impl Iterator<Item = (&'a Layer, &'a Route, &'a Effective)> {
-    let pairs = bound
+) -> impl Iterator<Item = LayerHop<'a>> {
+    let bindings = bound
         .per_operation
         .get(index)
         .map_or(&[][..], Vec::as_slice);
     let policies = effective.get(index).map_or(&[][..], Vec::as_slice);
-    pairs
+    bindings
         .iter()
         .zip(policies)
-        .map(|(&(layer, route), policy)| (&bound.layers[layer], bound.route(layer, route), policy))
+        .map(|((layer, binding), policy)| LayerHop {
+            layer: &bound.layers[*layer],
+            route: bound.route(*layer, binding.route),
+            policy,
+            condition: binding.condition.as_deref(),
+        })
 }
 
 /// One retry loop on a call's way to the backend.

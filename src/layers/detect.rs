@@ -10,7 +10,7 @@ use crate::load::{FileId, LoadOptions, read_text, syntax_error};
 use crate::source::{Node, SourceFile, path_text};
 
 /// The kinds of file `-p` understands, for the error about any other.
-pub const KINDS_UNDERSTOOD: &str = "a retrylint policy (`version: 1`), Istio `VirtualService`, \
+pub const KINDS_UNDERSTOOD: &str = "a retrylint policy (`version: 1`), Istio `VirtualService` or `DestinationRule`, \
 Gateway API `HTTPRoute`, Linkerd `ServiceProfile` or `retry.linkerd.io` annotations on a `Service` \
 or `HTTPRoute`, or Envoy route configuration (a bootstrap with `route_config`, or a `RouteConfiguration`)";
 

@@ -229,13 +229,24 @@ impl Route {
 /// What stands for "no limit per request" in `maxAttempts`.
 pub const UNBOUNDED_ATTEMPTS: i64 = i64::MAX;
 
-/// A match on a request: path and method (other conditions only narrow a route further).
+/// A match on a request: path and method, and whether it asks more of the request.
 #[derive(Debug, Clone)]
 pub struct RouteMatch {
     pub path: PathMatch,
     /// `None` matches every method.
     pub method: Option<StringMatch>,
+    /// What else the match asks of a request (a header, a query parameter, the calling
+    /// workload), for messages: `header end-user`. A match with a condition takes only the
+    /// requests that meet it; ordinary traffic falls through to the next route (see
+    /// [`bind`]). `None` when the path and the method decide alone.
+    pub condition: Option<Arc<str>>,
     pub loc: Loc,
+}
+
+/// The condition of a match that asks `conditions` of a request (`header end-user`,
+/// `query parameter v`), or `None` when it asks nothing besides path and method.
+pub fn condition_of(conditions: &[String]) -> Option<Arc<str>> {
+    (!conditions.is_empty()).then(|| Arc::from(conditions.join(" and ")))
 }
 
 /// How a route matches the request path.

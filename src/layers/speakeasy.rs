@@ -93,6 +93,7 @@ fn route(op: &Operation, policy: PolicyObject, ext: &Extension) -> Route {
         matches: vec![RouteMatch {
             path: PathMatch::Exact(op.path.clone()),
             method: Some(StringMatch::Exact(op.method.as_str().to_string())),
+            condition: None,
             loc: op.loc.clone(),
         }],
         policy,

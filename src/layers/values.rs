@@ -280,7 +280,15 @@ pub fn route_regex(
 
 /// The conditions one Envoy/Istio `retry_on` token stands for, or `None` for a token the
 /// proxies do not know. `per_try_timeout` says whether an attempt can time out (then
-/// `5xx` and `gateway-error` retry it: Envoy answers a timed-out attempt with 504).
+/// `5xx`, `gateway-error` and `reset` retry it: Envoy resets a timed-out attempt).
+///
+/// As envoyproxy/envoy `source/common/router/retry_state_impl.cc` (`wouldRetryFromReset`)
+/// decides: `5xx` and `gateway-error` retry every upstream reset and connect failure, as
+/// `reset` does; an attempt past its per-try timeout is retried by those three
+/// (`source/common/router/router.cc`). `envoy-ratelimited` retries only a 429 that carries
+/// `x-envoy-ratelimited`, which Envoy's own rate limiting adds: retrylint's signals cannot
+/// say "429 with that header", so the token stands for no signal, and a backend's ordinary
+/// 429 does not count as retried.
 pub fn envoy_retry_on(token: &str, per_try_timeout: bool) -> Option<Vec<Signal>> {
     use Signal::*;
     let timeout = per_try_timeout.then_some(Timeout);
@@ -289,16 +297,23 @@ pub fn envoy_retry_on(token: &str, per_try_timeout: bool) -> Option<Vec<Signal>>
             .into_iter()
             .chain(timeout)
             .collect(),
-        "gateway-error" => [Status(502), Status(503), Status(504)]
-            .into_iter()
-            .chain(timeout)
-            .collect(),
-        "reset" => vec![Reset],
+        "gateway-error" => [
+            Status(502),
+            Status(503),
+            Status(504),
+            Reset,
+            ConnectFailure,
+            RefusedStream,
+        ]
+        .into_iter()
+        .chain(timeout)
+        .collect(),
+        "reset" => [Reset].into_iter().chain(timeout).collect(),
         "reset-before-request" => vec![ResetBeforeRequest],
         "connect-failure" => vec![ConnectFailure],
         "refused-stream" => vec![RefusedStream],
         "retriable-4xx" => vec![Status(409)],
-        "envoy-ratelimited" => vec![Status(429)],
+        "envoy-ratelimited" => vec![],
         "http3-post-connect-failure" => vec![Reset],
         // Only with retriable_status_codes / retriable_headers, read separately.
         "retriable-status-codes" | "retriable-headers" => vec![],
@@ -351,6 +366,9 @@ mod tests {
             envoy_retry_on("unavailable", false),
             Some(vec![Signal::Grpc(GrpcCode::Unavailable)])
         );
+        assert!(envoy_retry_on("gateway-error", false).is_some_and(|s| s.contains(&Signal::Reset)));
+        assert!(envoy_retry_on("reset", true).is_some_and(|s| s.contains(&Signal::Timeout)));
+        assert_eq!(envoy_retry_on("envoy-ratelimited", false), Some(vec![]));
         assert_eq!(envoy_retry_on("sometimes", false), None);
         assert_eq!(envoy_retry_on("999", false), None);
     }

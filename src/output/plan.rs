@@ -64,13 +64,19 @@ fn layers(out: &mut String, analysis: &Analysis, index: usize) {
     if bound.per_operation[index].is_empty() {
         return;
     }
-    for (l, r, policy) in analysis.layer_hops(index) {
+    for hop in analysis.layer_hops(index) {
+        let (l, r, policy) = (hop.layer, hop.route, hop.policy);
         let how = if r.implicit {
             " — no retry settings: the format's default applies"
         } else {
             ""
         };
-        let text = format!("{}: {}, route {}{how}", l.position, l.name, r.name);
+        let text = format!(
+            "{}: {}, route {}{how}",
+            l.position,
+            l.name,
+            hop.route_text()
+        );
         let _ = writeln!(out, "  {}:", crate::output::escape::terminal(&text));
         if r.budget_only {
             let _ = writeln!(

@@ -12,12 +12,13 @@ pub fn describe(report: &mut OperationReport, analysis: &Analysis, index: usize)
     if bound.per_operation[index].is_empty() {
         return;
     }
-    for (l, r, policy) in analysis.layer_hops(index) {
-        let attempts = policy.max_attempts();
+    for hop in analysis.layer_hops(index) {
+        let (l, r) = (hop.layer, hop.route);
+        let attempts = hop.policy.max_attempts();
         report.layers.push(LayerReport {
             position: l.position.as_str(),
             name: l.name.to_string(),
-            route: r.name.to_string(),
+            route: hop.route_text(),
             attempts: (attempts != UNBOUNDED_ATTEMPTS).then_some(attempts),
             implicit: r.implicit,
             unsupported: r.unsupported.clone(),

@@ -52,7 +52,7 @@ impl Rule for ImplicitMeshRetry {
                     format!(
                         "is retried by the mesh's default policy ({attempts} attempts on {}) because route {} of {} has no retry settings: {why}",
                         signals.join(", "),
-                        route.name,
+                        l.route_text(),
                         layer.name,
                     ),
                     Label::new(&route.loc, "no `retries` here: the mesh's default applies"),

@@ -22,7 +22,7 @@ impl Rule for LayerIgnoresRetryAfter {
         }
         let op = cx.op;
         for l in loops(cx) {
-            let Some((layer, route)) = l.layer else {
+            let Some((layer, _)) = l.layer else {
                 continue;
             };
             if !layer.format.cannot_honor_retry_after() || !l.policy.is_retried() {
@@ -44,7 +44,8 @@ impl Rule for LayerIgnoresRetryAfter {
                         &Self::META,
                         format!(
                             "is retried on {code} by {} (route {}), which cannot honour Retry-After: it retries after its own backoff, before the server said it can take the request",
-                            layer.name, route.name
+                            layer.name,
+                            l.route_text()
                         ),
                         Label::new(&signal.loc, format!("{code} is retried here; {} has no Retry-After setting", layer.format.name())),
                     )

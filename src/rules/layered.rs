@@ -20,15 +20,29 @@ pub struct Loop<'a> {
     /// `None` for the client.
     pub layer: Option<(&'a Layer, &'a Route)>,
     pub policy: &'a Effective,
+    /// What a request must carry for the layer's route to take it (`header end-user`).
+    pub condition: Option<&'a str>,
 }
 
 impl<'a> Loop<'a> {
-    /// `client` or `mesh (Istio VirtualService payments)`.
+    /// `client`, `mesh (Istio VirtualService payments)`, or with the condition that selects
+    /// the route: `mesh (Istio VirtualService payments, for requests with header end-user)`.
     pub fn who(&self) -> String {
-        match self.layer {
-            None => "client".to_string(),
-            Some((layer, _)) => format!("{} ({})", layer.position, layer.name),
+        match (self.layer, self.condition) {
+            (None, _) => "client".to_string(),
+            (Some((layer, _)), None) => format!("{} ({})", layer.position, layer.name),
+            (Some((layer, _)), Some(condition)) => format!(
+                "{} ({}, for requests with {condition})",
+                layer.position, layer.name
+            ),
         }
+    }
+
+    /// The loop's route for messages, with the condition that selects it.
+    pub fn route_text(&self) -> String {
+        self.layer.map_or_else(String::new, |(_, route)| {
+            crate::layers::chain::route_text(route, self.condition)
+        })
     }
 
     /// Where the loop's attempts are set: `maxAttempts`, or the route.
@@ -76,14 +90,14 @@ pub fn loops<'a>(cx: &'a OperationContext<'a>) -> Vec<Loop<'a>> {
         out.push(Loop {
             layer: None,
             policy: client,
+            condition: None,
         });
     }
-    for (layer, route, policy) in
-        crate::layers::chain::hops(run.layers, run.layer_effective, cx.op_index)
-    {
+    for hop in crate::layers::chain::hops(run.layers, run.layer_effective, cx.op_index) {
         out.push(Loop {
-            layer: Some((layer, route)),
-            policy,
+            layer: Some((hop.layer, hop.route)),
+            policy: hop.policy,
+            condition: hop.condition,
         });
     }
     out

@@ -48,7 +48,7 @@ use std::collections::HashMap;
 
 use crate::contract::Contract;
 use crate::finding::{Finding, Label, Severity};
-use crate::layers::chain::Bound;
+use crate::layers::chain::{Bound, LayerHop};
 use crate::layers::settings::LayerSettings;
 use crate::layers::{Layer, Route};
 use crate::load::Sources;
@@ -306,7 +306,9 @@ impl OperationContext<'_> {
 /// setting other routes share (the document's `x-speakeasy-retries`, which every
 /// operation without its own inherits): there the route's name is an operation's, and
 /// the finding is one, at the setting, however many operations inherit it.
-fn in_layer(mut finding: Finding, layer: &Layer, route: &Route, op: &Operation) -> Finding {
+fn in_layer(mut finding: Finding, hop: &LayerHop<'_>, op: &Operation) -> Finding {
+    let layer = hop.layer;
+    let route = hop.route;
     let shared = layer
         .routes
         .iter()
@@ -318,7 +320,10 @@ fn in_layer(mut finding: Finding, layer: &Layer, route: &Route, op: &Operation) 
     } else {
         format!(
             "{} ({}: {}, route {})",
-            finding.message, layer.position, layer.name, route.name
+            finding.message,
+            layer.position,
+            layer.name,
+            hop.route_text()
         )
     };
     if let Some(help) = layer_help::help(finding.rule, layer.format) {
@@ -438,11 +443,10 @@ pub fn check(cx: &RunContext<'_>, levels: &RuleLevels) -> Vec<Finding> {
             }));
         }
         // The same checks, for each layer that retries the operation on its own.
-        for (layer, route, policy) in
-            crate::layers::chain::hops(cx.layers, cx.layer_effective, index)
-        {
+        for hop in crate::layers::chain::hops(cx.layers, cx.layer_effective, index) {
+            let (layer, route) = (hop.layer, hop.route);
             let layer_cx = OperationContext {
-                policy: Some(policy),
+                policy: Some(hop.policy),
                 layer: Some((layer, route)),
                 ..op_cx
             };
@@ -453,7 +457,7 @@ pub fn check(cx: &RunContext<'_>, levels: &RuleLevels) -> Vec<Finding> {
                 rule.check_operation(&layer_cx, &mut out);
                 findings.extend(out.drain(..).map(|f| Finding {
                     severity: f.severity.min(*severity),
-                    ..in_layer(f, layer, route, op)
+                    ..in_layer(f, &hop, op)
                 }));
             }
         }

@@ -19,7 +19,7 @@ impl Rule for MultiLayerWriteRetry {
         if !layered(cx) || !is_non_idempotent(cx) || protection(cx).is_some() {
             return;
         }
-        let retrying: Vec<_> = loops(cx)
+        let mut retrying: Vec<_> = loops(cx)
             .into_iter()
             .map(|l| {
                 let risky = l.risky_signals();
@@ -27,6 +27,14 @@ impl Rule for MultiLayerWriteRetry {
             })
             .filter(|(_, risky)| !risky.is_empty())
             .collect();
+        // Routes of one layer that a condition selects are alternatives: a request takes
+        // one of them, so the layer counts once.
+        retrying.dedup_by(
+            |(later, _), (earlier, _)| match (later.layer, earlier.layer) {
+                (Some((a, _)), Some((b, _))) => std::ptr::eq(a, b),
+                _ => false,
+            },
+        );
         let [.., (inner, inner_risky)] = retrying.as_slice() else {
             return;
         };

@@ -9,7 +9,7 @@ use crate::layers::chain::attempts_text;
 declare_rule!(
     /// A layer in front of the operation makes more than 2 attempts and no layer limits
     /// retries with a budget (Envoy `retry_budget`, Linkerd `retryBudget`, Gateway API
-    /// `retryConstraint`).
+    /// `retryConstraint`, Istio `DestinationRule` `maxRetries`).
     RetryBudgetMissing,
     "retry-budget-missing",
     Info,
@@ -52,7 +52,7 @@ impl Rule for RetryBudgetMissing {
                 ),
                 Label::new(loc, format!("{} attempts", attempts_text(heavy.policy.max_attempts()))),
             )
-            .help("cap retries as a share of traffic in one layer: Envoy circuit_breakers retry_budget, Linkerd retryBudget, or a Gateway API retryConstraint")
+            .help("cap retries as a share of traffic in one layer: Envoy circuit_breakers retry_budget, Linkerd retryBudget, a Gateway API retryConstraint, or an Istio DestinationRule connectionPool.http.maxRetries")
             .related(&op.loc, declared_here(op)),
         );
     }

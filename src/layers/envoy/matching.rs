@@ -1,12 +1,13 @@
 //! What an Envoy route matches: its path specifier and its `:method` header matchers.
 //!
-//! Only the path and the method decide which operations a route takes (see
-//! [`crate::layers::bind`]); other conditions (other headers, query parameters, `grpc`,
-//! `runtime_fraction`) only narrow a route further and are not read.
+//! The path and the method decide which operations a route takes (see
+//! [`crate::layers::bind`]). Other conditions (other headers, query parameters, `grpc`,
+//! `runtime_fraction`, ...) make the route take only the requests that meet them: they are
+//! named in the match's condition, and ordinary traffic falls through to the next route.
 
 use crate::error::InputError;
 use crate::layers::values::{bad_value, boolean, list, mapping, proto_field, route_regex, text};
-use crate::layers::{PathMatch, RegexEngine, RouteMatch, StringMatch};
+use crate::layers::{PathMatch, RegexEngine, RouteMatch, StringMatch, condition_of};
 use crate::location::Loc;
 use crate::source::{Node, SourceFile};
 
@@ -23,17 +24,37 @@ pub fn route_match(
 ) -> Result<Vec<RouteMatch>, InputError> {
     mapping(file, node, loc, "match")?;
     let mut methods = Vec::new();
+    let mut conditions = Vec::new();
     if let Some((headers, headers_loc)) = proto_field(node, loc, "headers") {
         for (i, header) in list(file, headers, &headers_loc, "headers")?
             .iter()
             .enumerate()
         {
             let header_loc = headers_loc.item(i, header);
-            if let Some(value) = method_matcher(file, header, &header_loc)? {
-                methods.extend(value);
+            match method_matcher(file, header, &header_loc)? {
+                Ok(value) => methods.extend(value),
+                Err(other) => conditions.push(format!("header {other}")),
             }
         }
     }
+    if let Some((params, params_loc)) = proto_field(node, loc, "query_parameters") {
+        for param in list(file, params, &params_loc, "query_parameters")? {
+            let name = param.get("name").and_then(Node::scalar_text).unwrap_or("?");
+            conditions.push(format!("query parameter {name}"));
+        }
+    }
+    for (key, what) in [
+        ("grpc", "gRPC content"),
+        ("runtime_fraction", "a runtime fraction"),
+        ("tls_context", "a matching TLS context"),
+        ("dynamic_metadata", "matching dynamic metadata"),
+        ("filter_state", "matching filter state"),
+    ] {
+        if proto_field(node, loc, key).is_some() {
+            conditions.push(what.to_string());
+        }
+    }
+    let condition = condition_of(&conditions);
     let ignore_case = match proto_field(node, loc, "case_sensitive") {
         // A `BoolValue`: `false` or `{value: false}`.
         Some((flag, flag_loc)) => {
@@ -54,6 +75,7 @@ pub fn route_match(
         .map(|path| RouteMatch {
             path,
             method: method.clone(),
+            condition: condition.clone(),
             loc: loc.clone(),
         })
         .collect())
@@ -167,21 +189,22 @@ fn uri_template(file: &SourceFile, node: &Node, loc: &Loc) -> Result<PathMatch, 
     )?))
 }
 
-/// What a `headers[]` entry asks of the method: `None` when it is about another header;
-/// `Some(None)` when any method passes; `Some(Some(m))` for a match on the method.
-fn method_matcher(
-    file: &SourceFile,
-    node: &Node,
+/// What a `headers[]` entry asks of the method: `Err(name)` when it is about another
+/// header; `Ok(None)` when any method passes; `Ok(Some(m))` for a match on the method.
+fn method_matcher<'a>(
+    file: &'a SourceFile,
+    node: &'a Node,
     loc: &Loc,
-) -> Result<Option<Option<StringMatch>>, InputError> {
+) -> Result<Result<Option<StringMatch>, &'a str>, InputError> {
     mapping(file, node, loc, "headers[]")?;
     let Some((name, name_loc)) = proto_field(node, loc, "name") else {
         return Err(bad_value(file, loc, "this header matcher has no `name`"));
     };
-    if !text(file, name, &name_loc, "name")?.eq_ignore_ascii_case(METHOD_HEADER) {
-        return Ok(None);
+    let name = text(file, name, &name_loc, "name")?;
+    if !name.eq_ignore_ascii_case(METHOD_HEADER) {
+        return Ok(Err(name));
     }
-    header_value(file, node, loc).map(Some)
+    header_value(file, node, loc).map(Ok)
 }
 
 /// What a `HeaderMatcher` takes of its header's value; `None` for any value. Exported for

@@ -133,7 +133,8 @@ fn optional_duration(
 /// The conditions a policy retries on.
 struct Conditions {
     signals: Vec<Spanned<Signal>>,
-    /// `retriable-headers`: retries on response headers, which retrylint does not model.
+    /// `retriable-headers` or `envoy-ratelimited`: retries on response headers (for the
+    /// latter, a 429 with `x-envoy-ratelimited`), which retrylint's signals do not model.
     on_response_headers: bool,
     /// `retry_on`, or the policy when it has none.
     loc: Loc,
@@ -181,7 +182,8 @@ fn conditions(
                 ));
             };
             by_status_codes |= token == "retriable-status-codes";
-            conditions.on_response_headers |= token == "retriable-headers";
+            conditions.on_response_headers |=
+                matches!(token, "retriable-headers" | "envoy-ratelimited");
             push_signals(&mut conditions.signals, signals, &on_loc);
         }
         conditions.loc = on_loc;

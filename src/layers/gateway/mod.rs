@@ -4,7 +4,7 @@
 //!
 //! Each rule of an `HTTPRoute` is a route, in Gateway API's precedence (see [`rules`]). A
 //! rule's `retry` stanza (GEP-1731) counts retries (`attempts + 1` total); `attempts` left
-//! out is implementation-specific and read as Envoy-based implementations' 1 retry;
+//! out is implementation-specific and read as Istio's and Envoy Gateway's 2 retries;
 //! `codes` are the retried statuses, and implementations SHOULD also retry connection
 //! errors, which are added with a note. `timeouts.request` is the deadline,
 //! `timeouts.backendRequest` each attempt's timeout (an attempt that reaches it SHOULD be
@@ -35,7 +35,7 @@ pub const GROUP: &str = "gateway.networking.k8s.io";
 const NOTE_NO_RETRY: &str =
     "built-in default of Gateway API: a rule without `retry` does not retry";
 const NOTE_ATTEMPTS_UNSET: &str = "implementation-specific: `attempts` is not written, \
-     read as Envoy-based implementations' default of 1 retry";
+     read as Istio's and Envoy Gateway's default of 2 retries";
 const NOTE_CONNECTION_ERRORS: &str = "built-in default of Gateway API (GEP-1731): with a `retry` stanza, \
      implementations SHOULD retry when the connection could not be established or the backend refused \
      the request before processing it";
@@ -120,7 +120,9 @@ fn read_retry(
             let retries = k8s::whole_number(file, node, &attempts_at, "attempts")?;
             Spanned::new(k8s::attempts_for_retries(retries), attempts_at)
         }
-        None => built_in(2, at, NOTE_ATTEMPTS_UNSET),
+        // istio/istio `pilot/pkg/config/kube/gateway/conversion.go` (`convertHTTPRoute`) and
+        // envoyproxy/gateway `internal/xds/translator/route.go` both retry twice.
+        None => built_in(3, at, NOTE_ATTEMPTS_UNSET),
     };
     let disabled = max_attempts.value == 1;
     policy.max_attempts = Some(max_attempts);

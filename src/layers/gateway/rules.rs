@@ -9,6 +9,9 @@
 //! them. Since precedence belongs to each match, not to its rule, a rule whose matches
 //! rank apart is split into one route per run of its matches.
 //!
+//! A match on `headers` or `queryParams` takes only the requests that carry them; ordinary
+//! traffic falls through to the next route (see [`crate::layers::bind`]).
+//!
 //! Linkerd's annotations on an `HTTPRoute` use the same rules, so both read them here.
 
 use std::cmp::Reverse;
@@ -16,7 +19,7 @@ use std::cmp::Reverse;
 use super::super::k8s::{self, Metadata};
 use super::super::names::Name;
 use super::super::values::{bad_value, field, route_regex};
-use super::super::{PathMatch, Position, RegexEngine, RouteMatch, StringMatch};
+use super::super::{PathMatch, Position, RegexEngine, RouteMatch, StringMatch, condition_of};
 use crate::error::InputError;
 use crate::location::Loc;
 use crate::source::{Node, SourceFile};
@@ -147,6 +150,7 @@ fn default_match(loc: &Loc) -> (Rank, RouteMatch) {
     let route_match = RouteMatch {
         path,
         method: None,
+        condition: None,
         loc: loc.clone(),
     };
     (rank, route_match)
@@ -165,16 +169,12 @@ fn rule_match(file: &SourceFile, node: &Node, loc: &Loc) -> Result<(Rank, RouteM
             k8s::text(file, method, &at, "method")?.to_string(),
         )),
     };
-    let count = |key: &str| -> Result<usize, InputError> {
-        match field(node, loc, key) {
-            None => Ok(0),
-            Some((list, at)) => Ok(k8s::list(file, list, &at, key)?.len()),
-        }
-    };
+    let headers = named_conditions(file, node, loc, "headers", "header")?;
+    let query_params = named_conditions(file, node, loc, "queryParams", "query parameter")?;
     let rank = Rank {
         no_method: method.is_none(),
-        headers: Reverse(count("headers")?),
-        query_params: Reverse(count("queryParams")?),
+        headers: Reverse(headers.len()),
+        query_params: Reverse(query_params.len()),
         ..rank
     };
     Ok((
@@ -182,9 +182,31 @@ fn rule_match(file: &SourceFile, node: &Node, loc: &Loc) -> Result<(Rank, RouteM
         RouteMatch {
             path,
             method,
+            condition: condition_of(&[headers, query_params].concat()),
             loc: loc.clone(),
         },
     ))
+}
+
+/// The `headers` or `queryParams` (`key`) a match tests, each as `{what} NAME` for
+/// messages: a match with any takes only the requests that carry them.
+pub fn named_conditions(
+    file: &SourceFile,
+    node: &Node,
+    loc: &Loc,
+    key: &str,
+    what: &str,
+) -> Result<Vec<String>, InputError> {
+    let Some((list, at)) = field(node, loc, key) else {
+        return Ok(Vec::new());
+    };
+    Ok(k8s::list(file, list, &at, key)?
+        .iter()
+        .map(|item| {
+            let name = item.get("name").and_then(Node::scalar_text).unwrap_or("?");
+            format!("{what} {name}")
+        })
+        .collect())
 }
 
 /// A `path` match: `type` (`PathPrefix` unless written) and `value` (`/` unless written).

@@ -72,7 +72,7 @@ fn attempts_unwritten_zero_or_no_retry_at_all() {
         "  rules:\n  - retry: {codes: [503]}\n    matches: [{path: {type: Exact, value: /a}}]\n  - retry: {attempts: 0, codes: [503]}\n    matches: [{path: {type: Exact, value: /b}}]\n  - matches: [{path: {type: Exact, value: /c}}]\n",
     ));
     let routes = &imported.layers[0].routes;
-    assert_eq!(attempts(&routes[0]), 2);
+    assert_eq!(attempts(&routes[0]), 3);
     let unwritten = routes[0].policy.max_attempts.as_ref().unwrap();
     assert!(
         unwritten

@@ -9,22 +9,30 @@
 //! doubling, fully jittered. An empty `retryOn` (an empty Helm value) keeps the default
 //! conditions, as Istio does. Route regexes are RE2's, Envoy's engine.
 //!
-//! Not read: `delegate` (the delegated `VirtualService` is its own object), header, query
-//! and port conditions (they only narrow a route), `MeshConfig.defaultHttpRetryPolicy`
-//! (a mesh-wide override of the default that lives outside the object) and
-//! `DestinationRule` limits. Istio exposes no `Retry-After` handling and no retry budget.
+//! A match with header, query parameter, source or port conditions takes only the requests
+//! that meet them; ordinary traffic falls through to the next route (see
+//! [`super::bind`]), as in istio/istio's bookinfo canary sample.
+//!
+//! A `DestinationRule`'s `connectionPool.http.maxRetries` is read as a retry budget for its
+//! host ([`destination_rule`]).
+//!
+//! Not read: `delegate` (the delegated `VirtualService` is its own object),
+//! `MeshConfig.defaultHttpRetryPolicy` (a mesh-wide override of the default that lives
+//! outside the object) and a `DestinationRule`'s other limits. Istio exposes no
+//! `Retry-After` handling.
 
 use super::k8s::{self, RETRY_AFTER, built_in};
 use super::values::{bad_value, envoy_retry_on, field, k8s_duration, push_signals, route_regex};
 use super::{
     Format, ImportFile, Importer, Layer, PathMatch, Position, RegexEngine, Route, RouteMatch,
-    StringMatch,
+    StringMatch, condition_of,
 };
 use crate::error::InputError;
 use crate::location::Loc;
 use crate::policy::{Duration, Jitter, PolicyObject, Signal, Spanned};
 use crate::source::{Node, SourceFile, Value};
 
+mod destination_rule;
 #[cfg(test)]
 mod tests;
 
@@ -59,7 +67,7 @@ const NOTE_BACKOFF_MULTIPLIER: &str =
     "built-in default of Envoy, Istio's proxy: the backoff doubles with each retry";
 const NOTE_JITTER: &str = "built-in default of Envoy, Istio's proxy: fully jittered waits";
 
-/// Reads Istio `VirtualService` objects.
+/// Reads Istio `VirtualService` objects, and the retry limit of `DestinationRule`s.
 pub struct VirtualService;
 
 impl Importer for VirtualService {
@@ -68,7 +76,7 @@ impl Importer for VirtualService {
     }
 
     fn recognises(&self, doc: &Node) -> bool {
-        k8s::is_object(doc, GROUP, &["VirtualService"])
+        k8s::is_object(doc, GROUP, &["VirtualService"]) || destination_rule::recognises(doc)
     }
 
     fn import(
@@ -77,6 +85,9 @@ impl Importer for VirtualService {
         doc: &Node,
         loc: &Loc,
     ) -> Result<Vec<Layer>, InputError> {
+        if destination_rule::recognises(doc) {
+            return destination_rule::import(file.file, doc, loc);
+        }
         let source = file.file;
         let meta = k8s::metadata(source, doc, loc)?;
         let Some((spec, spec_at)) = k8s::spec(source, doc, loc)? else {
@@ -184,8 +195,38 @@ fn route_match(file: &SourceFile, node: &Node, loc: &Loc) -> Result<RouteMatch, 
     Ok(RouteMatch {
         path,
         method,
+        condition: condition_of(&conditions(file, node, loc)?),
         loc: loc.clone(),
     })
+}
+
+/// What a `match[]` entry asks of a request besides its path and method, each condition
+/// named for messages (`header end-user`): Istio takes only the requests that meet them.
+fn conditions(file: &SourceFile, node: &Node, loc: &Loc) -> Result<Vec<String>, InputError> {
+    let mut out = Vec::new();
+    for (key, what) in [
+        ("headers", "header"),
+        ("withoutHeaders", "no header"),
+        ("queryParams", "query parameter"),
+        ("sourceLabels", "source label"),
+    ] {
+        if let Some((named, at)) = field(node, loc, key) {
+            let map = k8s::mapping(file, named, &at, key)?;
+            out.extend(map.entries().iter().map(|e| format!("{what} {}", e.key)));
+        }
+    }
+    for (key, what) in [
+        ("sourceNamespace", "a matching source namespace"),
+        ("port", "a matching port"),
+        ("scheme", "a matching scheme"),
+        ("authority", "a matching authority"),
+        ("gateways", "a matching gateway"),
+    ] {
+        if field(node, loc, key).is_some() {
+            out.push(what.to_string());
+        }
+    }
+    Ok(out)
 }
 
 /// An Istio `StringMatch`: `{exact: ..}`, `{prefix: ..}` or `{regex: ..}` (RE2, matched

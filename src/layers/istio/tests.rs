@@ -40,15 +40,18 @@ fn explicit_retries_count_the_first_attempt_and_are_located() {
         p.per_attempt_timeout.as_ref().unwrap().value,
         Duration::from_millis(2000)
     );
-    // With a per-try timeout, gateway-error also retries an attempt that timed out.
+    // gateway-error also retries resets and connect failures, and with a per-try timeout
+    // an attempt that timed out.
     assert_eq!(
         retry_on(route),
         [
             Signal::Status(502),
             Signal::Status(503),
             Signal::Status(504),
-            Signal::Timeout,
+            Signal::Reset,
             Signal::ConnectFailure,
+            Signal::RefusedStream,
+            Signal::Timeout,
         ]
     );
     let base = p.backoff_base.as_ref().unwrap();
@@ -234,9 +237,10 @@ fn the_payments_fixture() {
             Signal::Status(502),
             Signal::Status(503),
             Signal::Status(504),
-            Signal::Timeout,
+            Signal::Reset,
             Signal::ConnectFailure,
             Signal::RefusedStream,
+            Signal::Timeout,
         ]
     );
     assert_eq!(path_text(&read.matches[0].path), "prefix /payments");

@@ -197,6 +197,7 @@ impl Alternative {
         RouteMatch {
             path: self.path.map_or(PathMatch::Any, PathMatch::Regex),
             method: self.method.map(StringMatch::Exact),
+            condition: None,
             loc: self.loc,
         }
     }
