@@ -7,7 +7,7 @@ mod common;
 use common::retrylint_in;
 
 /// Three operations inheriting the document's `x-speakeasy-retries`, whose hour of
-/// `maxElapsedTime` allows 70 attempts.
+/// `maxElapsedTime` allows 79 attempts of the Go SDK (the language that retries most).
 const SPEC: &str = "openapi: 3.0.3
 info: { title: sdk, version: '1' }
 x-speakeasy-retries:
@@ -57,7 +57,7 @@ fn a_root_speakeasy_setting_is_judged_once_and_the_policy_rules_ran() {
         finding["message"]
             .as_str()
             .unwrap()
-            .ends_with("(client: x-speakeasy-retries)"),
+            .ends_with("(client: Speakeasy Go SDK with x-speakeasy-retries)"),
         "{finding}"
     );
     assert!(

@@ -127,13 +127,14 @@ impl Format {
         }
     }
 
-    /// Whether the format has a setting that honours `Retry-After`.
+    /// Whether the format can honour `Retry-After`: with a setting (the policy, Envoy), or
+    /// always (the SDKs Speakeasy generates, each language in its own way).
     pub fn can_honor_retry_after(self) -> bool {
-        matches!(self, Format::Policy | Format::Envoy)
+        matches!(self, Format::Policy | Format::Envoy | Format::Speakeasy)
     }
 
     /// Whether the format has no way at all to honour `Retry-After` (Istio, Gateway API
-    /// and Linkerd expose none). The SDK's depends on the generated language: neither.
+    /// and Linkerd expose none).
     pub fn cannot_honor_retry_after(self) -> bool {
         matches!(
             self,

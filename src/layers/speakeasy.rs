@@ -3,19 +3,27 @@
 //! A Speakeasy-generated SDK retries on its own, on the client's side of every other
 //! layer. The document root's setting applies to every operation without its own; an
 //! operation's replaces it whole (the two are never merged). The setting has no count:
-//! the SDK retries until `maxElapsedTime` has passed, waiting `initialInterval` ×
-//! `exponent`ⁿ capped at `maxInterval` between attempts. Speakeasy's documented defaults
-//! (500 ms, 60 s, 1 h, 1.5) apply to what `backoff` leaves out, noted as such.
+//! the SDK retries until `maxElapsedTime` has passed, and how many attempts that allows
+//! depends on the SDK's language ([`sdk`]). Speakeasy's documented defaults (500 ms,
+//! 60 s, 1 h, 1.5) apply to what `backoff` leaves out, noted as such.
 //! (speakeasy.com/docs/customize-sdks/retries.)
+//!
+//! One SDK is generated per language for the whole description, and the description does
+//! not say which: the layer assumes the language whose SDK makes the most attempts on any
+//! of its operations, names it (`Speakeasy TypeScript SDK with x-speakeasy-retries`), and
+//! says in the count's note that it is assumed.
 
+mod sdk;
 #[cfg(test)]
 mod tests;
 
 use std::cmp::Reverse;
 
+pub use sdk::Language;
+
 use super::names::Name;
 use super::values::{bad_value, boolean, field, list, mapping, text, whole_number};
-use super::{Format, Layer, PathMatch, Route, RouteMatch, StringMatch, UNBOUNDED_ATTEMPTS};
+use super::{Format, Layer, PathMatch, Route, RouteMatch, StringMatch};
 use crate::error::InputError;
 use crate::load::Sources;
 use crate::location::Loc;
@@ -25,12 +33,6 @@ use crate::source::{Node, SourceFile, Value};
 
 /// The extension, as layers and messages name it.
 const NAME: &str = "x-speakeasy-retries";
-/// What the setting cannot say: generated SDKs read `Retry-After` in some languages (the
-/// TypeScript SDK reads seconds and HTTP-dates) and not in others.
-const RETRY_AFTER: &str = "Retry-After (depends on the SDK's language)";
-const NO_COUNT: &str =
-    "attempts whose waits fit in maxElapsedTime: x-speakeasy-retries sets no count";
-const NO_COUNT_DEFAULT: &str = "attempts whose waits fit in Speakeasy's default maxElapsedTime (1h): x-speakeasy-retries sets no count";
 
 /// Speakeasy's documented backoff defaults: (field, milliseconds or exponent, note).
 const DEFAULT_INITIAL: (&str, i64, &str) = (
@@ -53,15 +55,21 @@ pub fn import(api: &Api, sources: &Sources) -> Result<Option<Layer>, InputError>
         Some(ext) => Some((read(sources, ext)?, ext)),
         None => None,
     };
-    let mut routes = Vec::new();
+    let mut settings = Vec::new();
     for op in &api.operations {
-        let (policy, ext) = match (&op.speakeasy_retries, &root) {
+        let (setting, ext) = match (&op.speakeasy_retries, &root) {
             (Some(own), _) => (read(sources, own)?, own),
-            (None, Some((policy, ext))) => (policy.clone(), *ext),
+            (None, Some((setting, ext))) => (setting.clone(), *ext),
             (None, None) => continue,
         };
-        routes.push(route(op, policy, ext));
+        settings.push((op, setting, ext));
     }
+    let counts = Counts::of(settings.iter().map(|(_, setting, _)| setting));
+    let language = counts.most();
+    let mut routes: Vec<Route> = settings
+        .into_iter()
+        .map(|(op, setting, ext)| route(op, setting.finish(language, &counts), ext))
+        .collect();
     // Binding reads a route's exact path as a request path, in which a template parameter
     // takes any segment: the route of `/payments/search` also takes `/payments/{id}`. Each
     // operation must meet its own route first, so routes with more parameters come first
@@ -76,7 +84,7 @@ pub fn import(api: &Api, sources: &Sources) -> Result<Option<Layer>, InputError>
     Ok(Some(Layer {
         format: Format::Speakeasy,
         position: Format::Speakeasy.default_position(),
-        name: Name::new(NAME),
+        name: Name::of(&format!("Speakeasy {} SDK with", language.name()), NAME),
         loc,
         hosts: Vec::new(),
         routes,
@@ -86,7 +94,6 @@ pub fn import(api: &Api, sources: &Sources) -> Result<Option<Layer>, InputError>
 
 /// The route of one operation: exactly its method and path.
 fn route(op: &Operation, policy: PolicyObject, ext: &Extension) -> Route {
-    let retries = policy.max_attempts.as_ref().is_none_or(|m| m.value > 1);
     Route {
         loc: ext.loc.clone(),
         name: Name::new(&op.key()),
@@ -100,11 +107,7 @@ fn route(op: &Operation, policy: PolicyObject, ext: &Extension) -> Route {
         implicit: false,
         budget_only: false,
         retried_methods: None,
-        unsupported: if retries {
-            vec![RETRY_AFTER]
-        } else {
-            Vec::new()
-        },
+        unsupported: Vec::new(),
     }
 }
 
@@ -116,8 +119,28 @@ fn parameters(route: &Route) -> usize {
     }
 }
 
-/// One `x-speakeasy-retries` value as a policy.
-fn read(sources: &Sources, ext: &Extension) -> Result<PolicyObject, InputError> {
+/// One `x-speakeasy-retries` value: its policy, and what the SDK's language decides.
+#[derive(Debug, Clone)]
+struct Setting {
+    policy: PolicyObject,
+    /// The backoff of a setting that retries (`strategy: backoff`).
+    backoff: Option<Pending>,
+}
+
+/// What a backoff leaves to the SDK's language: the count, and `Retry-After`.
+#[derive(Debug, Clone)]
+struct Pending {
+    numbers: sdk::Backoff,
+    /// Where the count stands: `maxElapsedTime`, or where its default is noted.
+    attempts_at: Loc,
+    /// `maxElapsedTime` is Speakeasy's default.
+    default_window: bool,
+    /// The extension, where the SDK's reading of `Retry-After` is noted.
+    extension: Loc,
+}
+
+/// One `x-speakeasy-retries` value read.
+fn read(sources: &Sources, ext: &Extension) -> Result<Setting, InputError> {
     let file: &SourceFile = &sources[ext.loc.file];
     let (node, loc) = (&ext.node, &ext.loc);
     mapping(file, node, loc, NAME)?;
@@ -130,9 +153,12 @@ fn read(sources: &Sources, ext: &Extension) -> Result<PolicyObject, InputError> 
     };
     match text(file, strategy, &strategy_loc, "strategy")? {
         "none" => {
-            return Ok(PolicyObject {
-                max_attempts: Some(Spanned::new(1, strategy_loc)),
-                ..PolicyObject::default()
+            return Ok(Setting {
+                policy: PolicyObject {
+                    max_attempts: Some(Spanned::new(1, strategy_loc)),
+                    ..PolicyObject::default()
+                },
+                backoff: None,
             });
         }
         "backoff" => {}
@@ -145,18 +171,21 @@ fn read(sources: &Sources, ext: &Extension) -> Result<PolicyObject, InputError> 
         }
     }
     let mut policy = PolicyObject::default();
-    backoff(file, node, loc, &mut policy)?;
+    let pending = backoff(file, node, loc, &mut policy)?;
     policy.retry_on = Some(conditions(file, node, loc)?);
-    Ok(policy)
+    Ok(Setting {
+        policy,
+        backoff: Some(pending),
+    })
 }
 
-/// `backoff`: waits, their growth, the time retries may take, and what that allows.
+/// `backoff`: waits, their growth and the time retries may take.
 fn backoff(
     file: &SourceFile,
     node: &Node,
     loc: &Loc,
     policy: &mut PolicyObject,
-) -> Result<(), InputError> {
+) -> Result<Pending, InputError> {
     let section = match field(node, loc, "backoff") {
         Some((section, section_loc)) => {
             mapping(file, section, &section_loc, "backoff")?;
@@ -188,18 +217,19 @@ fn backoff(
         Some((value, at)) => Spanned::new(exponent_value(file, value, &at)?, at),
         None => Spanned::new(default, anchor.noted(note)),
     };
-    let attempts = attempts_within(
-        as_ms(initial.value),
-        as_ms(cap.value),
-        exponent.value,
-        as_ms(elapsed.value),
-    );
-    let attempts_loc = match written(DEFAULT_ELAPSED.0) {
-        Some((_, at)) => at.noted(NO_COUNT),
-        None => anchor.noted(NO_COUNT_DEFAULT),
+    let pending = Pending {
+        numbers: sdk::Backoff {
+            initial_interval: as_ms(initial.value),
+            max_interval: as_ms(cap.value),
+            exponent: exponent.value,
+            max_elapsed_time: as_ms(elapsed.value),
+        },
+        attempts_at: written(DEFAULT_ELAPSED.0).map_or_else(|| anchor.clone(), |(_, at)| at),
+        default_window: written(DEFAULT_ELAPSED.0).is_none(),
+        extension: loc.clone(),
     };
-    policy.max_attempts = Some(Spanned::new(attempts, attempts_loc));
-    // Speakeasy's first retry waits `initialInterval`.
+    // Speakeasy's first retry waits `initialInterval` in Python; retrylint's model has no
+    // other shape, and the note on each field says how the assumed language waits.
     policy.backoff_base = Some(crate::layers::values::base_for_first_wait(
         initial,
         exponent.value,
@@ -209,8 +239,124 @@ fn backoff(
     policy.deadline = Some(elapsed);
     // Jitter stays unset: the documentation says nothing of it, and the generated SDKs add
     // up to a second of random wait to each backoff (Python `random.uniform(0, 1)` s,
-    // TypeScript `Math.random() * 1000` ms), a shape none of retrylint's jitter kinds is.
-    Ok(())
+    // TypeScript `Math.random() * 1000` ms) or take a quarter off or on (Go), shapes none
+    // of retrylint's jitter kinds is.
+    Ok(pending)
+}
+
+impl Setting {
+    /// The policy as the SDK of `language` retries: its count, its waits and
+    /// `Retry-After`, each noted with the language.
+    fn finish(self, language: Language, counts: &Counts) -> PolicyObject {
+        let Setting {
+            mut policy,
+            backoff,
+        } = self;
+        let Some(pending) = backoff else {
+            return policy;
+        };
+        let sdk = format!("the Speakeasy {} SDK", language.name());
+        let window = if pending.default_window {
+            "before Speakeasy's default maxElapsedTime (1h) has passed"
+        } else {
+            "before maxElapsedTime has passed"
+        };
+        let note = format!(
+            "{sdk}'s attempts: each one that starts {window}, x-speakeasy-retries sets no count; {}",
+            counts.assumption(language)
+        );
+        policy.max_attempts = Some(Spanned::new(
+            sdk::attempts(language, &pending.numbers),
+            pending.attempts_at.noted(note),
+        ));
+        let honoured = pending.extension.noted(language.retry_after());
+        policy.retry_after = Some(Spanned::new((), honoured.clone()));
+        policy.retry_after_honor = Some(Spanned::new(true, honoured));
+        if language.caps_retry_after()
+            && let Some(cap) = &policy.backoff_cap
+        {
+            policy.retry_after_max = Some(Spanned::new(
+                cap.value,
+                add_note(&cap.loc, language.retry_after()),
+            ));
+        }
+        for value in [&mut policy.backoff_base, &mut policy.backoff_cap]
+            .into_iter()
+            .flatten()
+        {
+            value.loc = add_note(&value.loc, language.growth());
+        }
+        if let Some(exponent) = &mut policy.backoff_multiplier {
+            exponent.loc = add_note(&exponent.loc, language.growth());
+        }
+        policy
+    }
+}
+
+/// `loc` with `note` added to the note it has.
+fn add_note(loc: &Loc, note: &str) -> Loc {
+    match loc.note_text() {
+        Some(old) => loc.noted(format!("{old}; {note}")),
+        None => loc.noted(note),
+    }
+}
+
+/// The most attempts each language's SDK makes on any operation.
+struct Counts {
+    /// Per language, in [`Language::ALL`]'s order: the most attempts, and their total.
+    most: Vec<(Language, i64, i64)>,
+}
+
+impl Counts {
+    fn of<'a>(settings: impl Iterator<Item = &'a Setting> + Clone) -> Counts {
+        let most = Language::ALL
+            .into_iter()
+            .map(|language| {
+                let counts = settings
+                    .clone()
+                    .filter_map(|s| s.backoff.as_ref())
+                    .map(|pending| sdk::attempts(language, &pending.numbers));
+                let (most, total) = counts.fold((1_i64, 0_i64), |(most, total), n| {
+                    (most.max(n), total.saturating_add(n))
+                });
+                (language, most, total)
+            })
+            .collect();
+        Counts { most }
+    }
+
+    /// The language whose SDK retries the most (the first of a tie).
+    fn most(&self) -> Language {
+        let mut best: Option<(Language, i64, i64)> = None;
+        for &(language, most, total) in &self.most {
+            if best.is_none_or(|(_, m, t)| (most, total) > (m, t)) {
+                best = Some((language, most, total));
+            }
+        }
+        best.map_or(Language::TypeScript, |(language, _, _)| language)
+    }
+
+    /// Why `language` is assumed: each language's most attempts.
+    fn assumption(&self, language: Language) -> String {
+        let each: Vec<String> = self
+            .most
+            .iter()
+            .map(|(l, most, _)| format!("{} {}", l.name(), attempts_text(*most)))
+            .collect();
+        format!(
+            "the description does not say the SDK's language, and {}'s retries the most ({})",
+            language.name(),
+            each.join(", ")
+        )
+    }
+}
+
+fn attempts_text(attempts: i64) -> String {
+    if attempts == super::UNBOUNDED_ATTEMPTS {
+        "without end".to_string()
+    } else {
+        attempts.to_string()
+    }
 }
 
 fn as_ms(d: Duration) -> f64 {
@@ -235,72 +381,6 @@ fn exponent_value(file: &SourceFile, node: &Node, loc: &Loc) -> Result<f64, Inpu
                 format!("`exponent` must be a number of zero or more, found {found}"),
             )
         })
-}
-
-/// The most attempts whose waits fit in `window` (all in milliseconds): the first attempt
-/// and one more for each wait `initial × exponentⁿ` (capped at `cap`) that still ends
-/// within it. Waits of nothing, or shrinking waits whose sum stays within the window,
-/// allow attempts without end: [`UNBOUNDED_ATTEMPTS`].
-fn attempts_within(initial: f64, cap: f64, exponent: f64, window: f64) -> i64 {
-    if initial.min(cap) <= 0.0 {
-        return UNBOUNDED_ATTEMPTS;
-    }
-    let linear = (exponent - 1.0).abs() < 1e-12;
-    // The total of the first `k` waits while they are below the cap. The geometric factor
-    // is divided before it is multiplied: with a huge exponent, `initial × (exponentᵏ − 1)`
-    // alone would overflow where the total does not. An overflowing total is infinite,
-    // which is right: it fits no window.
-    let sum = |k: f64| {
-        if linear {
-            initial * k
-        } else {
-            initial * ((exponent.powf(k) - 1.0) / (exponent - 1.0))
-        }
-    };
-    // How many waits stay below the cap.
-    let uncapped = if initial >= cap {
-        0.0
-    } else if exponent > 1.0 && !linear {
-        ((cap / initial).ln() / exponent.ln()).ceil()
-    } else {
-        f64::INFINITY
-    };
-    // How many of those fit: solve sum(k) <= window, then correct rounding.
-    let mut fitting = if linear {
-        (window / initial).floor()
-    } else {
-        let argument = 1.0 + (window / initial) * (exponent - 1.0);
-        if argument <= 0.0 {
-            f64::INFINITY
-        } else {
-            (argument.ln() / exponent.ln()).floor().max(0.0)
-        }
-    }
-    .min(uncapped);
-    if fitting.is_finite() {
-        // The closed form is off by one at most; a few steps set it right.
-        for _ in 0..8 {
-            if fitting > 0.0 && sum(fitting) > window {
-                fitting -= 1.0;
-            } else if fitting < uncapped && sum(fitting + 1.0) <= window {
-                fitting += 1.0;
-            } else {
-                break;
-            }
-        }
-    }
-    let waits = if fitting < uncapped {
-        fitting
-    } else {
-        // Every wait below the cap fits; the rest wait the cap each.
-        uncapped + ((window - sum(uncapped)) / cap).floor().max(0.0)
-    };
-    let attempts = 1.0 + waits;
-    if attempts.is_finite() && attempts < UNBOUNDED_ATTEMPTS as f64 {
-        attempts as i64
-    } else {
-        UNBOUNDED_ATTEMPTS
-    }
 }
 
 /// `statusCodes` (codes, and wildcards such as `5XX`) and `retryConnectionErrors`.

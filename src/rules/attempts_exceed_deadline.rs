@@ -18,9 +18,11 @@ declare_rule!(
 );
 
 impl Rule for AttemptsExceedDeadline {
-    fn judges_layer(&self, _layer: &crate::layers::Layer, route: &crate::layers::Route) -> bool {
-        // A route bounded only by a budget has no count to fit in a deadline.
-        !route.budget_only
+    fn judges_layer(&self, layer: &crate::layers::Layer, route: &crate::layers::Route) -> bool {
+        // A route bounded only by a budget has no count to fit in a deadline. A Speakeasy
+        // SDK's count is what its `maxElapsedTime` allows: checked before each wait, it
+        // never cuts an attempt short, so none of them is unreachable.
+        !route.budget_only && layer.format != crate::layers::Format::Speakeasy
     }
 
     fn check_operation(&self, cx: &OperationContext<'_>, out: &mut Vec<Finding>) {

@@ -51,6 +51,9 @@ pub fn help(rule: &str, format: Format) -> Option<&'static str> {
         ("unbounded-attempts", GatewayApi) => "lower `retry.attempts`",
         ("unbounded-attempts", Envoy) => "lower `num_retries`",
         ("unbounded-attempts", LinkerdAnnotations) => "lower `retry.linkerd.io/limit`",
+        ("unbounded-attempts", Speakeasy) => {
+            "lower `backoff.maxElapsedTime`, or raise `initialInterval`: the SDK retries until maxElapsedTime has passed"
+        }
         ("attempts-exceed-deadline", Istio) => {
             "lower `retries.attempts` or `perTryTimeout`, or raise the route's `timeout`"
         }
@@ -68,6 +71,9 @@ pub fn help(rule: &str, format: Format) -> Option<&'static str> {
         }
         ("retry-after-unbounded", Envoy) => {
             "set `rate_limited_retry_back_off.max_interval` below the route's timeout"
+        }
+        ("retry-after-unbounded", Speakeasy) => {
+            "bound Retry-After in an SDK hook, or use the TypeScript SDK, which waits at most `maxInterval`"
         }
         ("immediate-retry" | "invalid-backoff", Envoy) => {
             "set `retry_back_off.base_interval` (and `max_interval`)"

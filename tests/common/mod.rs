@@ -154,6 +154,12 @@ pub fn schema_errors(schema_file: &str, instance: &serde_json::Value) -> Vec<Str
         .collect()
 }
 
+/// The findings of a run's JSON output.
+pub fn json_findings(stdout: &str) -> Vec<serde_json::Value> {
+    let json: serde_json::Value = serde_json::from_str(stdout).expect("JSON output");
+    json["findings"].as_array().cloned().unwrap_or_default()
+}
+
 /// The rule names that appear as `severity[rule]` headers in human output.
 pub fn fired_rules(stdout: &str) -> Vec<String> {
     let mut rules: Vec<String> = stdout

@@ -1,10 +1,11 @@
-//! The SDK layer's tests: root and operation settings, attempts within maxElapsedTime.
+//! The SDK layer's tests: root and operation settings, the SDK language assumed and what
+//! it does with attempts and Retry-After.
 
-use super::{attempts_within, import};
+use super::import;
 use crate::error::InputError;
 use crate::layers::bind::{Budget, Service};
 use crate::layers::test_support::{api, api_at, operation};
-use crate::layers::{Format, Layer, Position, Route, UNBOUNDED_ATTEMPTS};
+use crate::layers::{Format, Layer, Position, Route};
 use crate::load::Sources;
 use crate::location::Loc;
 use crate::policy::{Duration, Signal, Spanned};
@@ -86,7 +87,9 @@ fn the_root_setting_applies_to_every_operation_and_an_operation_replaces_it() {
     ));
     assert_eq!(l.format, Format::Speakeasy);
     assert_eq!(l.position, Position::Client);
-    assert_eq!(l.name, "x-speakeasy-retries");
+    // Speakeasy's defaults allow Go's SDK at most 79 attempts, TypeScript's 77, Python's
+    // 71: the layer assumes Go, and says so.
+    assert_eq!(l.name, "Speakeasy Go SDK with x-speakeasy-retries");
     assert!(l.hosts.is_empty() && l.budget.is_none());
     let post = route(&l, "POST /payments");
     assert_eq!(value(&post.policy.backoff_base), ms(50));
@@ -108,7 +111,9 @@ fn the_root_setting_applies_to_every_operation_and_an_operation_replaces_it() {
             .backoff_base
             .as_ref()
             .and_then(|b| b.loc.note_text()),
-        Some("Speakeasy's default initialInterval")
+        Some(
+            "Speakeasy's default initialInterval; the Speakeasy Go SDK waits initialInterval × (n + 1)^exponent (n = 0, 1, 2 …) ± 25 %, at most maxInterval"
+        )
     );
     assert_eq!(value(&get.policy.deadline), ms(3_600_000));
     let on: Vec<Signal> = value(&get.policy.retry_on)
@@ -124,47 +129,19 @@ fn the_root_setting_applies_to_every_operation_and_an_operation_replaces_it() {
             Signal::Timeout
         ]
     );
-    assert_eq!(
-        get.unsupported,
-        ["Retry-After (depends on the SDK's language)"]
+    assert_eq!(value(&get.policy.max_attempts), 79);
+    assert!(
+        loc(&get.policy.max_attempts)
+            .note_text()
+            .is_some_and(|n| n.contains("Go's retries the most (TypeScript 77, Python 71, Go 79)")),
+        "{:?}",
+        loc(&get.policy.max_attempts).note_text()
     );
+    // Go waits whatever Retry-After asks.
+    assert!(value(&get.policy.retry_after_honor));
+    assert!(get.policy.retry_after_max.is_none());
+    assert!(get.unsupported.is_empty());
     assert!(get.policy.jitter.is_none());
-}
-
-#[test]
-fn attempts_are_those_whose_waits_fit_in_max_elapsed_time() {
-    // Waits 0.5, 1, 2, 4, 8 s, then 10 s each: nine fit in a minute.
-    assert_eq!(attempts_within(500.0, 10_000.0, 2.0, 60_000.0), 10);
-    // Speakeasy's defaults: twelve growing waits (128.7 s), then 57 of a minute.
-    assert_eq!(attempts_within(500.0, 60_000.0, 1.5, 3_600_000.0), 70);
-    // Constant waits, and waits that start at the cap.
-    assert_eq!(attempts_within(1_000.0, 5_000.0, 1.0, 3_500.0), 4);
-    assert_eq!(attempts_within(2_000.0, 1_000.0, 2.0, 3_500.0), 4);
-    // A window shorter than the first wait: one attempt.
-    assert_eq!(attempts_within(500.0, 1_000.0, 2.0, 100.0), 1);
-    // Shrinking waits: 1 + 0.5 fit in 1.5 s; in 10 s they never add up.
-    assert_eq!(attempts_within(1_000.0, 5_000.0, 0.5, 1_500.0), 3);
-    assert_eq!(
-        attempts_within(1_000.0, 5_000.0, 0.5, 10_000.0),
-        UNBOUNDED_ATTEMPTS
-    );
-    // No wait at all: nothing but time bounds the attempts.
-    assert_eq!(
-        attempts_within(0.0, 5_000.0, 2.0, 10_000.0),
-        UNBOUNDED_ATTEMPTS
-    );
-    assert_eq!(
-        attempts_within(500.0, 0.0, 2.0, 10_000.0),
-        UNBOUNDED_ATTEMPTS
-    );
-    // Extreme values stay finite or unbounded, never wrong by overflow.
-    assert_eq!(attempts_within(1.0, 1e18, 1e300, 1e17), 2);
-    assert_eq!(attempts_within(1e-3, 1e-3, 1.0, 1e300), UNBOUNDED_ATTEMPTS);
-    // An exponent whose first total overflows an intermediate product: 0.5 s, then the
-    // 10 s cap, six of which fit in the rest of the minute.
-    for exponent in [1e306, 1e308, f64::MAX] {
-        assert_eq!(attempts_within(500.0, 10_000.0, exponent, 60_000.0), 7);
-    }
 }
 
 #[test]
@@ -271,13 +248,24 @@ fn payments_fixture() {
     };
     assert_eq!(written(&sources, &l.loc), "x-speakeasy-retries");
     assert_eq!(l.routes.len(), 4);
+    // TypeScript and Python make 11 attempts at most, Go 10: the tie goes to TypeScript.
+    assert_eq!(l.name, "Speakeasy TypeScript SDK with x-speakeasy-retries");
     let get = route(&l, "GET /payments/{paymentId}");
-    assert_eq!(value(&get.policy.max_attempts), 10);
+    assert_eq!(value(&get.policy.max_attempts), 11);
     let attempts = loc(&get.policy.max_attempts);
     assert_eq!(written(&sources, &attempts), "maxElapsedTime: 60000");
     assert_eq!(
         attempts.note_text(),
-        Some("attempts whose waits fit in maxElapsedTime: x-speakeasy-retries sets no count")
+        Some(
+            "the Speakeasy TypeScript SDK's attempts: each one that starts before maxElapsedTime has passed, x-speakeasy-retries sets no count; the description does not say the SDK's language, and TypeScript's retries the most (TypeScript 11, Python 11, Go 10)"
+        )
+    );
+    // The TypeScript SDK waits what Retry-After asks, at most maxInterval.
+    assert!(value(&get.policy.retry_after_honor));
+    assert_eq!(value(&get.policy.retry_after_max), ms(10_000));
+    assert_eq!(
+        written(&sources, &loc(&get.policy.retry_after_max)),
+        "maxInterval: 10000"
     );
     assert_eq!(value(&get.policy.deadline), ms(60_000));
     assert_eq!(value(&get.policy.backoff_cap), ms(10_000));
@@ -303,7 +291,7 @@ fn payments_fixture() {
                 .policy
                 .max_attempts
         ),
-        10
+        11
     );
     let create = route(&l, "POST /payments");
     assert_eq!(value(&create.policy.max_attempts), 1);
