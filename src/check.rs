@@ -123,6 +123,14 @@ pub fn load_given(paths: &[PathBuf], options: &LoadOptions) -> Result<GivenPolic
                     given.layer_files.push(file);
                     found += 1;
                 }
+                // Read for the routes of other files: alone in a folder, it is not what
+                // the folder was given for.
+                Detected::Parents(file) => {
+                    if !file.walked {
+                        found += 1;
+                    }
+                    given.layer_files.push(file);
+                }
                 Detected::Nothing => {}
             }
         }
@@ -289,9 +297,10 @@ pub fn analyze_layers(
         loader.add(policy.file.clone());
     }
     let mut layers = Vec::new();
+    let parents = crate::layers::gateway::Parents::read(inputs.files.iter().map(|f| &*f.file));
     for file in &inputs.files {
         let id = loader.add(file.file.clone());
-        layers.extend(crate::layers::detect::import(file, id)?);
+        layers.extend(crate::layers::detect::import_with(file, id, &parents)?);
     }
     let root = loader.load_root(path)?;
     let api = model::build(&mut loader, root)?;

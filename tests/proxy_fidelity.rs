@@ -6,7 +6,7 @@ mod common;
 
 use std::path::Path;
 
-use common::{fired_rules, retrylint_in, scratch};
+use common::{check_layers, fired_rules, scratch};
 
 /// A description of service `p` with `POST /payments` and `GET /payments`, whose 429
 /// declares `Retry-After`.
@@ -32,15 +32,7 @@ fn virtual_service(routes: &str) -> String {
 fn check(scratch_name: &str, files: &[(&str, &str)]) -> common::Run {
     let dir = scratch(scratch_name);
     payments(&dir);
-    let mut args = vec!["check".to_string(), "openapi.yaml".to_string()];
-    for (name, text) in files {
-        std::fs::write(dir.join(name), text).expect("written");
-        args.push("-p".into());
-        args.push((*name).to_string());
-    }
-    args.extend(["--host".to_string(), "p".to_string()]);
-    let args: Vec<&str> = args.iter().map(String::as_str).collect();
-    let run = retrylint_in(&dir, &args);
+    let run = check_layers(&dir, files);
     assert_ne!(run.code, 2, "{}", run.transcript());
     run
 }

@@ -4,6 +4,7 @@
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
+use super::gateway::Parents;
 use super::{IMPORTERS, ImportFile, Layer};
 use crate::error::InputError;
 use crate::load::{FileId, LoadOptions, read_text, syntax_error};
@@ -11,7 +12,7 @@ use crate::source::{Node, SourceFile, path_text};
 
 /// The kinds of file `-p` understands, for the error about any other.
 pub const KINDS_UNDERSTOOD: &str = "a retrylint policy (`version: 1`), Istio `VirtualService` or `DestinationRule`, \
-Gateway API `HTTPRoute`, Linkerd `ServiceProfile` or `retry.linkerd.io` annotations on a `Service` \
+Gateway API `HTTPRoute` or `GRPCRoute`, Linkerd `ServiceProfile` or `retry.linkerd.io` annotations on a `Service` \
 or `HTTPRoute`, or Envoy route configuration (a bootstrap with `route_config`, or a `RouteConfiguration`)";
 
 /// A file of retry settings, read and parsed once for the whole run.
@@ -32,6 +33,9 @@ pub enum Detected {
     Policy(Option<SourceFile>),
     /// Retry settings of another layer.
     Layers(LayerFile),
+    /// Gateway API `Gateway`s or `GatewayClass`es and no retry settings: read only for who
+    /// implements the routes of the other files.
+    Parents(LayerFile),
     /// A file in a walked folder with nothing retrylint reads (other Kubernetes objects,
     /// values files, the description itself).
     Nothing,
@@ -188,6 +192,12 @@ pub fn detect(path: &Path, walked: bool, options: &LoadOptions) -> Result<Detect
         import(&layer_file, 0)?;
         return Ok(Detected::Layers(layer_file));
     }
+    if objects.iter().any(|(_, doc)| Parents::recognises(doc)) {
+        return Ok(Detected::Parents(LayerFile {
+            file: Arc::new(file),
+            walked,
+        }));
+    }
     // A folder holds other files too: other Kubernetes objects, values files, descriptions.
     if walked {
         return Ok(Detected::Nothing);
@@ -210,11 +220,23 @@ pub fn is_kubernetes_object(doc: &Node) -> bool {
         .is_some_and(|m| m.get("apiVersion").is_some() && m.get("kind").is_some())
 }
 
-/// The layers of a file whose locations use file id `id`.
+/// The layers of a file whose locations use file id `id`, its routes' implementation
+/// known from the file's own Gateway API `Gateway`s and `GatewayClass`es.
 pub fn import(layer_file: &LayerFile, id: FileId) -> Result<Vec<Layer>, InputError> {
+    import_with(layer_file, id, &Parents::read([&*layer_file.file]))
+}
+
+/// The layers of a file whose locations use file id `id`, its routes' implementation
+/// known from `parents`, the `Gateway`s and `GatewayClass`es of every `-p` file.
+pub fn import_with(
+    layer_file: &LayerFile,
+    id: FileId,
+    parents: &Parents,
+) -> Result<Vec<Layer>, InputError> {
     let file = ImportFile {
         file: &layer_file.file,
         id,
+        parents,
     };
     let mut layers = Vec::new();
     let documents = layer_file.file.root.as_seq().unwrap_or_default();

@@ -300,6 +300,9 @@ impl StringMatch {
 pub struct ImportFile<'a> {
     pub file: &'a SourceFile,
     pub id: FileId,
+    /// The Gateway API `Gateway`s and `GatewayClass`es of every `-p` file, which say who
+    /// implements a route.
+    pub parents: &'a gateway::Parents,
 }
 
 impl ImportFile<'_> {

@@ -84,6 +84,19 @@ pub fn scratch(name: &str) -> std::path::PathBuf {
     std::fs::canonicalize(dir).expect("a scratch folder")
 }
 
+/// Writes the layer files `files` (name, text) into `dir`, then checks `openapi.yaml`
+/// there against them, each given with `-p`, for the service host `p`.
+pub fn check_layers(dir: &Path, files: &[(&str, &str)]) -> Run {
+    let mut args = vec!["check".to_string(), "openapi.yaml".to_string()];
+    for (name, text) in files {
+        std::fs::write(dir.join(name), text).expect("written");
+        args.extend(["-p".to_string(), (*name).to_string()]);
+    }
+    args.extend(["--host".to_string(), "p".to_string()]);
+    let args: Vec<&str> = args.iter().map(String::as_str).collect();
+    retrylint_in(dir, &args)
+}
+
 /// Copies a file of the crate (a path from its root) into `dir` as `name`.
 pub fn copy_fixture(fixture: &str, dir: &Path, name: &str) {
     let to = dir.join(name);

@@ -1,25 +1,38 @@
-//! The Gateway API importer: `HTTPRoute` objects (`gateway.networking.k8s.io`), and the
-//! retry budget of the experimental `XBackendTrafficPolicy`
-//! (`gateway.networking.x-k8s.io`).
+//! The Gateway API importer: `HTTPRoute` and `GRPCRoute` objects
+//! (`gateway.networking.k8s.io`), and the retry budget of the experimental
+//! `XBackendTrafficPolicy` (`gateway.networking.x-k8s.io`).
 //!
-//! Each rule of an `HTTPRoute` is a route, in Gateway API's precedence (see [`rules`]). A
-//! rule's `retry` stanza (GEP-1731) counts retries (`attempts + 1` total); `attempts` left
-//! out is implementation-specific and read as Istio's and Envoy Gateway's 2 retries;
-//! `codes` are the retried statuses, and implementations SHOULD also retry connection
-//! errors, which are added with a note. `timeouts.request` is the deadline,
+//! Each rule of a route is a route, in Gateway API's precedence (see [`rules`]); a
+//! `GRPCRoute`'s matches are read as the paths of gRPC calls (see [`grpc`]). An
+//! `HTTPRoute` rule's `retry` stanza (GEP-1731) counts retries (`attempts + 1` total);
+//! `attempts` left out is implementation-specific and read as Istio's and Envoy Gateway's
+//! 2 retries; `codes` are the retried statuses, and implementations SHOULD also retry
+//! connection errors, which are added with a note. `timeouts.request` is the deadline,
 //! `timeouts.backendRequest` each attempt's timeout (an attempt that reaches it SHOULD be
-//! retried). A rule without `retry` does not retry.
+//! retried). `GRPCRoute` has neither `retry` nor `timeouts`.
+//!
+//! What a rule without `retry` does depends on the implementation. When the `-p` files say
+//! it is Istio (see [`implementation`]), the rule becomes a `VirtualService` route without
+//! `retries` and gets Istio's default retry policy, as every `GRPCRoute` rule does
+//! (istio/istio `pilot/pkg/config/kube/gateway/conversion.go`, `convertHTTPRoute` and
+//! `convertGRPCRoute`); such a rule's `backendRequest` is then its route timeout. Otherwise
+//! a rule without `retry` does not retry.
 //!
 //! A route whose `parentRefs` name a `Service` is GAMMA mesh routing: the layer sits at the
-//! mesh and also answers to the service's names. Header and query conditions only narrow
-//! a rule and are read for precedence only. The backoff curve, cap and jitter are
-//! implementation-specific and left unset; Gateway API has no `Retry-After` setting.
+//! mesh and also answers to the service's names. Header and query conditions take only the
+//! requests that carry them. The backoff curve, cap and jitter are implementation-specific
+//! and left unset; Gateway API has no `Retry-After` setting.
 
 mod backend_policy;
+pub mod grpc;
+pub mod implementation;
 pub mod rules;
 
 #[cfg(test)]
 mod tests;
+
+pub use implementation::{Implementation, Parents};
+use rules::RouteKind;
 
 use super::k8s::{self, RETRY_AFTER, built_in};
 use super::values::{bad_value, field, k8s_duration, push_signals};
@@ -34,13 +47,18 @@ pub const GROUP: &str = "gateway.networking.k8s.io";
 
 const NOTE_NO_RETRY: &str =
     "built-in default of Gateway API: a rule without `retry` does not retry";
+const NOTE_GRPC_NO_RETRY: &str = "built-in default of Gateway API: a GRPCRoute has no `retry` stanza; \
+     its rules do not retry unless the implementation retries by default (Istio does)";
+const NOTE_ISTIO_DEFAULT: &str = "built-in default of Istio as the Gateway API implementation: \
+     a rule without `retry` (every GRPCRoute rule) is retried up to 2 times, whatever its method";
 const NOTE_ATTEMPTS_UNSET: &str = "implementation-specific: `attempts` is not written, \
      read as Istio's and Envoy Gateway's default of 2 retries";
 const NOTE_CONNECTION_ERRORS: &str = "built-in default of Gateway API (GEP-1731): with a `retry` stanza, \
      implementations SHOULD retry when the connection could not be established or the backend refused \
      the request before processing it";
 
-/// Reads Gateway API `HTTPRoute` objects and `XBackendTrafficPolicy` retry budgets.
+/// Reads Gateway API `HTTPRoute` and `GRPCRoute` objects and `XBackendTrafficPolicy`
+/// retry budgets.
 pub struct HttpRoute;
 
 impl Importer for HttpRoute {
@@ -49,7 +67,7 @@ impl Importer for HttpRoute {
     }
 
     fn recognises(&self, doc: &Node) -> bool {
-        k8s::is_object(doc, GROUP, &["HTTPRoute"]) || backend_policy::recognises(doc)
+        RouteKind::of(doc).is_some() || backend_policy::recognises(doc)
     }
 
     fn import(
@@ -61,29 +79,42 @@ impl Importer for HttpRoute {
         if backend_policy::recognises(doc) {
             return backend_policy::import(file.file, doc, loc);
         }
+        let Some(kind) = RouteKind::of(doc) else {
+            return Ok(Vec::new());
+        };
         let source = file.file;
         let meta = k8s::metadata(source, doc, loc)?;
         let Some((spec, spec_at)) = k8s::spec(source, doc, loc)? else {
             return Ok(Vec::new());
         };
         let (hosts, position) = rules::parents(source, spec, &spec_at, &meta)?;
+        let parent_refs = spec
+            .get("parentRefs")
+            .and_then(Node::as_seq)
+            .unwrap_or_default();
+        let implementation = file
+            .parents
+            .implementation(meta.namespace.as_deref(), parent_refs);
         let mut routes = Vec::new();
-        for rule in rules::ordered_rules(source, spec, &spec_at)? {
+        for rule in rules::ordered_rules(source, spec, &spec_at, kind)? {
+            let (policy, implicit) =
+                rule_policy(source, rule.rule, &rule.loc, kind, implementation)?;
             routes.push(Route {
-                policy: rule_policy(source, rule.rule, &rule.loc)?,
+                policy,
                 loc: rule.loc,
                 name: rule.name,
                 matches: rule.matches,
-                implicit: false,
+                implicit,
                 budget_only: false,
                 retried_methods: None,
                 unsupported: vec![RETRY_AFTER],
             });
         }
+        let layer_kind = format!("Gateway API {}", kind.name());
         Ok(vec![Layer {
             format: Format::GatewayApi,
             position,
-            name: meta.layer_name("Gateway API HTTPRoute"),
+            name: meta.layer_name(&layer_kind),
             loc: meta.loc,
             hosts,
             routes,
@@ -92,19 +123,47 @@ impl Importer for HttpRoute {
     }
 }
 
-/// What one rule does with retries: its `timeouts` and `retry` stanza.
-fn rule_policy(file: &SourceFile, rule: &Node, loc: &Loc) -> Result<PolicyObject, InputError> {
+/// What one rule does with retries, and whether that is the implementation's default
+/// rather than the rule's own (`implicit`).
+fn rule_policy(
+    file: &SourceFile,
+    rule: &Node,
+    loc: &Loc,
+    kind: RouteKind,
+    implementation: Option<Implementation>,
+) -> Result<(PolicyObject, bool), InputError> {
     let mut policy = PolicyObject::default();
-    if let Some((timeouts, at)) = field(rule, loc, "timeouts") {
+    let retry = match kind {
+        RouteKind::Http => field(rule, loc, "retry"),
+        // GRPCRoute has neither `retry` nor `timeouts` (kubernetes-sigs/gateway-api
+        // `apis/v1/grpcroute_types.go`, `GRPCRouteRule`).
+        RouteKind::Grpc => None,
+    };
+    let timeouts = field(rule, loc, "timeouts").filter(|_| kind == RouteKind::Http);
+    if let Some((timeouts, at)) = timeouts {
         k8s::mapping(file, timeouts, &at, "timeouts")?;
         policy.deadline = k8s::timeout(file, timeouts, &at, "request")?;
         policy.per_attempt_timeout = k8s::timeout(file, timeouts, &at, "backendRequest")?;
     }
-    match field(rule, loc, "retry") {
-        None => policy.max_attempts = Some(built_in(1, loc, NOTE_NO_RETRY)),
-        Some((retry, at)) => read_retry(file, retry, &at, &mut policy)?,
+    match (retry, implementation) {
+        (Some((retry, at)), _) => read_retry(file, retry, &at, &mut policy)?,
+        (None, Some(Implementation::Istio)) => {
+            // Istio makes `backendRequest` the route timeout when there is no `retry`.
+            if let Some(backend_request) = policy.per_attempt_timeout.take() {
+                policy.deadline = Some(backend_request);
+            }
+            super::istio::default_retries(loc, &mut policy, NOTE_ISTIO_DEFAULT);
+            return Ok((policy, true));
+        }
+        (None, None) => {
+            let note = match kind {
+                RouteKind::Http => NOTE_NO_RETRY,
+                RouteKind::Grpc => NOTE_GRPC_NO_RETRY,
+            };
+            policy.max_attempts = Some(built_in(1, loc, note));
+        }
     }
-    Ok(policy)
+    Ok((policy, false))
 }
 
 /// A `retry` stanza. An explicit `attempts: 0` MUST disable retries.

@@ -12,6 +12,9 @@
 //! A match on `headers` or `queryParams` takes only the requests that carry them; ordinary
 //! traffic falls through to the next route (see [`crate::layers::bind`]).
 //!
+//! A `GRPCRoute`'s rules rank the same way once its matches are paths (see [`super::grpc`]),
+//! as Istio ranks the routes it converts them to; a rule without matches comes last.
+//!
 //! Linkerd's annotations on an `HTTPRoute` use the same rules, so both read them here.
 
 use std::cmp::Reverse;
@@ -20,9 +23,79 @@ use super::super::k8s::{self, Metadata};
 use super::super::names::Name;
 use super::super::values::{bad_value, field, route_regex};
 use super::super::{PathMatch, Position, RegexEngine, RouteMatch, StringMatch, condition_of};
+use super::grpc;
 use crate::error::InputError;
 use crate::location::Loc;
 use crate::source::{Node, SourceFile};
+
+/// The kinds of Gateway API route, which differ in what their matches test.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum RouteKind {
+    /// `HTTPRoute`: path, method, headers and query parameters.
+    Http,
+    /// `GRPCRoute`: gRPC service and method, and headers.
+    Grpc,
+}
+
+impl RouteKind {
+    /// The kind of a Gateway API route object, if it is one.
+    pub fn of(doc: &Node) -> Option<RouteKind> {
+        if k8s::is_object(doc, super::GROUP, &["HTTPRoute"]) {
+            Some(RouteKind::Http)
+        } else if k8s::is_object(doc, super::GROUP, &["GRPCRoute"]) {
+            Some(RouteKind::Grpc)
+        } else {
+            None
+        }
+    }
+
+    /// The object's kind as written.
+    pub fn name(self) -> &'static str {
+        match self {
+            RouteKind::Http => "HTTPRoute",
+            RouteKind::Grpc => "GRPCRoute",
+        }
+    }
+
+    fn read_match(
+        self,
+        file: &SourceFile,
+        node: &Node,
+        loc: &Loc,
+    ) -> Result<(Rank, RouteMatch), InputError> {
+        match self {
+            RouteKind::Http => rule_match(file, node, loc),
+            RouteKind::Grpc => grpc_match(file, node, loc),
+        }
+    }
+
+    /// The match of a rule without `matches`: for an `HTTPRoute` the API's default, a
+    /// `PathPrefix` of `/`; for a `GRPCRoute` every call.
+    fn default_match(self, loc: &Loc) -> (Rank, RouteMatch) {
+        let (path, method) = match self {
+            RouteKind::Http => (PathMatch::SegmentPrefix("/".into()), None),
+            RouteKind::Grpc => (PathMatch::Any, Some(grpc::post())),
+        };
+        let length = match &path {
+            PathMatch::SegmentPrefix(prefix) => prefix.len(),
+            _ => 0,
+        };
+        let (rank, path) = path_rank(path, length);
+        let route_match = RouteMatch {
+            path,
+            method,
+            condition: None,
+            loc: loc.clone(),
+        };
+        (
+            Rank {
+                no_method: true,
+                ..rank
+            },
+            route_match,
+        )
+    }
+}
 
 /// A route of an `HTTPRoute`: one rule, or the matches of a rule that rank together.
 pub struct RuleRoute<'a> {
@@ -38,7 +111,7 @@ pub struct RuleRoute<'a> {
 /// How a match ranks: lower is tried first.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
 struct Rank {
-    /// `Exact`, then `PathPrefix`, then `RegularExpression`.
+    /// `Exact`, then `PathPrefix`, then `RegularExpression`, then every path.
     path_kind: u8,
     /// Longer paths first.
     path_length: Reverse<usize>,
@@ -61,6 +134,7 @@ pub fn ordered_rules<'a>(
     file: &SourceFile,
     spec: &'a Node,
     spec_loc: &Loc,
+    kind: RouteKind,
 ) -> Result<Vec<RuleRoute<'a>>, InputError> {
     let Some((rules, rules_at)) = field(spec, spec_loc, "rules") else {
         return Ok(Vec::new());
@@ -77,10 +151,10 @@ pub fn ordered_rules<'a>(
                 k8s::list(file, matches, &at, "matches")?
                     .iter()
                     .enumerate()
-                    .map(|(index, node)| rule_match(file, node, &at.item(index, node)))
+                    .map(|(index, node)| kind.read_match(file, node, &at.item(index, node)))
                     .collect::<Result<Vec<_>, _>>()?
             }
-            _ => vec![default_match(&loc)],
+            _ => vec![kind.default_match(&loc)],
         };
         for (index, (rank, route_match)) in matches.into_iter().enumerate() {
             ranked.push(Ranked {
@@ -128,10 +202,16 @@ pub fn ordered_rules<'a>(
         .collect())
 }
 
-/// A rank for a path match of `kind` (0 exact, 1 prefix, 2 regex) and `length`.
-fn path_rank(path: PathMatch, kind: u8, length: usize) -> (Rank, PathMatch) {
+/// The rank of a path match of `length` characters, before what else the match tests.
+fn path_rank(path: PathMatch, length: usize) -> (Rank, PathMatch) {
+    let path_kind = match &path {
+        PathMatch::Exact(_) => 0,
+        PathMatch::Prefix(_) | PathMatch::SegmentPrefix(_) => 1,
+        PathMatch::Regex(_) => 2,
+        PathMatch::Any => 3,
+    };
     let rank = Rank {
-        path_kind: kind,
+        path_kind,
         path_length: Reverse(length),
         no_method: false,
         headers: Reverse(0),
@@ -140,27 +220,33 @@ fn path_rank(path: PathMatch, kind: u8, length: usize) -> (Rank, PathMatch) {
     (rank, path)
 }
 
-/// The match of a rule without `matches`: the API's default, a `PathPrefix` of `/`.
-fn default_match(loc: &Loc) -> (Rank, RouteMatch) {
-    let (rank, path) = path_rank(PathMatch::SegmentPrefix("/".into()), 1, 1);
+/// One `GRPCRouteMatch`: its service and method as a path, its `headers` as conditions.
+fn grpc_match(file: &SourceFile, node: &Node, loc: &Loc) -> Result<(Rank, RouteMatch), InputError> {
+    k8s::mapping(file, node, loc, "matches[]")?;
+    let (path, length) = grpc::method_path(file, node, loc)?;
+    let (rank, path) = path_rank(path, length);
+    let headers = named_conditions(file, node, loc, "headers", "header")?;
     let rank = Rank {
         no_method: true,
+        headers: Reverse(headers.len()),
         ..rank
     };
-    let route_match = RouteMatch {
-        path,
-        method: None,
-        condition: None,
-        loc: loc.clone(),
-    };
-    (rank, route_match)
+    Ok((
+        rank,
+        RouteMatch {
+            path,
+            method: Some(grpc::post()),
+            condition: condition_of(&headers),
+            loc: loc.clone(),
+        },
+    ))
 }
 
 /// One `matches[]` entry: its path and method, ranked by everything it tests.
 fn rule_match(file: &SourceFile, node: &Node, loc: &Loc) -> Result<(Rank, RouteMatch), InputError> {
     k8s::mapping(file, node, loc, "matches[]")?;
     let (rank, path) = match field(node, loc, "path") {
-        None => path_rank(PathMatch::SegmentPrefix("/".into()), 1, 1),
+        None => path_rank(PathMatch::SegmentPrefix("/".into()), 1),
         Some((path, at)) => read_path(file, path, &at)?,
     };
     let method = match field(node, loc, "method") {
@@ -223,11 +309,10 @@ fn read_path(file: &SourceFile, node: &Node, loc: &Loc) -> Result<(Rank, PathMat
     let (text, value_at) = value;
     let length = text.chars().count();
     Ok(match kind.0 {
-        "Exact" => path_rank(PathMatch::Exact(text.to_string()), 0, length),
-        "PathPrefix" => path_rank(PathMatch::SegmentPrefix(text.to_string()), 1, length),
+        "Exact" => path_rank(PathMatch::Exact(text.to_string()), length),
+        "PathPrefix" => path_rank(PathMatch::SegmentPrefix(text.to_string()), length),
         "RegularExpression" => path_rank(
             PathMatch::Regex(route_regex(file, text, &value_at, RegexEngine::Re2)?),
-            2,
             length,
         ),
         other => {
@@ -242,7 +327,7 @@ fn read_path(file: &SourceFile, node: &Node, loc: &Loc) -> Result<(Rank, PathMat
     })
 }
 
-/// The hosts of an `HTTPRoute` and where it sits: `spec.hostnames`, plus the names of the
+/// The hosts of an `HTTPRoute` or `GRPCRoute` and where it sits: `spec.hostnames`, plus the names of the
 /// `Service`s among its `parentRefs` (GAMMA: then the route is the mesh's, not a gateway's).
 pub fn parents(
     file: &SourceFile,

@@ -160,7 +160,7 @@ fn route(file: &SourceFile, entry: &Node, loc: &Loc, index: usize) -> Result<Rou
         read_retries(file, retries, &at, &mut policy)?;
     } else {
         implicit = true;
-        default_retries(loc, &mut policy);
+        default_retries(loc, &mut policy, NOTE_DEFAULT_RETRIES);
     }
     Ok(Route {
         loc: loc.clone(),
@@ -332,12 +332,13 @@ fn read_retries(
     Ok(())
 }
 
-/// The policy of a route without `retries`: Istio's default, located at the route.
-fn default_retries(route: &Loc, policy: &mut PolicyObject) {
+/// The policy of a route without `retries`: Istio's default, located at the route, its
+/// attempts explained by `attempts_note`. Gateway API routes that Istio implements get it too.
+pub fn default_retries(route: &Loc, policy: &mut PolicyObject, attempts_note: &str) {
     policy.max_attempts = Some(built_in(
         k8s::attempts_for_retries(DEFAULT_RETRIES),
         route,
-        NOTE_DEFAULT_RETRIES,
+        attempts_note,
     ));
     let noted = route.noted(NOTE_DEFAULT_RETRY_ON);
     let mut signals = Vec::new();

@@ -93,7 +93,7 @@ pub fn import(file: &SourceFile, doc: &Node, loc: &Loc) -> Result<Vec<Layer>, In
             return Ok(Vec::new());
         }
         let mut routes = Vec::new();
-        for rule in rules::ordered_rules(file, spec, &spec_at)? {
+        for rule in rules::ordered_rules(file, spec, &spec_at, rules::RouteKind::Http)? {
             let mut rule_policy = policy.clone();
             // The rule's own request timeout counts when no annotation sets one.
             if rule_policy.deadline.is_none()
