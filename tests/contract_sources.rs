@@ -13,22 +13,7 @@ use common::retrylint_in;
 fn contracts(name: &str, spec: &str) -> BTreeMap<String, serde_json::Value> {
     let dir = common::scratch(&format!("contract-sources-{name}"));
     std::fs::write(dir.join("openapi.yaml"), spec).unwrap();
-    let run = retrylint_in(&dir, &["report", "openapi.yaml", "--format", "json"]);
-    assert_eq!(run.code, 0, "{}", run.transcript());
-    let doc: serde_json::Value = serde_json::from_str(&run.stdout).unwrap();
-    doc["operations"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|op| {
-            let key = format!(
-                "{} {}",
-                op["method"].as_str().unwrap(),
-                op["path"].as_str().unwrap()
-            );
-            (key, op["contract"].clone())
-        })
-        .collect()
+    common::report_contracts(&dir)
 }
 
 /// Follows the IANA HTTP Method Registry's "Safe" and "Idempotent" columns

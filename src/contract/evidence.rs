@@ -4,23 +4,13 @@
 use std::collections::HashMap;
 
 use super::{
-    BrokenLink, Contract, ContractState, EffectEvidence, KeyHeaders, KeyOffer, KeySource,
-    StatusKind, StatusOffer, Throttle, WaitHint,
+    BrokenLink, Contract, ContractState, EffectEvidence, KeyHeaders, StatusKind, StatusOffer,
+    Throttle, WaitHint,
 };
 use crate::location::FileId;
 use crate::model::{Api, Link, LinkTarget, Method, Operation, Response};
 use crate::policy::SideEffect;
 use crate::source::pointer;
-
-/// Header names that carry idempotency keys: the IETF draft's, and vendors' variants
-/// (compared without case). Any other name with `idempotency` in it counts too.
-pub const KNOWN_KEY_HEADERS: &[&str] = &[
-    "Idempotency-Key",
-    "X-Idempotency-Key",
-    "PayPal-Request-Id",
-    "Repeatability-Request-ID",
-    "I-Twilio-Idempotency-Token",
-];
 
 /// Responses that tell a client its key is in flight (409) or reused with another body
 /// (422, or 400 as some APIs answer); `4XX` covers them all.
@@ -155,7 +145,7 @@ pub fn contract(
         }
         _ => (SideEffect::of_method(op.method), EffectEvidence::Method),
     };
-    let key = key_offer(op, api, keys);
+    let key = super::keys::key_offer(op, api, keys);
     let conflicts: Vec<String> = CONFLICT_CODES
         .iter()
         .filter(|c| op.response(c).is_some())
@@ -185,59 +175,6 @@ pub fn contract(
         conflicts,
         state,
     }
-}
-
-/// Why `name` would be taken for an idempotency key.
-fn key_source(name: &str, keys: &KeyHeaders) -> Option<KeySource> {
-    if keys.configured.iter().any(|k| k.eq_ignore_ascii_case(name)) {
-        return Some(KeySource::Configured);
-    }
-    let known = KNOWN_KEY_HEADERS
-        .iter()
-        .any(|k| k.eq_ignore_ascii_case(name))
-        || name.to_ascii_lowercase().contains("idempotency");
-    known.then_some(KeySource::KnownName)
-}
-
-/// The key header the operation declares (a required one first), or the Fern headers of
-/// an `x-fern-idempotent` operation.
-fn key_offer(op: &Operation, api: &Api, keys: &KeyHeaders) -> Option<KeyOffer> {
-    let fern = op
-        .fern_idempotent
-        .as_ref()
-        .is_some_and(|(marked, _)| *marked);
-    let fern_header = |name: &str| {
-        fern && api
-            .fern_idempotency_headers
-            .iter()
-            .any(|(h, _)| h.eq_ignore_ascii_case(name))
-    };
-    let declared = op
-        .headers
-        .iter()
-        .filter_map(|h| {
-            let source = key_source(&h.name, keys)
-                .or_else(|| fern_header(&h.name).then_some(KeySource::Fern))?;
-            Some(KeyOffer {
-                header: h.name.clone(),
-                required: h.required,
-                source,
-                loc: h.loc.clone(),
-            })
-        })
-        .max_by_key(|k| k.required);
-    if declared.is_some() || !fern {
-        return declared;
-    }
-    // Fern's SDKs send the document's headers without the operation listing them.
-    api.fern_idempotency_headers
-        .first()
-        .map(|(header, loc)| KeyOffer {
-            header: header.clone(),
-            required: false,
-            source: KeySource::Fern,
-            loc: loc.clone(),
-        })
 }
 
 /// A way to find out whether the write happened: a link to a read, a 202 with one of

@@ -8,15 +8,17 @@
 //! place in the description that says so.
 
 mod evidence;
+mod keys;
 mod text;
 
 use serde::Serialize;
 
 use crate::location::Loc;
-use crate::model::{Api, HeaderFormat, LinkTarget};
+use crate::model::{Api, HeaderFormat, LinkTarget, Place};
 use crate::policy::SideEffect;
 
-pub use evidence::{CONFLICT_CODES, KNOWN_KEY_HEADERS, STATUS_HEADERS, declares_status};
+pub use evidence::{CONFLICT_CODES, STATUS_HEADERS, declares_status};
+pub use keys::{KEY_NAMES, KeyName, known_key_headers};
 
 /// What the description lets a client do about retrying one operation.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
@@ -102,13 +104,15 @@ impl EffectEvidence {
     }
 }
 
-/// Why a header is taken for an idempotency key.
+/// Why a header, query parameter or body property is taken for an idempotency key.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum KeySource {
-    /// A name known to carry idempotency keys (the IETF `Idempotency-Key`, a vendor
-    /// variant, or any name with `idempotency` in it).
+    /// A name known to carry idempotency keys in its place (one of [`KEY_NAMES`], or any
+    /// name with `idempotency` in it).
     KnownName,
+    /// A request id (`request_id`) whose description says the server de-duplicates on it.
+    Described,
     /// The document's `x-fern-idempotency-headers`, on an `x-fern-idempotent` operation.
     Fern,
     /// `lint.keyHeaders` of the policy.
@@ -118,12 +122,36 @@ pub enum KeySource {
 /// The idempotency key an operation's contract offers.
 #[derive(Debug, Clone)]
 pub struct KeyOffer {
-    pub header: String,
-    /// `required: true` on the header parameter.
+    /// The header, query parameter or body property name, as the description writes it.
+    pub name: String,
+    /// Where the client sends it.
+    pub place: Place,
+    /// `required: true` on the parameter, or the property in the body's `required`.
     pub required: bool,
     pub source: KeySource,
-    /// The header parameter, or the Fern declaration when the operation lists no parameter.
+    /// The parameter, the body property, or the Fern declaration when the operation
+    /// lists no parameter.
     pub loc: Loc,
+}
+
+impl KeyOffer {
+    /// The key as a sentence names it: `` `Idempotency-Key` `` for a header (the usual
+    /// place, said without a noun), `` the body property `idempotency_key` `` otherwise.
+    pub fn named(&self) -> String {
+        match self.place {
+            Place::Header => format!("`{}`", self.name),
+            place => format!("the {} `{}`", place.noun(), self.name),
+        }
+    }
+
+    /// The key after a noun: `` `Idempotency-Key` ``, `` `idempotency_key` in the body ``.
+    pub fn quoted(&self) -> String {
+        match self.place {
+            Place::Header => format!("`{}`", self.name),
+            Place::Query => format!("`{}` in the query", self.name),
+            Place::Body => format!("`{}` in the body", self.name),
+        }
+    }
 }
 
 /// How a client can find out whether a write happened.
@@ -212,6 +240,14 @@ impl Contract {
     /// The key the contract offers, as words (`required Idempotency-Key`), if any.
     pub fn key_text(&self) -> Option<String> {
         text::key(self)
+    }
+
+    /// The key the contract offers when it is named `name` (compared without case): what
+    /// a policy's `idempotency.keyHeader` names, whatever the key's place.
+    pub fn key_named(&self, name: &str) -> Option<&KeyOffer> {
+        self.key
+            .as_ref()
+            .filter(|k| k.name.eq_ignore_ascii_case(name))
     }
 
     /// The status endpoint the contract offers, as words, if any.

@@ -142,7 +142,7 @@ fn fern_headers_make_a_key_of_marked_operations_only() {
     let key = marked
         .key
         .as_ref()
-        .map(|k| (k.header.as_str(), k.required, k.source));
+        .map(|k| (k.name.as_str(), k.required, k.source));
     assert_eq!(key, Some(("Idempotency-Key", false, KeySource::Fern)));
     assert_eq!(marked.state, ContractState::KeyIncomplete);
     let unmarked = only(

@@ -1,16 +1,21 @@
 //! The contract's answers in plain words, for reports and findings.
 
 use super::{Contract, ContractState, EffectEvidence, KeySource, StatusKind, WaitHint};
-use crate::model::{HeaderFormat, Method};
+use crate::model::{HeaderFormat, Method, Place};
 use crate::policy::SideEffect;
 
 /// Why the operation has its state, in one line.
 pub fn reason(c: &Contract) -> String {
     match c.state {
         ContractState::RetrySafe => match (&c.effect, &c.key) {
+            (SideEffect::NonIdempotent, Some(key)) if key.place == Place::Header => format!(
+                "required {}, with {} for a reused or in-flight key",
+                key.named(),
+                codes(&c.conflicts)
+            ),
             (SideEffect::NonIdempotent, Some(key)) => format!(
-                "required `{}`, with {} for a reused or in-flight key",
-                key.header,
+                "{} is required, with {} for a reused or in-flight key",
+                key.named(),
                 codes(&c.conflicts)
             ),
             (SideEffect::None, _) => "changes nothing: repeating it is harmless".into(),
@@ -26,12 +31,12 @@ pub fn reason(c: &Contract) -> String {
         },
         ContractState::KeyIncomplete => match &c.key {
             Some(key) if !key.required => format!(
-                "`{}` is optional: only clients that always send it can retry safely",
-                key.header
+                "{} is optional: only clients that always send it can retry safely",
+                key.named()
             ),
             Some(key) => format!(
-                "`{}` is required, but no 409, 422 or 400 response says what a reused or in-flight key gets",
-                key.header
+                "{} is required, but no 409, 422 or 400 response says what a reused or in-flight key gets",
+                key.named()
             ),
             None => "the key is incomplete".into(),
         },
@@ -95,16 +100,21 @@ pub fn effect(c: &Contract, method: Method) -> String {
     format!("{} ({why})", c.effect.as_str())
 }
 
-/// `required Idempotency-Key`, `optional PayPal-Request-Id (lint.keyHeaders)`.
+/// `required Idempotency-Key`, `optional PayPal-Request-Id (lint.keyHeaders)`,
+/// `the body property idempotency_key, required`.
 pub fn key(c: &Contract) -> Option<String> {
     let key = c.key.as_ref()?;
     let need = if key.required { "required" } else { "optional" };
     let from = match key.source {
         KeySource::KnownName => "",
+        KeySource::Described => " (its description says it de-duplicates)",
         KeySource::Fern => " (x-fern-idempotency-headers)",
         KeySource::Configured => " (lint.keyHeaders)",
     };
-    Some(format!("{need} `{}`{from}", key.header))
+    Some(match key.place {
+        Place::Header => format!("{need} {}{from}", key.named()),
+        _ => format!("{}, {need}{from}", key.named()),
+    })
 }
 
 /// `the link GetOrder to GET /orders/{id}`, `a 202 response with Operation-Location`.

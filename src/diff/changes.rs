@@ -131,8 +131,8 @@ fn contract(out: &mut Changes, b: &Contract, h: &Contract) {
             "key-removed",
             Class::Regression,
             format!(
-                "the idempotency key `{}` is no longer declared: a retry can repeat the write",
-                bk.header
+                "the idempotency key {} is no longer declared: a retry can repeat the write",
+                bk.quoted()
             ),
             Some(&bk.loc),
             None,
@@ -141,8 +141,8 @@ fn contract(out: &mut Changes, b: &Contract, h: &Contract) {
             "key-added",
             Class::Improvement,
             format!(
-                "declares the idempotency key `{}`{}",
-                hk.header,
+                "declares the idempotency key {}{}",
+                hk.quoted(),
                 if hk.required {
                     " (required)"
                 } else {
@@ -153,13 +153,13 @@ fn contract(out: &mut Changes, b: &Contract, h: &Contract) {
             Some(&hk.loc),
         ),
         (Some(bk), Some(hk)) => {
-            if !bk.header.eq_ignore_ascii_case(&hk.header) {
+            if !bk.name.eq_ignore_ascii_case(&hk.name) || bk.place != hk.place {
                 out.add(
                     "key-renamed",
                     Class::Regression,
                     format!(
-                        "the idempotency key is renamed from `{}` to `{}`: clients that send `{}` lose their protection",
-                        bk.header, hk.header, bk.header
+                        "the idempotency key is renamed from {} to {}: clients that send {} lose their protection",
+                        bk.quoted(), hk.quoted(), bk.quoted()
                     ),
                     Some(&bk.loc),
                     Some(&hk.loc),
@@ -169,7 +169,7 @@ fn contract(out: &mut Changes, b: &Contract, h: &Contract) {
                 out.add(
                     "key-made-optional",
                     Class::Regression,
-                    format!("the idempotency key `{}` is no longer required: the server may accept a write without it", hk.header),
+                    format!("the idempotency key {} is no longer required: the server may accept a write without it", hk.quoted()),
                     Some(&bk.loc),
                     Some(&hk.loc),
                 );
@@ -177,7 +177,7 @@ fn contract(out: &mut Changes, b: &Contract, h: &Contract) {
                 out.add(
                     "key-made-required",
                     Class::Improvement,
-                    format!("the idempotency key `{}` is now required", hk.header),
+                    format!("the idempotency key {} is now required", hk.quoted()),
                     Some(&bk.loc),
                     Some(&hk.loc),
                 );

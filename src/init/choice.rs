@@ -1,7 +1,7 @@
 //! What a starting policy does with one operation, decided from its contract alone.
 
 use crate::contract::{Contract, StatusKind, declares_status};
-use crate::model::Operation;
+use crate::model::{Operation, Place};
 use crate::policy::{Selector, SideEffect};
 
 /// The signals every retried operation is retried on, whatever it declares.
@@ -30,6 +30,10 @@ pub enum Choice {
 pub enum Why {
     /// The key is declared but optional.
     OptionalKey(String),
+    /// The key travels in the request body or the query string, which a policy cannot
+    /// say the client sends (`idempotency.keyHeader` names a header): the note says
+    /// which key (`required body property idempotency_key`).
+    KeyOutsideHeaders(String),
     /// Its outcome is found through a 202's `Location` (or `Operation-Location`) or a long-running operation: no
     /// operation of the description to name as the status endpoint.
     StatusByLocation,
@@ -49,9 +53,13 @@ pub fn choose(contract: &Contract) -> Choice {
     if contract.effect != SideEffect::NonIdempotent {
         return Choice::Retry;
     }
-    if let Some(key) = contract.key.as_ref().filter(|k| k.required) {
+    if let Some(key) = contract
+        .key
+        .as_ref()
+        .filter(|k| k.required && k.place == Place::Header)
+    {
         return Choice::Keyed {
-            header: key.header.clone(),
+            header: key.name.clone(),
             no_conflict_response: contract.conflicts.is_empty(),
         };
     }
@@ -68,7 +76,15 @@ pub fn choose(contract: &Contract) -> Choice {
         None => {}
     }
     match &contract.key {
-        Some(key) => Choice::Never(Why::OptionalKey(key.header.clone())),
+        Some(key) if key.place == Place::Header => {
+            Choice::Never(Why::OptionalKey(key.name.clone()))
+        }
+        Some(key) => Choice::Never(Why::KeyOutsideHeaders(format!(
+            "{} {} {}",
+            if key.required { "required" } else { "optional" },
+            key.place.noun(),
+            key.name
+        ))),
         None => Choice::Never(Why::Unprotected),
     }
 }

@@ -4,10 +4,11 @@
 //! so that `check` has nothing to say about the choices `init` made. Reads and idempotent
 //! writes are retried within a deadline, with full jitter and Retry-After honoured but
 //! bounded, on connection failures, timeouts and the 429 and 503 each one declares. A
-//! non-idempotent operation is retried only with an idempotency key the description
+//! non-idempotent operation is retried only with an idempotency key header the description
 //! requires (named as it is declared, and sent again on every attempt); one with a status
 //! endpoint reconciles an unknown outcome through it; every other one is never retried and
-//! fails on an unknown outcome, with a comment saying why (an optional key, a status
+//! fails on an unknown outcome, with a comment saying why (an optional key, a key in the
+//! request body or query string that only the application can send, a status
 //! followed through a 202's `Location` or `Operation-Location`, or nothing at all).
 //!
 //! Text from the description (operationIds, paths, header names, the file name) is data:
@@ -265,6 +266,7 @@ fn write_entries(out: &mut String, entries: &[&Entry], common: &[u16]) {
     let keyed = group(&|e| matches!(e.choice, Choice::Keyed { .. }));
     let reconcile = group(&|e| matches!(e.choice, Choice::Reconcile { .. }));
     let optional = group(&|e| matches!(e.choice, Choice::Never(Why::OptionalKey(_))));
+    let outside = group(&|e| matches!(e.choice, Choice::Never(Why::KeyOutsideHeaders(_))));
     let by_location = group(&|e| matches!(e.choice, Choice::Never(Why::StatusByLocation)));
     let unprotected = group(&|e| matches!(e.choice, Choice::Never(Why::Unprotected)));
     if [
@@ -272,6 +274,7 @@ fn write_entries(out: &mut String, entries: &[&Entry], common: &[u16]) {
         &keyed,
         &reconcile,
         &optional,
+        &outside,
         &by_location,
         &unprotected,
     ]
@@ -356,6 +359,14 @@ fn write_entries(out: &mut String, entries: &[&Entry], common: &[u16]) {
     );
     never(
         out,
+        &outside,
+        "Non-idempotent, with an idempotency key the description takes in the request body\n  \
+         # or the query string: never retried. The application, not a retrying client, puts\n  \
+         # that key in the request: once it sends the same key on every attempt, name the key\n  \
+         # in idempotency.keyHeader (read as the key in its place) and retry with it.",
+    );
+    never(
+        out,
         &by_location,
         "Non-idempotent; the outcome is found through a 202's Location (Operation-Location,\n  \
          # Azure-AsyncOperation) or a long-running operation, which no selector names: never\n  \
@@ -377,8 +388,12 @@ fn never(out: &mut String, entries: &[&Entry], why: &str) {
     let _ = writeln!(out, "  # {why}");
     for e in entries {
         let mut comment = comment_for(e.name(), &e.key);
-        if let Choice::Never(Why::OptionalKey(header)) = &e.choice {
-            let note = format!("optional {header}");
+        let note = match &e.choice {
+            Choice::Never(Why::OptionalKey(header)) => Some(format!("optional {header}")),
+            Choice::Never(Why::KeyOutsideHeaders(note)) => Some(note.clone()),
+            _ => None,
+        };
+        if let Some(note) = note {
             comment = if comment.is_empty() {
                 format!("  # {}", escape::yaml_comment(&note))
             } else {

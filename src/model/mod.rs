@@ -190,6 +190,11 @@ pub struct Operation {
     pub definition: Option<Loc>,
     /// Header parameters, path level merged with operation level.
     pub headers: Vec<HeaderParam>,
+    /// Query parameters, path level merged with operation level.
+    pub query: Vec<RequestField>,
+    /// The top-level properties of the JSON request body (shared among the operations
+    /// whose bodies `$ref` one schema).
+    pub body: std::sync::Arc<[RequestField]>,
     pub responses: Vec<Response>,
     /// `x-idempotent: true|false`.
     pub idempotent: Option<(bool, Loc)>,
@@ -243,6 +248,47 @@ pub struct HeaderParam {
     pub loc: Loc,
     /// The shared definition, when listed through `$ref`.
     pub definition: Option<Loc>,
+}
+
+/// Where a request carries a value.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, serde::Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Place {
+    Header,
+    Query,
+    Body,
+}
+
+impl Place {
+    /// `header`, `query parameter`, `body property`: what a value in this place is.
+    pub fn noun(self) -> &'static str {
+        match self {
+            Place::Header => "header",
+            Place::Query => "query parameter",
+            Place::Body => "body property",
+        }
+    }
+}
+
+/// A query parameter, or a top-level property of an operation's JSON request body.
+#[derive(Debug, Clone)]
+pub struct RequestField {
+    pub name: String,
+    /// [`Place::Query`] or [`Place::Body`].
+    pub place: Place,
+    /// `required: true` on the parameter, or the name in the body schema's `required`.
+    pub required: bool,
+    /// Its `description`, as written.
+    pub description: Option<String>,
+    /// The parameter's `name:` line, or the property's key in the body schema.
+    pub loc: Loc,
+}
+
+impl RequestField {
+    /// The query parameters and body properties of `op`, in that order.
+    pub fn of(op: &Operation) -> impl Iterator<Item = &RequestField> {
+        op.query.iter().chain(op.body.iter())
+    }
 }
 
 /// A response an operation declares.

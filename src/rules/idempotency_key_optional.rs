@@ -1,4 +1,5 @@
-//! `idempotency-key-optional`: the key the policy relies on is declared, but optional.
+//! `idempotency-key-optional`: the key the policy relies on is declared, but optional (a
+//! header, or the query or body key of the operation's contract).
 
 use super::{OperationContext, Rule, declare_rule};
 use crate::finding::{Finding, Label};
@@ -19,6 +20,7 @@ impl Rule for IdempotencyKeyOptional {
         };
         let op = cx.op;
         let Some(header) = op.header(&key.value) else {
+            self.check_key_outside_headers(cx, &key.value, &key.loc, out);
             return;
         };
         if header.required {
@@ -35,5 +37,45 @@ impl Rule for IdempotencyKeyOptional {
             finding = finding.related(definition, "the shared parameter is defined here");
         }
         out.push(finding);
+    }
+}
+
+impl IdempotencyKeyOptional {
+    /// The policy names the contract's query or body key, and it is optional.
+    fn check_key_outside_headers(
+        &self,
+        cx: &OperationContext<'_>,
+        name: &str,
+        named_at: &crate::location::Loc,
+        out: &mut Vec<Finding>,
+    ) {
+        let Some(key) = cx
+            .run
+            .contracts
+            .get(cx.op_index)
+            .and_then(|c| c.key_named(name))
+            .filter(|k| !k.required)
+        else {
+            return;
+        };
+        let help = match key.place {
+            crate::model::Place::Body => format!(
+                "list `{}` in the body schema's `required` so that the contract promises deduplication",
+                key.name
+            ),
+            _ => format!(
+                "declare the {} with `required: true` so that the contract promises deduplication",
+                key.place.noun()
+            ),
+        };
+        out.push(
+            cx.finding(
+                &Self::META,
+                format!("declares {} as optional: clients that omit it get no deduplication, and the server cannot tell a retry from a new request", key.named()),
+                Label::new(&key.loc, format!("`{}` is optional", key.name)),
+            )
+            .help(help)
+            .related(named_at, "the policy relies on it here"),
+        );
     }
 }

@@ -1,5 +1,5 @@
 //! `idempotency-key-undeclared`: the policy sends a key header the operation does not
-//! declare.
+//! declare, neither as a header nor as the query or body key of its contract.
 
 use super::{OperationContext, Rule, declare_rule, declared_here};
 use crate::error::did_you_mean;
@@ -21,6 +21,17 @@ impl Rule for IdempotencyKeyUndeclared {
         };
         let op = cx.op;
         if op.header(&key.value).is_some() {
+            return;
+        }
+        // A key the description takes in the query or the body, named by the policy: the
+        // client sends it there (the format has no other field to name it).
+        if cx
+            .run
+            .contracts
+            .get(cx.op_index)
+            .and_then(|c| c.key_named(&key.value))
+            .is_some()
+        {
             return;
         }
         let near = did_you_mean(&key.value, op.headers.iter().map(|h| h.name.as_str()));

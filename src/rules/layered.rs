@@ -4,16 +4,8 @@
 use super::{OperationContext, RunContext};
 use crate::layers::{Layer, Route};
 use crate::location::Loc;
+use crate::model::Place;
 use crate::policy::{Effective, SideEffect, Signal, Spanned, effect_of};
-
-/// Header names of idempotency keys that servers deduplicate on.
-pub const KEY_HEADERS: &[&str] = &[
-    "Idempotency-Key",
-    "X-Idempotency-Key",
-    "PayPal-Request-Id",
-    "Repeatability-Request-ID",
-    "I-Twilio-Idempotency-Token",
-];
 
 /// One retry loop for an operation: the client's policy, or a layer's route.
 pub struct Loop<'a> {
@@ -114,7 +106,9 @@ pub fn is_non_idempotent(cx: &OperationContext<'_>) -> bool {
 }
 
 /// What makes a repeat of the operation safe whoever retries it: the key the client sends
-/// (or the status endpoint it reconciles with), or a key header the description requires.
+/// (or the status endpoint it reconciles with), or a key the description requires (a
+/// layer resends the request as it came, header, query and body, so a required key in any
+/// place reaches the server again).
 pub fn protection(cx: &OperationContext<'_>) -> Option<String> {
     if let Some(client) = cx.run.effective.get(cx.op_index) {
         if let Some(key) = &client.policy.key_header {
@@ -124,11 +118,11 @@ pub fn protection(cx: &OperationContext<'_>) -> Option<String> {
             return Some(format!("the status endpoint {}", status.value));
         }
     }
-    cx.op
-        .headers
-        .iter()
-        .find(|h| h.required && KEY_HEADERS.iter().any(|k| h.name.eq_ignore_ascii_case(k)))
-        .map(|h| format!("the required {} header", h.name))
+    let key = cx.run.contracts.get(cx.op_index)?.key.as_ref()?;
+    key.required.then(|| match key.place {
+        Place::Header => format!("the required {} header", key.name),
+        _ => format!("the required {}", key.named()),
+    })
 }
 
 /// Whether the layers in front of the operation have a retry budget.

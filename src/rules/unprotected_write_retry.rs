@@ -39,14 +39,20 @@ impl Rule for UnprotectedWriteRetry {
             return;
         };
         let op = cx.op;
-        let key_like = op
-            .headers
-            .iter()
-            .find(|h| h.name.to_ascii_lowercase().contains("idempot"));
-        let help = match key_like {
-            Some(h) => format!(
+        // The key the description offers, in any place: the policy protects the write
+        // only once it names the key (the client then sends it on every attempt).
+        let offered = cx
+            .run
+            .contracts
+            .get(cx.op_index)
+            .and_then(|c| c.key.as_ref());
+        let help = match offered {
+            Some(key) => format!(
                 "the description declares {}; name it in idempotency.keyHeader so the client sends it and reuses it on every retry",
-                h.name
+                match key.place {
+                    crate::model::Place::Header => key.name.clone(),
+                    _ => key.named(),
+                }
             ),
             None => "send an idempotency key the server deduplicates on (idempotency.keyHeader), name a statusEndpoint to learn the first attempt's result, or retry only on connect-failure and refused-stream".to_string(),
         };
@@ -63,10 +69,10 @@ impl Rule for UnprotectedWriteRetry {
         .about(op)
         .help(help)
         .related(&op.loc, format!("{} (non-idempotent)", declared_here(op)));
-        if let Some(h) = key_like {
+        if let Some(key) = offered {
             finding = finding.related(
-                &h.loc,
-                format!("{} is declared here, not named by the policy", h.name),
+                &key.loc,
+                format!("{} is declared here, not named by the policy", key.name),
             );
         }
         out.push(finding);

@@ -331,3 +331,24 @@ pub fn rule_operations(doc: &serde_json::Value) -> Vec<(String, String)> {
         })
         .collect()
 }
+
+/// `report --format json` of `openapi.yaml` in `dir`: each operation's `contract` by
+/// `METHOD /path`.
+pub fn report_contracts(dir: &Path) -> std::collections::BTreeMap<String, serde_json::Value> {
+    let run = retrylint_in(dir, &["report", "openapi.yaml", "--format", "json"]);
+    assert_eq!(run.code, 0, "{}", run.transcript());
+    let doc: serde_json::Value = serde_json::from_str(&run.stdout).unwrap();
+    doc["operations"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|op| {
+            let key = format!(
+                "{} {}",
+                op["method"].as_str().unwrap(),
+                op["path"].as_str().unwrap()
+            );
+            (key, op["contract"].clone())
+        })
+        .collect()
+}

@@ -11,13 +11,17 @@
 //! `additionalOperations`; both are read whatever the version says, as they mean one
 //! thing.
 
+mod body;
 mod responses;
 
-use super::{Api, Extension, HeaderParam, Method, Operation, SpecVersion};
+use std::sync::Arc;
+
+use super::{Api, Extension, HeaderParam, Method, Operation, Place, RequestField, SpecVersion};
 use crate::error::InputError;
 use crate::load::{FileId, Loader, Target};
 use crate::location::Loc;
 use crate::source::{Entry, Node, SourceFile, Span, Value};
+use body::BodyCache;
 use responses::responses;
 
 /// The maps of path items: the standard one, and Azure's second map whose keys may carry
@@ -81,6 +85,7 @@ pub fn build(loader: &mut Loader, root: FileId) -> Result<Api, InputError> {
     };
     let version = spec_version(&doc)?;
     let mut operations = Vec::new();
+    let mut bodies = BodyCache::new();
     for paths in PATH_MAPS {
         let Some(paths) = doc.map_child(paths)? else {
             continue;
@@ -95,7 +100,7 @@ pub fn build(loader: &mut Loader, root: FileId) -> Result<Api, InputError> {
                 node: &entry.value,
                 loc: paths.loc.entry(&entry.key, entry.key_span, &entry.value),
             };
-            path_item(loader, &entry.key, item, &mut operations)?;
+            path_item(loader, &mut bodies, &entry.key, item, &mut operations)?;
             let limit = loader.options().max_operations;
             if operations.len() > limit {
                 return Err(InputError::at(
@@ -301,6 +306,7 @@ fn extension(at: &At<'_>, key: &str) -> Option<Extension> {
 /// Reads the operations of one path item (which may be a `$ref`).
 fn path_item(
     loader: &mut Loader,
+    bodies: &mut BodyCache,
     path: &str,
     item: At<'_>,
     out: &mut Vec<Operation>,
@@ -319,7 +325,7 @@ fn path_item(
             ),
         ));
     };
-    let path_headers = header_params(loader, &item)?;
+    let path_params = params(loader, bodies, &item)?;
     for entry in map.entries() {
         let Some(method) = Method::parse(&entry.key) else {
             continue;
@@ -331,7 +337,7 @@ fn path_item(
             node: &entry.value,
             loc: site.clone(),
         };
-        out.push(operation(loader, method, path, op, &path_headers)?);
+        out.push(operation(loader, bodies, method, path, op, &path_params)?);
     }
     // OpenAPI 3.2: methods without a field of their own, keyed by the name as sent.
     if let Some(more) = item.map_child("additionalOperations")? {
@@ -351,7 +357,7 @@ fn path_item(
                 node: &entry.value,
                 loc: more.loc.entry(&entry.key, entry.key_span, &entry.value),
             };
-            out.push(operation(loader, method, path, op, &path_headers)?);
+            out.push(operation(loader, bodies, method, path, op, &path_params)?);
         }
     }
     Ok(())
@@ -383,10 +389,11 @@ fn unique(loader: &mut Loader, operations: &[Operation]) -> Result<(), InputErro
 
 fn operation(
     loader: &mut Loader,
+    bodies: &mut BodyCache,
     method: Method,
     path: &str,
     op: At<'_>,
-    path_headers: &[HeaderParam],
+    path_params: &Params,
 ) -> Result<Operation, InputError> {
     let site = op.loc.clone();
     let target = loader.follow(op.id, op.node)?;
@@ -424,12 +431,16 @@ fn operation(
         .map(|(value, e)| (value, op.loc.entry("x-idempotent", e.key_span, &e.value)));
     // Operation-level parameters win over path-level ones of the same name (a set of
     // names, so many parameters on both levels stay linear).
-    let mut headers = header_params(loader, &op)?;
+    let Params {
+        mut headers,
+        mut query,
+        body: param_body,
+    } = params(loader, bodies, &op)?;
     let own: std::collections::HashSet<String> = headers
         .iter()
         .map(|h| h.name.to_ascii_lowercase())
         .collect();
-    for inherited in path_headers {
+    for inherited in &path_params.headers {
         if !own.contains(&inherited.name.to_ascii_lowercase()) {
             headers.push(HeaderParam {
                 name: inherited.name.clone(),
@@ -439,6 +450,19 @@ fn operation(
             });
         }
     }
+    // Query names compare as written: they are case-sensitive.
+    let own: std::collections::HashSet<String> = query.iter().map(|q| q.name.clone()).collect();
+    query.extend(
+        path_params
+            .query
+            .iter()
+            .filter(|q| !own.contains(&q.name))
+            .cloned(),
+    );
+    let body = match param_body.or_else(|| path_params.body.clone()) {
+        Some(swagger_body) => swagger_body,
+        None => body::request_body(loader, bodies, &op),
+    };
     let responses = responses(loader, &op)?;
     Ok(Operation {
         method,
@@ -448,6 +472,8 @@ fn operation(
         definition: target.as_ref().map(|_| definition_loc(&op)),
         loc: site,
         headers,
+        query,
+        body,
         responses,
         idempotent,
         retry_policy: extension(&op, "x-retry-policy"),
@@ -473,10 +499,25 @@ fn ref_span(node: &Node) -> Span {
     node.get("$ref").map_or(node.span, |r| r.span)
 }
 
-/// The `in: header` parameters listed by a path item or operation.
-fn header_params(loader: &mut Loader, owner: &At<'_>) -> Result<Vec<HeaderParam>, InputError> {
+/// The parameters of a path item or operation that retrying depends on.
+#[derive(Default)]
+struct Params {
+    headers: Vec<HeaderParam>,
+    query: Vec<RequestField>,
+    /// The properties of a Swagger 2.0 `in: body` parameter's schema, when it has one.
+    body: Option<Arc<[RequestField]>>,
+}
+
+/// The `in: header` and `in: query` parameters listed by a path item or operation, and
+/// the properties of its Swagger 2.0 `in: body` parameter.
+fn params(
+    loader: &mut Loader,
+    bodies: &mut BodyCache,
+    owner: &At<'_>,
+) -> Result<Params, InputError> {
+    let mut out = Params::default();
     let Some(entry) = owner.node.as_map().and_then(|m| m.entry("parameters")) else {
-        return Ok(Vec::new());
+        return Ok(out);
     };
     let Some(items) = entry.value.as_seq() else {
         return Err(owner.error(
@@ -485,7 +526,6 @@ fn header_params(loader: &mut Loader, owner: &At<'_>) -> Result<Vec<HeaderParam>
         ));
     };
     let list = owner.loc.entry("parameters", entry.key_span, &entry.value);
-    let mut out = Vec::new();
     for (i, item) in items.iter().enumerate() {
         // Point at the item's `name:` (or `$ref:`) line rather than the whole item.
         let mut site = list.item(i, item);
@@ -493,21 +533,58 @@ fn header_params(loader: &mut Loader, owner: &At<'_>) -> Result<Vec<HeaderParam>
             site.span = line.span;
         }
         let target = loader.follow(owner.id, item)?;
-        let (param, file) = match &target {
-            Some(t) => (t.node(), &*t.file),
-            None => (item, owner.file),
+        let (param, file, id) = match &target {
+            Some(t) => (t.node(), &*t.file, t.file_id),
+            None => (item, owner.file, owner.id),
         };
-        if param.get("in").and_then(Node::as_str) != Some("header") {
+        let place = match param.get("in").and_then(Node::as_str) {
+            Some("header") => Place::Header,
+            Some("query") => Place::Query,
+            Some("body") => {
+                let Some(schema) = param.as_map().and_then(|m| m.entry("schema")) else {
+                    continue;
+                };
+                let param_loc = target
+                    .as_ref()
+                    .map_or_else(|| list.item(i, item), |t| t.loc());
+                let at = At {
+                    id,
+                    file,
+                    node: &schema.value,
+                    loc: param_loc.entry("schema", schema.key_span, &schema.value),
+                };
+                out.body = Some(body::schema_properties(loader, bodies, at));
+                continue;
+            }
+            _ => continue,
+        };
+        let name = param.get("name").and_then(Node::scalar_text);
+        if place == Place::Query {
+            // Query parameters were never read before keys could travel there: one
+            // written loosely (no name, a `required` that is not a boolean) is passed
+            // over rather than failing the description.
+            if let Some(name) = name {
+                out.query.push(RequestField {
+                    name: name.to_string(),
+                    place,
+                    required: matches!(flag(file, param, "required"), Ok(Some((true, _)))),
+                    description: param
+                        .get("description")
+                        .and_then(Node::as_str)
+                        .map(str::to_string),
+                    loc: site,
+                });
+            }
             continue;
         }
-        let Some(name) = param.get("name").and_then(Node::scalar_text) else {
+        let Some(name) = name else {
             return Err(InputError::at(
                 file,
                 param.span,
                 "a header parameter needs a `name`",
             ));
         };
-        out.push(HeaderParam {
+        out.headers.push(HeaderParam {
             name: name.to_string(),
             required: flag(file, param, "required")?.is_some_and(|(value, _)| value),
             loc: site,
