@@ -91,6 +91,13 @@ fn an_http_route_rule_without_retry_gets_istio_defaults_under_istio() {
             && l.contains("Gateway API HTTPRoute p")),
         "{implicit:#?}"
     );
+    // Named as what it is: Istio's default for a Gateway API rule, not a mesh route's.
+    assert!(
+        implicit
+            .iter()
+            .all(|l| l.contains("Istio's default policy, as the Gateway API implementation")),
+        "{implicit:#?}"
+    );
     let envoy_gateway = check(
         "gateway-impl-http-other",
         &[

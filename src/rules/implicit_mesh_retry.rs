@@ -3,6 +3,7 @@
 use super::layered::{is_non_idempotent, layered, loops, protection};
 use super::{OperationContext, Rule, declare_rule, declared_here};
 use crate::finding::{Finding, Label, Severity};
+use crate::layers::Format;
 
 declare_rule!(
     /// A route that says nothing about retries (an Istio `http` route without `retries`) in
@@ -46,21 +47,23 @@ impl Rule for ImplicitMeshRetry {
                     "nobody chose these retries, and they multiply with the client's",
                 )
             };
+            let words = Words::of(layer.format);
             let mut finding = cx
                 .finding(
                     &Self::META,
                     format!(
-                        "is retried by the mesh's default policy ({attempts} attempts on {}) because route {} of {} has no retry settings: {why}",
+                        "is retried by {} ({attempts} attempts on {}) because route {} of {} has no retry settings: {why}",
+                        words.whose,
                         signals.join(", "),
                         l.route_text(),
                         layer.name,
                     ),
-                    Label::new(&route.loc, "no `retries` here: the mesh's default applies"),
+                    Label::new(&route.loc, words.label),
                 )
                 .help(if unsafe_write {
-                    "split the route by method and give the write route `retries: {attempts: 0}`, or protect the write with an idempotency key the client sends (idempotency.keyHeader)"
+                    words.help_write
                 } else {
-                    "write the retries you want on the route (`retries: {attempts: 0}` for none), so that they are chosen and counted with the client's"
+                    words.help
                 })
                 .related(&op.loc, declared_here(op));
             if let Some(default) = &l.policy.policy.max_attempts {
@@ -68,6 +71,35 @@ impl Rule for ImplicitMeshRetry {
             }
             finding.severity = severity;
             out.push(finding);
+        }
+    }
+}
+
+/// How a finding names the default and the field that would replace it: a mesh's route
+/// (`retries`), or a Gateway API rule that Istio implements (`retry`; istio/istio
+/// `pilot/pkg/config/kube/gateway/conversion.go` gives a rule without one Istio's default).
+struct Words {
+    whose: &'static str,
+    label: &'static str,
+    help_write: &'static str,
+    help: &'static str,
+}
+
+impl Words {
+    fn of(format: Format) -> Words {
+        match format {
+            Format::GatewayApi => Words {
+                whose: "Istio's default policy, as the Gateway API implementation",
+                label: "no `retry` here: Istio's default applies",
+                help_write: "split the rule by method (a `method` match) and give the write rule `retry: {attempts: 0}`, or protect the write with an idempotency key the client sends (idempotency.keyHeader)",
+                help: "write the retries you want on the rule (`retry: {attempts: 0}` for none), so that they are chosen and counted with the client's",
+            },
+            _ => Words {
+                whose: "the mesh's default policy",
+                label: "no `retries` here: the mesh's default applies",
+                help_write: "split the route by method and give the write route `retries: {attempts: 0}`, or protect the write with an idempotency key the client sends (idempotency.keyHeader)",
+                help: "write the retries you want on the route (`retries: {attempts: 0}` for none), so that they are chosen and counted with the client's",
+            },
         }
     }
 }
