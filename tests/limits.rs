@@ -322,6 +322,38 @@ fn a_long_layer_name_costs_its_excerpt_in_each_finding() {
 }
 
 #[test]
+fn a_long_route_condition_costs_its_excerpt_in_each_finding() {
+    // A route taking only requests with a header of 20 kB (a hundred times over), then
+    // the mesh's default route, in front of 100 writes and 100 reads: every finding about
+    // the conditional route names what selects it.
+    let spec = write("condition.yaml", &hostile::many_operations(100, false));
+    let header = "h".repeat(20_000);
+    let matches: String = (0..100)
+        .map(|_| format!("    - headers: {{{header}: {{exact: x}}}}\n"))
+        .collect::<Vec<_>>()
+        .join("");
+    let mesh = write(
+        "condition-mesh.yaml",
+        &format!(
+            "apiVersion: networking.istio.io/v1\nkind: VirtualService\nmetadata: {{name: m}}\nspec:\n  http:\n  - match:\n{matches}    route: [{{destination: {{host: backend}}}}]\n  - route: [{{destination: {{host: backend}}}}]\n"
+        ),
+    );
+    let policy = write("condition-policy.yaml", hostile::RETRY_POLICY);
+    let out = spec.with_extension("json");
+    let mut args = check_json(&spec, &[&policy, &mesh]);
+    args.extend(["-o", path_str(&out)]);
+    let run = bounded(&args, Duration::from_secs(60));
+    assert_eq!(run.code, 1, "{}", run.stderr);
+    let json = std::fs::read_to_string(&out).unwrap();
+    assert!(
+        json.contains("for requests with header hhhh"),
+        "the condition is named"
+    );
+    assert!(json.len() < 2_000_000, "{} bytes of findings", json.len());
+    assert!(!shows_whole_name(&json, 'h'));
+}
+
+#[test]
 fn long_layer_names_and_hosts_are_cut_in_every_output() {
     let spec = write("names-few.yaml", &hostile::many_operations(2, false));
     let head = write("names-few-head.yaml", &hostile::many_operations(3, false));

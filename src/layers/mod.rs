@@ -245,9 +245,23 @@ pub struct RouteMatch {
 }
 
 /// The condition of a match that asks `conditions` of a request (`header end-user`,
-/// `query parameter v`), or `None` when it asks nothing besides path and method.
+/// `query parameter v`), or `None` when it asks nothing besides path and method. Header
+/// and parameter names come from files anyone can change and every finding about the
+/// route repeats them: each is cut, and only the first few are listed (see [`names`]).
 pub fn condition_of(conditions: &[String]) -> Option<Arc<str>> {
-    (!conditions.is_empty()).then(|| Arc::from(conditions.join(" and ")))
+    const SHOWN: usize = 3;
+    if conditions.is_empty() {
+        return None;
+    }
+    let mut parts: Vec<String> = conditions
+        .iter()
+        .take(SHOWN)
+        .map(|c| names::shown(c).into_owned())
+        .collect();
+    if conditions.len() > SHOWN {
+        parts.push(format!("{} more", conditions.len() - SHOWN));
+    }
+    Some(Arc::from(parts.join(" and ")))
 }
 
 /// How a route matches the request path.
@@ -339,7 +353,21 @@ pub static IMPORTERS: &[&dyn Importer] = &[
 
 #[cfg(test)]
 mod tests {
-    use super::StringMatch;
+    use super::{StringMatch, condition_of};
+
+    #[test]
+    fn a_condition_is_bounded_whatever_the_file_writes() {
+        assert_eq!(condition_of(&[]), None);
+        assert_eq!(
+            condition_of(&["header end-user".into()]).as_deref(),
+            Some("header end-user")
+        );
+        let long = format!("header {}", "x".repeat(100_000));
+        let many: Vec<String> = (0..1_000).map(|_| long.clone()).collect();
+        let shown = condition_of(&many).unwrap();
+        assert!(shown.len() < 400, "{}", shown.len());
+        assert!(shown.ends_with("and 997 more"), "{shown}");
+    }
 
     #[test]
     fn inverted_and_combined_matches() {
