@@ -466,3 +466,22 @@ fn binding_counts_each_match_alternative_after_each_base_path() {
         assert_eq!(run.code, 0, "{}", run.transcript());
     }
 }
+
+#[test]
+fn the_files_one_description_reaches_count_against_one_byte_budget() {
+    // Each file fits --max-file-size; together they do not fit --max-total-bytes.
+    let spec = "fixtures/tricky/multi-file/openapi.yaml";
+    let whole = bounded(&["check", spec], Duration::from_secs(30));
+    assert_ne!(whole.code, 2, "{}", whole.transcript());
+    let run = bounded(
+        &["check", spec, "--max-total-bytes", "1000"],
+        Duration::from_secs(30),
+    );
+    assert_eq!(run.code, 2, "{}", run.transcript());
+    assert!(
+        run.stderr.contains("hold more than 1000 bytes in all")
+            && run.stderr.contains("--max-total-bytes"),
+        "{}",
+        run.stderr
+    );
+}

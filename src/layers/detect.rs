@@ -97,7 +97,7 @@ fn walk(folder: &Path, out: &mut Vec<PathBuf>, depth: usize) -> Result<(), Input
                 continue;
             }
             walk(&path, out, depth + 1)?;
-        } else if kind.is_file() && has_data_extension(&path) {
+        } else if kind.is_file() && crate::load::discover::has_data_extension(&path) {
             out.push(path);
         }
     }
@@ -134,7 +134,11 @@ fn first_data_file(folder: &Path, budget: usize) -> Option<PathBuf> {
             let hidden = entry.file_name().to_string_lossy().starts_with('.');
             match entry.file_type() {
                 Ok(kind) if kind.is_dir() && !hidden => pending.push(path),
-                Ok(kind) if kind.is_file() && !hidden && has_data_extension(&path) => {
+                Ok(kind)
+                    if kind.is_file()
+                        && !hidden
+                        && crate::load::discover::has_data_extension(&path) =>
+                {
                     return Some(path);
                 }
                 _ => {}
@@ -142,12 +146,6 @@ fn first_data_file(folder: &Path, budget: usize) -> Option<PathBuf> {
         }
     }
     None
-}
-
-fn has_data_extension(path: &Path) -> bool {
-    path.extension()
-        .and_then(|e| e.to_str())
-        .is_some_and(|e| matches!(e.to_ascii_lowercase().as_str(), "yaml" | "yml" | "json"))
 }
 
 /// Reads a `-p` file and decides what it is.

@@ -87,7 +87,7 @@ fn walk(
         let entry = entry
             .map_err(|e| InputError::new(format!("cannot search `{}`: {e}", path_text(dir))))?;
         let path = entry.path();
-        if entry.file_type().is_some_and(|t| t.is_file()) && has_description_extension(path) {
+        if entry.file_type().is_some_and(|t| t.is_file()) && has_data_extension(path) {
             let path = path.strip_prefix("./").unwrap_or(path).to_path_buf();
             if may_be_description(&path, options) {
                 found.push(path.clone());
@@ -98,9 +98,9 @@ fn walk(
     let ignored = super::tracked::ignored_but_tracked(dir, depth, &seen, options);
     if !ignored.is_empty() {
         found.extend(
-            ignored.into_iter().filter(|path| {
-                has_description_extension(path) && may_be_description(path, options)
-            }),
+            ignored
+                .into_iter()
+                .filter(|path| has_data_extension(path) && may_be_description(path, options)),
         );
         found.sort();
     }
@@ -136,7 +136,9 @@ fn glob(pattern: &str, options: &LoadOptions) -> Result<Vec<PathBuf>, InputError
         .collect())
 }
 
-fn has_description_extension(path: &Path) -> bool {
+/// Whether a file is named like YAML or JSON (`.yaml`, `.yml`, `.json`, any case): the
+/// files a folder search, a `-p` folder walk and a revision's folder read.
+pub fn has_data_extension(path: &Path) -> bool {
     path.extension()
         .and_then(|e| e.to_str())
         .is_some_and(|e| matches!(e.to_ascii_lowercase().as_str(), "yaml" | "yml" | "json"))

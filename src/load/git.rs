@@ -64,10 +64,11 @@ impl Git {
                 .map_or_else(|| root.clone(), PathBuf::from);
             let work_tree = std::fs::canonicalize(&work_tree)
                 .map_err(|e| failed("use GIT_WORK_TREE", crate::load::io_reason(&e)))?;
-            return Ok(Git {
-                git_dir: root.join(git_dir),
-                work_tree,
-            });
+            // Relative to the current folder, as git reads the variable.
+            let git_dir = std::env::current_dir()
+                .map_err(|e| failed("use GIT_DIR", crate::load::io_reason(&e)))?
+                .join(git_dir);
+            return Ok(Git { git_dir, work_tree });
         }
         let work_tree = crate::load::git_work_tree(&root).ok_or_else(|| {
             failed(

@@ -324,7 +324,7 @@ impl Revision {
             };
             let parts: Vec<&str> = relative.split('/').collect();
             if parts.iter().any(|part| part.starts_with('.'))
-                || !has_data_extension(parts.last().copied().unwrap_or_default())
+                || !super::discover::has_data_extension(Path::new(&relative))
             {
                 continue;
             }
@@ -410,12 +410,6 @@ fn join(folder: &str, name: &str) -> String {
 
 fn create_folder(path: &Path) -> Result<(), InputError> {
     std::fs::create_dir_all(path).map_err(|e| failed("write the revision", e))
-}
-
-/// Whether a name ends in `.yaml`, `.yml` or `.json`: the files a walked folder reads.
-fn has_data_extension(name: &str) -> bool {
-    let lower = name.to_ascii_lowercase();
-    lower.ends_with(".yaml") || lower.ends_with(".yml") || lower.ends_with(".json")
 }
 
 /// One record of `git ls-tree -z`: `mode type object\tname`, the name a path of several
