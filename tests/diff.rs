@@ -229,18 +229,29 @@ fn a_regression_fails_and_no_change_passes() {
 }
 
 #[test]
-fn the_markdown_comment_puts_regressions_first_and_folds_the_rest() {
+fn the_markdown_comment_puts_regressions_and_new_errors_first_and_folds_the_rest() {
     let run = diff(&["--format", "markdown"]);
     assert_eq!(run.code, 1);
     let text = &run.stdout;
-    let regressions = text
-        .find("### Regressions (12)")
-        .expect("an open regressions section");
-    let improvements = text
-        .find("<details><summary>Improvements (2)</summary>")
-        .expect("folded improvements");
-    assert!(regressions < improvements);
-    assert!(text.contains("<details><summary>New findings (11)</summary>"));
+    assert!(text.starts_with("<!-- retrylint-comment -->\n## retrylint diff\n"));
+    let find = |heading: &str| {
+        text.find(heading)
+            .unwrap_or_else(|| panic!("no `{heading}` in\n{text}"))
+    };
+    let order = [
+        find("### Regressions (12)"),
+        find("### New errors (5)"),
+        find("### New warnings (4)"),
+        find("### New info (2)"),
+        find("<details><summary>Improvements (2)</summary>"),
+        find("<details><summary>Fixed findings (2)</summary>"),
+    ];
+    assert!(order.is_sorted(), "{order:?}");
+    // Every new error is listed before the first new warning, none inside <details>.
+    let errors = &text[order[1]..order[2]];
+    assert_eq!(errors.matches("- **error**").count(), 5);
+    assert!(!errors.contains("<details>"));
+    assert!(!text[order[2]..order[5]].contains("- **error**"));
     insta::assert_snapshot!("diff-markdown", run.stdout);
 }
 

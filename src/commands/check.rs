@@ -12,6 +12,7 @@ use super::{Outcome, write_output};
 use crate::baseline::{self, Baseline};
 use crate::check::{CheckOptions, LayerInputs, PolicyChoice, check_all, load_given};
 use crate::error::InputError;
+use crate::output::source_links::SourceLinks;
 use crate::output::{
     CheckResult, FailOn, Shown, concise, github, gitlab, human, json, junit, markdown, sarif,
     statistics,
@@ -84,6 +85,15 @@ pub struct CheckArgs {
         ]
     )]
     base: Option<String>,
+    /// In markdown output, link each place to its file and line under this URL
+    /// (`URL/<path>#L<line>`), such as https://github.com/OWNER/REPO/blob/SHA; paths are
+    /// as shown, relative to the current folder (with --base, the head's places only).
+    #[arg(long, value_name = "URL", value_parser = SourceLinks::parse)]
+    source_links: Option<SourceLinks>,
+    /// With --base: the base's policy and layer files (repeatable, read from the work
+    /// tree), instead of the `-p` paths as they were at the revision.
+    #[arg(long, value_name = "POLICY", requires = "base")]
+    base_policy: Vec<PathBuf>,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
@@ -107,6 +117,11 @@ enum Format {
 }
 
 pub fn run(args: CheckArgs) -> Outcome {
+    super::diff::source_links_unused(
+        args.source_links.is_some(),
+        args.format == Format::Markdown,
+        args.quiet,
+    );
     if let Some(revision) = &args.base {
         use super::diff::{DiffFormat, DiffOutput};
         let format = match args.format {
@@ -126,8 +141,15 @@ pub fn run(args: CheckArgs) -> Outcome {
             output: args.output.clone(),
             fail_on: args.fail_on,
             quiet: args.quiet,
+            source_links: args.source_links.clone(),
         };
-        return super::diff::against_revision(&args.specs, revision, &args.input, &output);
+        return super::base_revision::against_revision(
+            &args.specs,
+            revision,
+            &args.base_policy,
+            &args.input,
+            &output,
+        );
     }
     for name in args.select.iter().chain(&args.ignore) {
         if crate::rules::by_name(name).is_none() {
@@ -239,7 +261,9 @@ pub fn run(args: CheckArgs) -> Outcome {
         Format::Github => github::render(&results, args.fail_on, args.max_findings),
         Format::Gitlab => gitlab::render(&results),
         Format::Junit => junit::render(&results, args.fail_on),
-        Format::Markdown => markdown::render(&results, args.max_findings),
+        Format::Markdown => {
+            markdown::render(&results, args.max_findings, args.source_links.as_ref())
+        }
     };
     write_output(args.output.as_deref(), &text).map_err(|e| vec![e])?;
     let failed = results

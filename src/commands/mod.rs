@@ -1,6 +1,7 @@
 //! The commands: one module each, with its arguments and what it runs. The command line
 //! (`crate::cli`) parses the arguments and dispatches here.
 
+mod base_revision;
 pub mod catalogue;
 pub mod check;
 pub mod diff;
@@ -9,6 +10,7 @@ mod inputs;
 pub mod plan;
 pub mod report;
 pub mod shell;
+mod sides;
 pub mod simulate;
 
 use std::process::ExitCode;

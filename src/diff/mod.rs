@@ -142,6 +142,9 @@ pub struct Diff {
     /// Findings of the base that the head no longer has.
     pub fixed_findings: Vec<usize>,
     pub unchanged_findings: usize,
+    /// What the reader should know about the inputs: a `-p` path only one side has, a
+    /// description the change adds. Set by the command that made the comparison.
+    pub notes: Vec<String>,
 }
 
 /// Counts of a diff.
@@ -184,6 +187,7 @@ impl Diff {
             new_findings,
             fixed_findings,
             unchanged_findings,
+            notes: Vec::new(),
         }
     }
 

@@ -246,6 +246,21 @@ pub fn markdown_html(text: &str) -> String {
     out
 }
 
+/// What a URI path keeps as it is: RFC 3986's unreserved characters and `/`.
+const URI_PATH: &percent_encoding::AsciiSet = &percent_encoding::NON_ALPHANUMERIC
+    .remove(b'-')
+    .remove(b'.')
+    .remove(b'_')
+    .remove(b'~')
+    .remove(b'/');
+
+/// A path for a URI (a SARIF artifact, a link to a source file): every character but
+/// RFC 3986's unreserved ones and `/` percent-encoded, so it can neither end a Markdown
+/// link nor add a query or a fragment.
+pub fn uri_path(path: &str) -> String {
+    percent_encoding::utf8_percent_encode(path, URI_PATH).to_string()
+}
+
 /// One argument for a POSIX shell: single-quoted unless it is made only of characters
 /// no shell treats specially; a `'` inside becomes `'\''`.
 pub fn shell(text: &str) -> Cow<'_, str> {

@@ -12,6 +12,7 @@ pub mod junit;
 pub mod markdown;
 pub mod plan;
 pub mod sarif;
+pub mod source_links;
 pub mod statistics;
 pub mod write;
 

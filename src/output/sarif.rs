@@ -7,7 +7,6 @@
 
 use std::path::Path;
 
-use percent_encoding::{AsciiSet, NON_ALPHANUMERIC, utf8_percent_encode};
 use serde_json::{Value, json};
 
 use super::{CheckResult, Place, fingerprint};
@@ -112,14 +111,6 @@ struct Uris<'a> {
     root: Option<&'a Path>,
 }
 
-/// What a URI path keeps as it is: RFC 3986's unreserved characters and `/`.
-const PATH: &AsciiSet = &NON_ALPHANUMERIC
-    .remove(b'-')
-    .remove(b'.')
-    .remove(b'_')
-    .remove(b'~')
-    .remove(b'/');
-
 impl Uris<'_> {
     /// The `artifactLocation` of a file.
     fn of(&self, file: &SourceFile) -> Value {
@@ -158,7 +149,7 @@ impl Uris<'_> {
 }
 
 fn encode(path: &str) -> String {
-    utf8_percent_encode(path, PATH).to_string()
+    super::escape::uri_path(path)
 }
 
 /// `file:///a/b` for an absolute path (on Windows, `file:///C:/a/b`).

@@ -19,6 +19,8 @@ struct Document<'a> {
     summary: DiffSummary,
     operations: Vec<Operation<'a>>,
     findings: Findings<'a>,
+    /// What the reader should know about the inputs (a `-p` path one side lacks).
+    notes: &'a [String],
 }
 
 #[derive(Serialize)]
@@ -113,6 +115,7 @@ pub fn render(diff: &Diff) -> String {
                 .collect(),
             unchanged: diff.unchanged_findings,
         },
+        notes: &diff.notes,
     };
     let mut text = serde_json::to_string_pretty(&document).unwrap_or_default();
     text.push('\n');
