@@ -218,14 +218,6 @@ fn a_partial_clone_is_never_fetched_from() {
     );
 }
 
-/// An Istio `VirtualService` for host `shop` whose one route is retried `attempts` times
-/// on 5xx.
-fn route(attempts: u32) -> String {
-    format!(
-        "apiVersion: networking.istio.io/v1\nkind: VirtualService\nmetadata: {{name: shop}}\nspec:\n  hosts: [shop]\n  http:\n  - route: [{{destination: {{host: shop}}}}]\n    retries: {{attempts: {attempts}, retryOn: 5xx}}\n"
-    )
-}
-
 #[test]
 fn a_p_folder_is_read_at_the_revision_as_in_the_work_tree() {
     if !have_git() {
@@ -240,11 +232,11 @@ fn a_p_folder_is_read_at_the_revision_as_in_the_work_tree() {
         std::fs::write(path, text).unwrap();
     };
     // The base retries every write; a hidden folder's file is not read, as in a walk.
-    write("mesh/routes/shop.yaml", &route(3));
+    write("mesh/routes/shop.yaml", &common::virtual_service(3));
     write("mesh/.old/ignored.yaml", "not: [yaml");
     common::git(&dir, &["add", "."]);
     common::git(&dir, &["commit", "-q", "-m", "base"]);
-    write("mesh/routes/shop.yaml", &route(0));
+    write("mesh/routes/shop.yaml", &common::virtual_service(0));
     let args = [
         "check",
         "openapi.yaml",
@@ -272,7 +264,10 @@ fn a_p_folder_is_read_at_the_revision_as_in_the_work_tree() {
         .map(|i| format!("d{i}"))
         .collect::<Vec<_>>()
         .join("/");
-    write(&format!("mesh/{deep}/deep.yaml"), &route(3));
+    write(
+        &format!("mesh/{deep}/deep.yaml"),
+        &common::virtual_service(3),
+    );
     common::git(&dir, &["add", "."]);
     common::git(&dir, &["commit", "-q", "-m", "deep"]);
     std::fs::remove_dir_all(dir.join("mesh/d0")).unwrap();

@@ -292,7 +292,7 @@ fn text_from_a_description_cannot_act_in_a_comment() {
             &["diff", "base.yaml", "head.yaml", "--format", format],
         );
         assert_eq!(run.code, 1, "{format}: {}", run.stderr);
-        let out = &outside_code_spans(&run.stdout);
+        let out = &common::outside_code_spans(&run.stdout);
         if format == "markdown" {
             assert!(!out.contains("<img"), "{format}: {out}");
             assert!(!out.contains("<script>"), "{format}: {out}");
@@ -316,41 +316,6 @@ fn text_from_a_description_cannot_act_in_a_comment() {
             assert!(!out.contains("@octocat"), "no mention: {out}");
         }
     }
-}
-
-/// Markdown text with its code spans taken out: what a reader's Markdown would read as
-/// more than literal text.
-fn outside_code_spans(text: &str) -> String {
-    let mut out = String::new();
-    let mut rest = text;
-    while let Some(start) = rest.find('`') {
-        out.push_str(&rest[..start]);
-        let run = rest[start..].chars().take_while(|&c| c == '`').count();
-        let fence = "`".repeat(run);
-        let after = &rest[start + run..];
-        // The span ends at the next run of exactly as many backticks.
-        let mut end = None;
-        let mut from = 0;
-        while let Some(i) = after[from..].find(&fence) {
-            let at = from + i;
-            let longer =
-                after[at + run..].starts_with('`') || (at > 0 && after[..at].ends_with('`'));
-            if !longer {
-                end = Some(at);
-                break;
-            }
-            from = at + run;
-        }
-        match end {
-            Some(end) => rest = &after[end + run..],
-            None => {
-                out.push_str(&fence);
-                rest = after;
-            }
-        }
-    }
-    out.push_str(rest);
-    out
 }
 
 #[test]

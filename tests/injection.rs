@@ -332,47 +332,11 @@ fn init_keeps_description_text_out_of_the_yaml_structure() {
     );
 }
 
-/// The Markdown with every code span taken out: what is left is read as Markdown.
-fn outside_code_spans(text: &str) -> String {
-    let mut out = String::new();
-    let mut rest = text;
-    while let Some(open) = rest.find('`') {
-        out.push_str(&rest[..open]);
-        let fence_len = rest[open..].chars().take_while(|c| *c == '`').count();
-        let fence = "`".repeat(fence_len);
-        let after = &rest[open + fence_len..];
-        // A closing fence of exactly this length.
-        let mut search = 0;
-        let close = loop {
-            match after[search..].find(&fence) {
-                Some(i) => {
-                    let at = search + i;
-                    let longer = after[at + fence_len..].starts_with('`');
-                    if !longer && (at == 0 || !after[..at].ends_with('`')) {
-                        break Some(at);
-                    }
-                    search = at + after[at..].chars().take_while(|c| *c == '`').count();
-                }
-                None => break None,
-            }
-        };
-        match close {
-            Some(at) => rest = &after[at + fence_len..],
-            None => {
-                out.push_str(&rest[open..open + fence_len]);
-                rest = after;
-            }
-        }
-    }
-    out.push_str(rest);
-    out
-}
-
 #[test]
 fn the_markdown_report_adds_nothing_from_the_description() {
     let run = retrylint(&["report", SPEC]);
     assert_eq!(run.code, 0, "{}", run.stderr);
-    let markdown = outside_code_spans(&run.stdout);
+    let markdown = common::outside_code_spans(&run.stdout);
     for (i, _) in markdown.match_indices('<') {
         if markdown[..i].ends_with('\\') {
             continue;

@@ -107,8 +107,14 @@ pub fn against_revision(
         }
         let base_policy = policy(base_given.policy.clone(), &base_spec, &base_options)
             .map_err(|errors| errors.into_iter().map(at_revision).collect::<Vec<_>>())?;
-        let base = side(&base_spec, base_policy, &base_options, Some(rename.clone()))?;
-        let head = side(spec, head_policy, &options, None)?;
+        let base = side(
+            &base_spec,
+            base_policy,
+            &base_options,
+            Some(rename.clone()),
+            None,
+        )?;
+        let head = side(spec, head_policy, &options, None, None)?;
         let mut diff = Diff::new(base, head);
         diff.notes = notes;
         failed |= diff.fails(output.fail_on);

@@ -84,8 +84,8 @@ pub fn run(args: DiffArgs) -> Outcome {
     let load = args.input.load_options();
     // Each side reads its own files: --base-policy's, else each -p path's counterpart
     // under the base description's folder.
+    let roots = DescriptionRoots::of(&args.base, &args.head).map_err(|e| vec![e])?;
     let sides = if args.base_policy.is_empty() {
-        let roots = DescriptionRoots::of(&args.base, &args.head).map_err(|e| vec![e])?;
         sides::split(&args.input.policy, "", |path| Ok(roots.counterpart(path)))
             .map_err(|e| vec![e])?
     } else {
@@ -103,8 +103,9 @@ pub fn run(args: DiffArgs) -> Outcome {
     let mut base_options = options.clone();
     base_options.layers.files = base_given.layer_files;
     let base_policy = policy(base_given.policy, &args.base, &base_options)?;
-    let base = side(&args.base, base_policy, &base_options, None)?;
-    let head = side(&args.head, head_policy, &options, None)?;
+    let (base_root, head_root) = roots.resolved();
+    let base = side(&args.base, base_policy, &base_options, None, base_root)?;
+    let head = side(&args.head, head_policy, &options, None, head_root)?;
     let mut diff = Diff::new(base, head);
     diff.notes = sides.notes;
     show(diff, &args.output)
@@ -168,6 +169,7 @@ pub(super) fn side(
     policy: Option<(String, LoadedPolicy)>,
     options: &CheckOptions,
     rename: Option<(String, String)>,
+    root: Option<PathBuf>,
 ) -> Result<Side, Vec<InputError>> {
     let (name, loaded) = match policy {
         Some((name, loaded)) => (Some(name), Some(loaded)),
@@ -184,6 +186,7 @@ pub(super) fn side(
         name: crate::diff::renamed(crate::source::path_text(path), rename.as_ref()),
         policy: name.map(|n| crate::diff::renamed(n, rename.as_ref())),
         rename,
+        root,
     })
 }
 

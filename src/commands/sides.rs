@@ -46,7 +46,7 @@ pub fn split(
                     sides.head.push(path.clone());
                 } else {
                     sides.notes.push(format!(
-                        "`{shown}` does not exist {head_missing}: the head has no such policy or layer file; the base reads {base_shown}"
+                        "`{shown}` does not exist{head_missing}: the head has no such policy or layer file; the base reads {base_shown}"
                     ));
                 }
                 sides.base.push(base);
@@ -100,6 +100,15 @@ impl DescriptionRoots {
             base: base_root.to_path_buf(),
             current,
         })
+    }
+
+    /// The base's folder and the head's, resolved (following symbolic links), for
+    /// comparing findings by their paths from them; `None` for one that cannot be.
+    pub fn resolved(&self) -> (Option<PathBuf>, Option<PathBuf>) {
+        (
+            std::fs::canonicalize(&self.base).ok(),
+            std::fs::canonicalize(&self.head).ok(),
+        )
     }
 
     /// The base's counterpart of a `-p` path of the head.

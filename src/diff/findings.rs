@@ -1,7 +1,8 @@
 //! Which findings a change adds, fixes or leaves: findings are compared by an identity
 //! that does not depend on where each version lies (a base read from git into a scratch
 //! folder, two files side by side): the rule, the file (the description, the policy, or
-//! another file by its path from the description's folder), the operation by method and
+//! another file by its path from the side's root, else the description's folder), the
+//! operation by method and
 //! path template, and the JSON Pointer — or, for a comment, its text.
 
 use std::collections::HashMap;
@@ -43,10 +44,12 @@ pub fn identity(finding: &Finding, side: &Side) -> String {
     } else if loc.file == analysis.api.root_file {
         "<description>".to_string()
     } else {
-        let root = sources[analysis.api.root_file]
-            .canonical
-            .as_deref()
-            .and_then(Path::parent);
+        let root = side.root.as_deref().or_else(|| {
+            sources[analysis.api.root_file]
+                .canonical
+                .as_deref()
+                .and_then(Path::parent)
+        });
         match (root, file.canonical.as_deref()) {
             (Some(root), Some(path)) => path
                 .strip_prefix(root)

@@ -29,6 +29,10 @@ pub struct Side {
     /// For a revision read from git: the scratch folder's path, and what to show instead
     /// (`HEAD~1:`), so that places read `HEAD~1:api/openapi.yaml`.
     pub rename: Option<(String, String)>,
+    /// Where this version stands (resolved), when it is not its description's folder:
+    /// for `diff`, the folder left once the two descriptions' paths' common ending is
+    /// taken off. Findings in other files are compared by their paths from it.
+    pub root: Option<std::path::PathBuf>,
 }
 
 impl Side {

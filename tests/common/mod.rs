@@ -352,3 +352,57 @@ pub fn report_contracts(dir: &Path) -> std::collections::BTreeMap<String, serde_
         })
         .collect()
 }
+
+/// Markdown text with its code spans taken out: what a reader's Markdown would read as
+/// more than literal text.
+pub fn outside_code_spans(text: &str) -> String {
+    let mut out = String::new();
+    let mut rest = text;
+    while let Some(start) = rest.find('`') {
+        out.push_str(&rest[..start]);
+        // A backslash-escaped backtick is literal text and opens nothing.
+        let backslashes = rest[..start]
+            .chars()
+            .rev()
+            .take_while(|&c| c == '\\')
+            .count();
+        if backslashes % 2 == 1 {
+            out.push('`');
+            rest = &rest[start + 1..];
+            continue;
+        }
+        let run = rest[start..].chars().take_while(|&c| c == '`').count();
+        let fence = "`".repeat(run);
+        let after = &rest[start + run..];
+        // The span ends at the next run of exactly as many backticks.
+        let mut end = None;
+        let mut from = 0;
+        while let Some(i) = after[from..].find(&fence) {
+            let at = from + i;
+            let longer =
+                after[at + run..].starts_with('`') || (at > 0 && after[..at].ends_with('`'));
+            if !longer {
+                end = Some(at);
+                break;
+            }
+            from = at + run;
+        }
+        match end {
+            Some(end) => rest = &after[end + run..],
+            None => {
+                out.push_str(&fence);
+                rest = after;
+            }
+        }
+    }
+    out.push_str(rest);
+    out
+}
+
+/// An Istio `VirtualService` for host `shop` whose one route is retried `attempts` times
+/// on 5xx.
+pub fn virtual_service(attempts: u32) -> String {
+    format!(
+        "apiVersion: networking.istio.io/v1\nkind: VirtualService\nmetadata: {{name: shop}}\nspec:\n  hosts: [shop]\n  http:\n  - route: [{{destination: {{host: shop}}}}]\n    retries: {{attempts: {attempts}, retryOn: 5xx}}\n"
+    )
+}
