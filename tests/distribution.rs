@@ -273,7 +273,10 @@ fn the_action_check_script_writes_sarif_a_summary_and_the_exit_code() {
     let sarif = std::fs::read_to_string(&sarif_file).unwrap();
     assert!(common::sarif_errors(&sarif).is_empty());
     let summary = std::fs::read_to_string(&summary).unwrap();
-    assert!(summary.starts_with("## retrylint"), "{summary}");
+    assert!(
+        summary.starts_with("<!-- retrylint-comment -->\n## retrylint\n"),
+        "{summary}"
+    );
     assert!(
         summary.contains("| `fixtures/contract/openapi.yaml` | none |"),
         "{summary}"
@@ -450,7 +453,10 @@ fn the_action_in_diff_mode_summarises_and_fails_on_a_regression() {
         "{stdout}"
     );
     let summary = std::fs::read_to_string(&summary).unwrap();
-    assert!(summary.starts_with("## retrylint diff"), "{summary}");
+    assert!(
+        summary.starts_with("<!-- retrylint-comment -->\n## retrylint diff\n"),
+        "{summary}"
+    );
     assert!(summary.contains("`key-removed`"), "{summary}");
     // Without a base and outside a pull request, diff mode says what it needs.
     let bare = action_check(&repo)
