@@ -10,16 +10,7 @@ mod hostile;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-use common::{retrylint_in, scratch};
-
-/// Whether git is here; without it these tests say so and pass.
-fn have_git() -> bool {
-    let here = Command::new("git").arg("--version").output().is_ok();
-    if !here {
-        eprintln!("note: no git here; check --base was not run");
-    }
-    here
-}
+use common::{have_git, retrylint_in, scratch};
 
 /// Plants, in `folder` of the work tree, files shaped like a git repository whose
 /// promisor remote runs `touch MARKER` to fetch: what git would run if it took the folder

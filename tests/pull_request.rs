@@ -7,22 +7,10 @@ mod common;
 
 use std::path::{Path, PathBuf};
 
-use common::{outside_code_spans, retrylint_in, scratch, virtual_service};
+use common::{have_git, outside_code_spans, retrylint_in, scratch, virtual_service};
 use serde_json::Value;
 
 const MARKER: &str = "<!-- retrylint-comment -->";
-
-/// Whether git is here; without it these tests say so and pass.
-fn have_git() -> bool {
-    let here = std::process::Command::new("git")
-        .arg("--version")
-        .output()
-        .is_ok();
-    if !here {
-        eprintln!("note: no git here; check --base was not run");
-    }
-    here
-}
 
 fn write(dir: &Path, name: &str, text: &str) {
     let path = dir.join(name);
@@ -66,6 +54,16 @@ fn findings(doc: &Value, which: &str) -> Vec<(String, String)> {
 fn json(run: &common::Run) -> Value {
     serde_json::from_str(&run.stdout)
         .unwrap_or_else(|e| panic!("{e}: not JSON\n{}", run.transcript()))
+}
+
+/// `check openapi.yaml -p deploy --host shop --format json ARGS…` in `dir`, ending with
+/// `code`: the run and its document.
+fn check_deploy(dir: &Path, args: &[&str], code: i32) -> (common::Run, Value) {
+    let base = ["check", "openapi.yaml", "-p", "deploy", "--host", "shop"];
+    let run = retrylint_in(dir, &[&base[..], args, &["--format", "json"]].concat());
+    assert_eq!(run.code, code, "{args:?}: {}", run.transcript());
+    let doc = json(&run);
+    (run, doc)
 }
 
 fn unprotected_in(list: &[(String, String)], file: &str) -> usize {
@@ -138,24 +136,8 @@ fn a_pull_request_changing_or_removing_a_layer_file_compares_each_side_s_own() {
     commit(&dir, "no retries");
     write(&dir, "deploy/shop.yaml", &virtual_service(3));
     commit(&dir, "retry on 5xx");
-    let args = |base: &'static str| {
-        [
-            "check",
-            "openapi.yaml",
-            "-p",
-            "deploy",
-            "--host",
-            "shop",
-            "--base",
-            base,
-            "--format",
-            "json",
-        ]
-    };
-    let run = retrylint_in(&dir, &args("HEAD~1"));
-    assert_eq!(run.code, 1, "{}", run.transcript());
+    let (run, doc) = check_deploy(&dir, &["--base", "HEAD~1"], 1);
     assert!(!run.stderr.contains("note:"), "{}", run.stderr);
-    let doc = json(&run);
     assert_eq!(
         unprotected_in(&findings(&doc, "new"), "deploy/shop.yaml"),
         3
@@ -164,8 +146,7 @@ fn a_pull_request_changing_or_removing_a_layer_file_compares_each_side_s_own() {
     // The next change deletes the layer: the base has it, the work tree does not.
     std::fs::remove_dir_all(dir.join("deploy")).unwrap();
     commit(&dir, "remove the mesh routes");
-    let run = retrylint_in(&dir, &args("HEAD~1"));
-    assert_eq!(run.code, 0, "{}", run.transcript());
+    let (run, doc) = check_deploy(&dir, &["--base", "HEAD~1"], 0);
     assert!(
         run.stderr.contains(
             "note: `deploy` does not exist in the work tree: the head has no such policy or layer file; the base reads it at HEAD~1"
@@ -173,7 +154,6 @@ fn a_pull_request_changing_or_removing_a_layer_file_compares_each_side_s_own() {
         "{}",
         run.stderr
     );
-    let doc = json(&run);
     assert_eq!(
         unprotected_in(&findings(&doc, "fixed"), "HEAD~1:deploy/shop.yaml"),
         3,
@@ -194,35 +174,16 @@ fn base_policy_names_what_the_base_of_check_base_reads() {
     // the revision's (which has none). Findings in files of other names are new on one
     // side and fixed on the other.
     write(&dir, "previous/shop.yaml", &virtual_service(3));
-    let args = |base_policy: &'static str| {
-        [
-            "check",
-            "openapi.yaml",
-            "-p",
-            "deploy",
-            "--host",
-            "shop",
-            "--base",
-            "HEAD~1",
-            "--base-policy",
-            base_policy,
-            "--format",
-            "json",
-        ]
-    };
-    let run = retrylint_in(&dir, &args("previous"));
-    assert_eq!(run.code, 1, "{}", run.transcript());
+    let base_policy = |files| ["--base", "HEAD~1", "--base-policy", files];
+    let (run, doc) = check_deploy(&dir, &base_policy("previous"), 1);
     assert!(!run.stderr.contains("note:"), "{}", run.stderr);
-    let doc = json(&run);
     assert_eq!(
         unprotected_in(&findings(&doc, "fixed"), "previous/shop.yaml"),
         3,
         "{doc}"
     );
     // Given the head's own files, the base is the head: nothing new, nothing fixed.
-    let run = retrylint_in(&dir, &args("deploy"));
-    assert_eq!(run.code, 0, "{}", run.transcript());
-    let doc = json(&run);
+    let (_, doc) = check_deploy(&dir, &base_policy("deploy"), 0);
     assert!(findings(&doc, "new").is_empty(), "{doc}");
     assert!(findings(&doc, "fixed").is_empty(), "{doc}");
     // It means nothing without --base.
@@ -240,7 +201,8 @@ fn diff_reads_each_description_s_own_layer_files() {
     common::copy_fixture("fixtures/shop/openapi.yaml", &dir, "old/openapi.yaml");
     common::copy_fixture("fixtures/shop/openapi.yaml", &dir, "new/openapi.yaml");
     write(&dir, "new/deploy/shop.yaml", &virtual_service(3));
-    let diff = |args: &[&str]| {
+    // `diff old/openapi.yaml new/openapi.yaml --host shop ARGS…`, ending with `code`.
+    let diff = |args: &[&str], code: i32| {
         let base = [
             "diff",
             "old/openapi.yaml",
@@ -248,12 +210,13 @@ fn diff_reads_each_description_s_own_layer_files() {
             "--host",
             "shop",
         ];
-        let run = retrylint_in(&dir, &[&base[..], args, &["--format", "json"]].concat());
-        assert_eq!(run.code, 1, "{args:?}: {}", run.transcript());
+        let run = retrylint_in(&dir, &[&base[..], args].concat());
+        assert_eq!(run.code, code, "{args:?}: {}", run.transcript());
         run
     };
+    let new_deploy = ["-p", "new/deploy", "--format", "json"];
     // A new VirtualService: its findings are new, never fixed.
-    let run = diff(&["-p", "new/deploy"]);
+    let run = diff(&new_deploy, 1);
     let doc = json(&run);
     assert_eq!(
         unprotected_in(&findings(&doc, "new"), "new/deploy/shop.yaml"),
@@ -267,54 +230,14 @@ fn diff_reads_each_description_s_own_layer_files() {
         "{}",
         run.stderr
     );
-    let text = retrylint_in(
-        &dir,
-        &[
-            "diff",
-            "old/openapi.yaml",
-            "new/openapi.yaml",
-            "-p",
-            "new/deploy",
-            "--host",
-            "shop",
-        ],
-    );
+    let text = diff(&["-p", "new/deploy"], 1);
     assert!(!text.stdout.contains("Fixed findings"), "{}", text.stdout);
     // The base's own routes retry too: nothing is new.
     write(&dir, "old/deploy/shop.yaml", &virtual_service(3));
-    let same = retrylint_in(
-        &dir,
-        &[
-            "diff",
-            "old/openapi.yaml",
-            "new/openapi.yaml",
-            "-p",
-            "new/deploy",
-            "--host",
-            "shop",
-            "--format",
-            "json",
-        ],
-    );
-    assert_eq!(same.code, 0, "{}", same.transcript());
-    assert!(findings(&json(&same), "new").is_empty());
+    assert!(findings(&json(&diff(&new_deploy, 0)), "new").is_empty());
     // The head stops retrying: the base's findings are fixed, read from its own file.
     write(&dir, "new/deploy/shop.yaml", &virtual_service(0));
-    let fixed = retrylint_in(
-        &dir,
-        &[
-            "diff",
-            "old/openapi.yaml",
-            "new/openapi.yaml",
-            "-p",
-            "new/deploy",
-            "--host",
-            "shop",
-            "--format",
-            "json",
-        ],
-    );
-    let doc = json(&fixed);
+    let doc = json(&diff(&new_deploy, 0));
     assert_eq!(
         unprotected_in(&findings(&doc, "fixed"), "old/deploy/shop.yaml"),
         3,
@@ -322,7 +245,7 @@ fn diff_reads_each_description_s_own_layer_files() {
     );
     // A -p path outside the head's folder has no counterpart: the base reads none.
     write(&dir, "mesh/shop.yaml", &virtual_service(3));
-    let run = diff(&["-p", "mesh"]);
+    let run = diff(&["-p", "mesh", "--format", "json"], 1);
     assert!(
         run.stderr
             .contains("note: `mesh` lies outside `new`, where the head description stands"),
@@ -334,21 +257,7 @@ fn diff_reads_each_description_s_own_layer_files() {
         3
     );
     // --base-policy names the base's files instead.
-    let run = retrylint_in(
-        &dir,
-        &[
-            "diff",
-            "old/openapi.yaml",
-            "new/openapi.yaml",
-            "-p",
-            "mesh",
-            "--base-policy",
-            "mesh",
-            "--host",
-            "shop",
-        ],
-    );
-    assert_eq!(run.code, 0, "{}", run.transcript());
+    diff(&["-p", "mesh", "--base-policy", "mesh"], 0);
 }
 
 #[test]

@@ -406,3 +406,12 @@ pub fn virtual_service(attempts: u32) -> String {
         "apiVersion: networking.istio.io/v1\nkind: VirtualService\nmetadata: {{name: shop}}\nspec:\n  hosts: [shop]\n  http:\n  - route: [{{destination: {{host: shop}}}}]\n    retries: {{attempts: {attempts}, retryOn: 5xx}}\n"
     )
 }
+
+/// Whether git is here; without it the tests that need it say so and pass.
+pub fn have_git() -> bool {
+    let here = Command::new("git").arg("--version").output().is_ok();
+    if !here {
+        eprintln!("note: no git here; check --base was not run");
+    }
+    here
+}
