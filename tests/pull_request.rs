@@ -117,6 +117,31 @@ fn a_pull_request_adding_deploy_reports_its_virtual_service_as_new() {
         assert!(run.stdout[errors..].contains("`unprotected-write-retry`"));
         assert!(!run.stdout.contains("Fixed findings"), "{}", run.stdout);
     }
+    // A -p file outside the repository has no counterpart at the revision.
+    let outside = scratch("pr-adds-deploy-outside").join("shop.yaml");
+    std::fs::write(&outside, virtual_service(3)).unwrap();
+    let outside = outside.to_str().unwrap();
+    let run = retrylint_in(
+        &dir,
+        &[
+            "check",
+            "openapi.yaml",
+            "-p",
+            outside,
+            "--host",
+            "shop",
+            "--base",
+            "HEAD~1",
+        ],
+    );
+    assert_eq!(run.code, 1, "{}", run.transcript());
+    assert!(
+        run.stderr.contains(&format!(
+            "note: `{outside}` lies outside the git repository: the base has no such policy or layer file (name the base's with --base-policy)"
+        )),
+        "{}",
+        run.stderr
+    );
     // A -p path on neither side is still an input error.
     let run = retrylint_in(
         &dir,

@@ -135,10 +135,7 @@ fn counterpart_at(
     path: &Path,
 ) -> Result<Counterpart, InputError> {
     let Ok(base) = revision.path_of(path) else {
-        return Ok(Counterpart::Absent(
-            "lies outside the git repository, so the base has no counterpart of it (name the base's files with --base-policy)"
-                .to_string(),
-        ));
+        return Ok(Counterpart::Outside("the git repository".to_string()));
     };
     load.prepare(&base, true)?;
     Ok(if std::fs::metadata(&base).is_ok() {

@@ -68,8 +68,10 @@ pub struct CheckArgs {
     skip_non_descriptions: bool,
     /// Report what the change since this git revision does to the retry contract (as
     /// `retrylint diff` does), the base read with git without touching the work tree.
-    /// It takes the inputs, --format, -o, --fail-on and --quiet; not the options that
-    /// choose or count findings of one version.
+    /// Each side reads its own `-p` files: the base reads each path as it was at the
+    /// revision, and a path only one side has is absent on the other (a note says so).
+    /// It takes the inputs, --format, -o, --fail-on, --quiet, --source-links and
+    /// --base-policy; not the options that choose or count findings of one version.
     #[arg(
         long,
         value_name = "REF",

@@ -27,7 +27,8 @@ pub struct DiffArgs {
     /// The base's policy and layer files (repeatable), read instead of the counterparts
     /// of the `-p` paths. Without it, the base reads each `-p` path at the same place
     /// under its own folder (`-p new/mesh` is `old/mesh` for `old/openapi.yaml` and
-    /// `new/openapi.yaml`); a path the base has no counterpart of is absent there.
+    /// `new/openapi.yaml`); a path the base has no counterpart of is absent there, and a
+    /// note says so.
     #[arg(long, value_name = "POLICY")]
     base_policy: Vec<PathBuf>,
     #[command(flatten)]

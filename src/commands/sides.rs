@@ -16,6 +16,9 @@ pub enum Counterpart {
     Present { path: PathBuf, shown: String },
     /// The base has none; why, to follow the path in a note (`does not exist at HEAD~1`).
     Absent(String),
+    /// The path lies outside what the base mirrors, named to follow "lies outside" in a
+    /// note (`the git repository`).
+    Outside(String),
 }
 
 /// The `-p` paths each side reads, and the notes on those only one side has.
@@ -25,6 +28,9 @@ pub struct SidePaths {
     pub base: Vec<PathBuf>,
     pub notes: Vec<String>,
 }
+
+/// What a note says of the base when it lacks a `-p` path.
+const NO_SUCH_FILE: &str = "the base has no such policy or layer file";
 
 /// Sorts `-p` paths into each side's, asking `counterpart` for the base's of each;
 /// `head_missing` says where a path the head lacks was looked for (`in the work tree`).
@@ -51,13 +57,20 @@ pub fn split(
                 }
                 sides.base.push(base);
             }
+            // A path on neither side goes to the head, whose reading reports it as any
+            // missing -p file.
             Counterpart::Absent(why) => {
                 if on_head {
+                    sides.notes.push(format!("`{shown}` {why}: {NO_SUCH_FILE}"));
+                }
+                sides.head.push(path.clone());
+            }
+            Counterpart::Outside(mirrored) => {
+                if on_head {
                     sides.notes.push(format!(
-                        "`{shown}` {why}: the base has no such policy or layer file"
+                        "`{shown}` lies outside {mirrored}: {NO_SUCH_FILE} (name the base's with --base-policy)"
                     ));
                 }
-                // On neither side: the head's reading reports it, as for any missing -p.
                 sides.head.push(path.clone());
             }
         }
@@ -126,8 +139,8 @@ impl DescriptionRoots {
         }
         let absolute = fold_dots(&self.current.join(path));
         let Ok(inside) = absolute.strip_prefix(&self.head) else {
-            return Counterpart::Absent(format!(
-                "lies outside `{}`, where the head description stands, so the base has no counterpart of it (name the base's files with --base-policy)",
+            return Counterpart::Outside(format!(
+                "`{}`, where the head description stands",
                 self.shown(&self.head)
             ));
         };
