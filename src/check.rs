@@ -440,6 +440,7 @@ pub fn check_description(
     }
     Ok(CheckResult {
         description: analysis.sources[analysis.api.root_file].name(),
+        root_file: analysis.api.root_file,
         operations: analysis
             .api
             .operations

@@ -175,6 +175,8 @@ impl Finding {
 pub struct CheckResult {
     /// The description's display name.
     pub description: String,
+    /// The description's root file among `sources`.
+    pub root_file: crate::load::FileId,
     pub sources: Sources,
     /// The operations checked, in description order.
     pub operations: Vec<OperationRef>,

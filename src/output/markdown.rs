@@ -92,7 +92,7 @@ fn readiness(result: &CheckResult) -> Option<[usize; 3]> {
     }
     let mut worst: HashMap<(&str, &str), Severity> = HashMap::new();
     for finding in &result.findings {
-        if let Some(op) = &finding.operation {
+        for op in finding.operations() {
             let entry = worst
                 .entry((op.method.as_str(), op.path.as_str()))
                 .or_insert(Severity::Info);
@@ -134,11 +134,18 @@ fn listed(out: &mut String, results: &[CheckResult], most: usize) {
     );
     for (result, finding) in findings.into_iter().take(most) {
         let place = Place::of(&finding.primary.loc, &result.sources);
-        let operation = finding
-            .operation
-            .as_ref()
-            .map(|o| format!(" {}", code(&format!("{} {}", o.method, o.path))))
-            .unwrap_or_default();
+        let operation = match (&finding.operation, finding.affected.len()) {
+            (Some(o), _) => format!(" {}", code(&format!("{} {}", o.method, o.path))),
+            (None, 0) => String::new(),
+            (None, 1) => format!(
+                " {}",
+                code(&format!(
+                    "{} {}",
+                    finding.affected[0].operation.method, finding.affected[0].operation.path
+                ))
+            ),
+            (None, n) => format!(" ({n} operations)"),
+        };
         let _ = writeln!(
             out,
             "- **{}** `{}`{operation} at {}: {}",

@@ -439,7 +439,12 @@ fn body_of(op: &Operation) -> &Loc {
 /// The name a shared definition goes by: the last part of its JSON Pointer
 /// (`ServiceUnavailable`), or its file's name for a whole file.
 pub fn definition_name(definition: &Loc, sources: &Sources) -> String {
-    match definition.pointer.rsplit('/').next().filter(|s| !s.is_empty()) {
+    match definition
+        .pointer
+        .rsplit('/')
+        .next()
+        .filter(|s| !s.is_empty())
+    {
         Some(last) => last.replace("~1", "/").replace("~0", "~"),
         None => sources[definition.file].name(),
     }
