@@ -1,9 +1,14 @@
 //! Baselines: record today's findings, then report only new ones.
 //!
-//! A baseline file lists findings by fingerprint (rule, file, operation and JSON Pointer:
-//! stable across edits that move lines), with the rule and message for the reader of a
-//! diff. A finding is left out once per matching entry, so a second identical finding is
-//! still new.
+//! A baseline file lists findings by fingerprint (see [`fingerprint`]: the rule, the
+//! operation and the JSON Pointer, stable across edits that move lines and across renames
+//! of the description), with the rule, file and message for the reader of a diff. A
+//! finding is left out once per matching entry, so a second identical finding is still
+//! new.
+//!
+//! Version 1 files named the file in the fingerprint; they are still read, and matched
+//! by the fingerprints of that version ([`legacy_fingerprints`]). Files are written in
+//! version 2.
 
 use std::collections::HashMap;
 use std::path::Path;
@@ -11,9 +16,12 @@ use std::path::Path;
 use serde::{Deserialize, Serialize};
 
 use crate::error::InputError;
-use crate::output::{CheckResult, fingerprint};
+use crate::output::{CheckResult, fingerprint, legacy_fingerprints};
 
-const VERSION: u32 = 1;
+/// The version written.
+const VERSION: u32 = 2;
+/// The version whose fingerprints named the file, still read.
+const LEGACY_VERSION: u32 = 1;
 
 #[derive(Debug, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -35,6 +43,8 @@ struct Entry {
 #[derive(Debug, Default)]
 pub struct Baseline {
     counts: HashMap<String, usize>,
+    /// Whether the file is of version 1, whose fingerprints name the file.
+    legacy: bool,
 }
 
 impl Baseline {
@@ -50,9 +60,9 @@ impl Baseline {
             ))
             .with_help("write one with --write-baseline FILE")
         })?;
-        if file.version != VERSION {
+        if file.version != VERSION && file.version != LEGACY_VERSION {
             return Err(InputError::new(format!(
-                "`{shown}` is a baseline of version {}; this retrylint reads version {VERSION}",
+                "`{shown}` is a baseline of version {}; this retrylint reads versions {LEGACY_VERSION} and {VERSION}",
                 file.version
             )));
         }
@@ -60,24 +70,36 @@ impl Baseline {
         for entry in file.findings {
             *counts.entry(entry.fingerprint).or_insert(0) += 1;
         }
-        Ok(Baseline { counts })
+        Ok(Baseline {
+            counts,
+            legacy: file.version == LEGACY_VERSION,
+        })
     }
 
     /// Leaves out the findings the baseline holds, counting them per result.
     pub fn apply(&mut self, results: &mut [CheckResult]) {
         for result in results {
-            let sources = &result.sources;
+            let (sources, root) = (&result.sources, result.root_file);
             let counts = &mut self.counts;
+            let legacy = self.legacy;
             let before = result.findings.len();
-            result
-                .findings
-                .retain(|f| match counts.get_mut(&fingerprint(f, sources)) {
-                    Some(n) if *n > 0 => {
+            result.findings.retain(|f| {
+                let keys = if legacy {
+                    legacy_fingerprints(f, sources)
+                } else {
+                    vec![fingerprint(f, sources, root)]
+                };
+                // A grouped finding is held by any entry of its shared place or of one of
+                // its operations (a version 1 file listed each); it takes all of them.
+                let mut held = false;
+                for key in keys {
+                    if let Some(n) = counts.get_mut(&key).filter(|n| **n > 0) {
                         *n -= 1;
-                        false
+                        held = true;
                     }
-                    _ => true,
-                });
+                }
+                !held
+            });
             result.baselined += before - result.findings.len();
         }
     }
@@ -89,7 +111,7 @@ pub fn write(path: &Path, results: &[CheckResult]) -> Result<usize, InputError> 
         .iter()
         .flat_map(|r| {
             r.findings.iter().map(|f| Entry {
-                fingerprint: fingerprint(f, &r.sources),
+                fingerprint: fingerprint(f, &r.sources, r.root_file),
                 rule: f.rule.to_string(),
                 file: r.sources[f.primary.loc.file].identity().to_string(),
                 message: f.message.clone(),

@@ -405,6 +405,7 @@ pub fn check_analysis(
         layer_settings: policy.map(|p| &p.layers),
         position_hits: &analysis.position_hits,
         reads: Default::default(),
+        shared_bodies: Default::default(),
     };
     let levels = RuleLevels::new(policy_file, &options.select, &options.ignore);
     let suppressions = Suppressions::collect(&analysis.api, &analysis.sources, policy_file)?;
@@ -414,7 +415,9 @@ pub fn check_analysis(
         &analysis.sources,
         &levels,
     );
-    let mut findings = outcome.findings;
+    // After suppressions, so that an operation's own suppression drops that operation
+    // from a group; before the baseline and the sort, which see the grouped findings.
+    let mut findings = crate::group::group(outcome.findings, &analysis.api);
     rules::sort(&mut findings, &analysis.sources);
     Ok(Checked {
         analysis,
@@ -437,6 +440,7 @@ pub fn check_description(
     }
     Ok(CheckResult {
         description: analysis.sources[analysis.api.root_file].name(),
+        root_file: analysis.api.root_file,
         operations: analysis
             .api
             .operations

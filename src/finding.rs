@@ -72,9 +72,38 @@ pub struct Finding {
     pub severity: Severity,
     pub message: String,
     pub help: Option<String>,
+    /// The one operation a finding is about; `None` for a grouped finding (see
+    /// `affected`) and for a finding about the policy as a whole.
     pub operation: Option<OperationRef>,
     pub primary: Label,
     pub related: Vec<Label>,
+    /// Set by a rule on a per-operation finding whose fix lives in one shared place (a
+    /// `$ref`'d response or parameter, a shared path item, a policy entry, a layer's
+    /// route): the grouping pass ([`crate::group`]) merges the findings of one rule at
+    /// one place into one finding there.
+    pub shared: Option<Box<SharedPlace>>,
+    /// Of a grouped finding: every operation it affects (each once), in description
+    /// order, with where its per-operation finding pointed. Empty for every other finding.
+    pub affected: Vec<Affected>,
+}
+
+/// Where a finding's fix lives when several operations share it, and what the one
+/// finding there says. The message is `before`, the number of operations affected
+/// (`1 operation`, `6 operations`), then `after`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SharedPlace {
+    pub at: Label,
+    pub before: String,
+    pub after: String,
+}
+
+/// One operation a grouped finding affects.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Affected {
+    pub operation: OperationRef,
+    /// Where the operation's own finding pointed (its use of the shared place, or the
+    /// shared place itself).
+    pub site: Loc,
 }
 
 impl Finding {
@@ -89,7 +118,40 @@ impl Finding {
             operation: None,
             primary,
             related: Vec::new(),
+            shared: None,
+            affected: Vec::new(),
         }
+    }
+
+    /// Marks a per-operation finding as one whose fix lives at `at`, shared by other
+    /// operations: the grouping pass reports one finding there, saying `before`, the
+    /// number of operations affected, then `after`. The finding itself keeps pointing at
+    /// the operation, so that the operation's suppressions still apply to it alone.
+    pub fn shared_at(
+        mut self,
+        at: Label,
+        before: impl Into<String>,
+        after: impl Into<String>,
+    ) -> Finding {
+        self.shared = Some(Box::new(SharedPlace {
+            at,
+            before: before.into(),
+            after: after.into(),
+        }));
+        self
+    }
+
+    /// The operations the finding is about: its one operation, or every operation a
+    /// grouped finding affects (each once, in description order).
+    pub fn operations(&self) -> impl Iterator<Item = &OperationRef> {
+        self.operation
+            .iter()
+            .chain(self.affected.iter().map(|a| &a.operation))
+    }
+
+    /// Whether the finding is about no operation (the policy, a layer as a whole).
+    pub fn about_no_operation(&self) -> bool {
+        self.operation.is_none() && self.affected.is_empty()
     }
 
     pub fn about(mut self, op: &Operation) -> Finding {
@@ -113,6 +175,8 @@ impl Finding {
 pub struct CheckResult {
     /// The description's display name.
     pub description: String,
+    /// The description's root file among `sources`.
+    pub root_file: crate::load::FileId,
     pub sources: Sources,
     /// The operations checked, in description order.
     pub operations: Vec<OperationRef>,

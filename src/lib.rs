@@ -19,6 +19,7 @@ pub mod contract;
 pub mod diff;
 pub mod error;
 pub mod finding;
+pub mod group;
 pub mod init;
 pub mod layers;
 pub mod load;

@@ -135,6 +135,10 @@ impl Suppressions {
         let mut used = vec![false; self.list.len()];
         let mut kept = Vec::with_capacity(findings.len());
         let mut suppressed = 0;
+        // A finding of a shared place counts once per suppression that silences it,
+        // however many operations share the place (it is reported once).
+        let mut shared_silenced: std::collections::HashSet<(&str, Loc, usize)> =
+            std::collections::HashSet::new();
         for finding in findings {
             let op = finding
                 .operation
@@ -143,7 +147,15 @@ impl Suppressions {
             match index.first_hit(&self.list, &finding, op, api, sources) {
                 Some(i) => {
                     used[i] = true;
-                    suppressed += 1;
+                    let counted = match &finding.shared {
+                        Some(shared) => {
+                            shared_silenced.insert((finding.rule, shared.at.loc.clone(), i))
+                        }
+                        None => true,
+                    };
+                    if counted {
+                        suppressed += 1;
+                    }
                 }
                 None => kept.push(finding),
             }
@@ -233,8 +245,11 @@ impl<'s> Index<'s> {
         sources: &Sources,
     ) -> Option<usize> {
         let rule = finding.rule;
+        // A comment on a shared place's line covers every operation that shares it.
+        let shared = finding.shared.as_deref().map(|s| &s.at);
         let by_line = std::iter::once(&finding.primary)
             .chain(&finding.related)
+            .chain(shared)
             .filter_map(|label| {
                 let line = sources[label.loc.file]
                     .lines()

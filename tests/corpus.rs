@@ -104,6 +104,11 @@ fn every_corpus_description_checks_against_a_retrying_policy() {
     ));
 }
 
+/// The human output of GitHub's description against `policy`.
+fn human_text_of(dir: &Path, policy: &Path) -> String {
+    check(&dir.join("github/api.github.com.json"), policy, "human").stdout
+}
+
 /// How often each rule fires, from human output.
 fn counts(stdout: &str) -> std::collections::BTreeMap<String, usize> {
     let mut out = std::collections::BTreeMap::new();
@@ -133,11 +138,17 @@ fn github_and_stripe_findings_match_what_their_descriptions_say() {
     // 193 POST + 70 PATCH, none with a key in the policy.
     assert_eq!(github["unprotected-write-retry"], 263);
     assert_eq!(github["unknown-outcome-unhandled"], 263);
-    // Every operation but the 77 that declare 503 is retried on an undeclared 503.
-    assert_eq!(github["retry-status-undeclared"], 1223 - 77);
+    // Every operation but the 77 that declare 503 is retried on an undeclared 503: one
+    // finding, at the defaults' `retryOn` that every one of them inherits.
+    assert_eq!(github["retry-status-undeclared"], 1);
+    assert!(human_text_of(&dir, &policy).contains(&format!(
+        "503 is retried, but it is not among the declared responses of {} operations",
+        1223 - 77
+    )));
     // The description's 429s and 503s with no Retry-After are its own gaps, reported
-    // with a policy as without (the contract test below counts them too).
-    assert_eq!(github["retry-after-header-undeclared"], 79);
+    // with a policy as without (the contract test below counts them too): 79 uses, of
+    // two shared responses and four written in their operations.
+    assert_eq!(github["retry-after-header-undeclared"], 6);
     assert_eq!(github.len(), 4, "{github:?}");
     let stripe = run("stripe/spec3.yaml");
     assert_eq!(stripe["unprotected-write-retry"], 222);
@@ -471,8 +482,18 @@ fn check_without_a_policy_checks_the_contract_of_every_corpus_description() {
             "{spec}"
         );
         if spec.starts_with("github") {
-            // 77 operations declare 503 and 2 declare 429, none with Retry-After.
-            assert_eq!(count("retry-after-header-undeclared"), 79, "{spec}");
+            // 77 operations declare 503 and 2 declare 429, none with Retry-After: 67 and 8
+            // of the 503s are two shared responses, one finding each; four are written
+            // in their operations.
+            assert_eq!(count("retry-after-header-undeclared"), 6, "{spec}");
+            let uses: usize = doc["findings"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .filter(|f| f["rule"] == "retry-after-header-undeclared")
+                .map(|f| f["operations"].as_array().map_or(1, Vec::len))
+                .sum();
+            assert_eq!(uses, 79, "{spec}");
         }
         // DigitalOcean's new SSH key links to four operationIds the description lacks
         // (`sshKeys_get_by_id` …: its reads are `sshKeys_get` and `sshKeys_list`).
@@ -579,4 +600,31 @@ fn stripe_with_a_key_on_every_post_is_222_improvements() {
             .count(),
         222
     );
+}
+
+#[test]
+fn github_reports_each_shared_response_once() {
+    let Some(dir) = corpus() else { return };
+    let path = dir.join("github/api.github.com.json");
+    let run = common::retrylint(&["check", path.to_str().unwrap()]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    assert!(
+        run.stdout.contains(
+            "the shared 503 response `service_unavailable` declares no Retry-After header: clients of 67 operations cannot tell when to try again"
+        ),
+        "{}",
+        run.stdout
+    );
+    assert!(
+        run.stdout
+            .contains("… and 62 more places (67 operations in all")
+    );
+    assert_eq!(
+        counts(&run.stdout)["retry-after-header-undeclared"],
+        6,
+        "79 uses of a 503 or 429 with no Retry-After, in six places"
+    );
+    // 16,883 lines when each operation's use was a finding of its own.
+    let lines = run.stdout.lines().count();
+    assert!(lines < 16_000, "{lines} lines");
 }

@@ -50,9 +50,22 @@ fn locations_in_referenced_files_point_into_those_files() {
         .iter()
         .map(|f| f["location"]["file"].as_str().unwrap())
         .collect();
+    // The 503 without Retry-After is one finding in the shared responses file, with the
+    // use in the `$ref`'d operation's file among its related places.
     assert!(
-        files.contains(&"fixtures/tricky/multi-file/operations/create-order.yaml"),
+        files.contains(&"fixtures/tricky/multi-file/components/responses.yaml"),
         "{files:?}"
+    );
+    let related: Vec<&str> = doc["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .flat_map(|f| f["related"].as_array().unwrap())
+        .map(|r| r["location"]["file"].as_str().unwrap())
+        .collect();
+    assert!(
+        related.contains(&"fixtures/tricky/multi-file/operations/create-order.yaml"),
+        "{related:?}"
     );
     let run = retrylint(&["check", MULTI, "--format", "json"]);
     insta::assert_snapshot!("json-multi-file", run.stdout);
@@ -79,7 +92,7 @@ fn sarif_validates_against_the_official_schema() {
     for result in run0["results"].as_array().unwrap() {
         let index = result["ruleIndex"].as_u64().unwrap() as usize;
         assert_eq!(rules[index]["id"], result["ruleId"]);
-        assert!(result["partialFingerprints"]["retrylint/v1"].is_string());
+        assert!(result["partialFingerprints"]["retrylint/v2"].is_string());
     }
     for rule in rules {
         assert!(rule["helpUri"].as_str().unwrap().ends_with(".md"));
@@ -107,7 +120,7 @@ fn github_annotations_escape_and_carry_columns_only_on_one_line() {
     assert_eq!(run.code, 1);
     assert!(
         run.stdout
-            .starts_with("retrylint: 6 errors, 8 warnings in 8 operations\n"),
+            .starts_with("retrylint: 6 errors, 2 warnings in 8 operations\n"),
         "{}",
         run.stdout
     );
@@ -152,20 +165,36 @@ fn junit_has_a_case_per_operation_and_a_failure_per_finding() {
         .collect();
     // Eight operations, and one case for the findings about the policy as a whole.
     assert_eq!(cases.len(), 9);
-    // A failure per finding at --fail-on (errors by default), as the exit code counts.
+    // A failure per finding at --fail-on (errors by default), as the exit code counts,
+    // in the case of its operation: a grouped finding fails the case of every operation
+    // it affects.
     let failures = |xml: &roxmltree::Document| {
         xml.descendants()
             .filter(|n| n.has_tag_name("failure"))
             .count()
     };
     let findings = json(DEMO)["findings"].as_array().unwrap().clone();
-    let errors = findings.iter().filter(|f| f["severity"] == "error").count();
+    let cases_of = |f: &serde_json::Value| f["operations"].as_array().map_or(1, Vec::len);
+    let errors: usize = findings
+        .iter()
+        .filter(|f| f["severity"] == "error")
+        .map(cases_of)
+        .sum();
     assert_eq!(failures(&xml), errors);
-    assert!(errors > 0 && errors < findings.len());
+    assert!(errors > 0 && errors < findings.iter().map(cases_of).sum());
     insta::assert_snapshot!("junit-demo", run.stdout);
     let warning = retrylint(&["check", DEMO, "--format", "junit", "--fail-on", "warning"]);
     let xml = roxmltree::Document::parse(&warning.stdout).expect("well-formed XML");
-    assert_eq!(failures(&xml), findings.len());
+    assert_eq!(failures(&xml), findings.iter().map(cases_of).sum::<usize>());
+    // The shared 503 without Retry-After fails the case of each of its 7 operations.
+    let grouped = xml
+        .descendants()
+        .filter(|n| {
+            n.has_tag_name("failure")
+                && n.attribute("type") == Some("retry-after-header-undeclared")
+        })
+        .count();
+    assert_eq!(grouped, 7);
     assert!(!warning.stdout.contains("<system-out>"));
     let never = retrylint(&["check", DEMO, "--format", "junit", "--fail-on", "never"]);
     assert_eq!(never.code, 0);

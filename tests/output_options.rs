@@ -29,7 +29,7 @@ fn concise_prints_one_line_per_finding_then_the_summary() {
     let lines: Vec<&str> = run.stdout.lines().collect();
     let all = findings();
     assert_eq!(lines.len(), all.len() + 1, "{}", run.stdout);
-    assert_eq!(lines.last(), Some(&"6 errors, 8 warnings in 8 operations"));
+    assert_eq!(lines.last(), Some(&"6 errors, 2 warnings in 8 operations"));
     for (line, finding) in lines.iter().zip(&all) {
         let location = &finding["location"];
         let head = format!(
@@ -99,7 +99,7 @@ fn quiet_shows_errors_and_the_summary_only() {
     assert!(!run.stdout.contains("warning["), "{}", run.stdout);
     assert!(
         run.stdout
-            .ends_with("6 errors, 8 warnings in 8 operations\n")
+            .ends_with("6 errors, 2 warnings in 8 operations\n")
     );
     // Without a policy, the note about the contract view is not printed either.
     let bare = retrylint(&["check", "fixtures/contract/openapi.yaml", "-q"]);
@@ -117,21 +117,21 @@ fn max_findings_shows_the_most_severe_and_says_what_was_cut() {
     assert!(!run.stdout.contains("warning["), "errors come first");
     assert!(
         run.stdout.contains(
-            "… 11 more findings not shown (--max-findings 3); --statistics counts every one by rule"
+            "… 5 more findings not shown (--max-findings 3); --statistics counts every one by rule"
         ),
         "{}",
         run.stdout
     );
     assert!(
         run.stdout
-            .ends_with("6 errors, 8 warnings in 8 operations\n")
+            .ends_with("6 errors, 2 warnings in 8 operations\n")
     );
     let concise = demo(&["--format", "concise", "--max-findings", "7"]);
     assert_eq!(concise.stdout.lines().count(), 7 + 2);
     // Formats for machines keep every finding, and say so.
     let json = demo(&["--format", "json", "--max-findings", "1"]);
     let doc: Value = serde_json::from_str(&json.stdout).unwrap();
-    assert_eq!(doc["findings"].as_array().unwrap().len(), 14);
+    assert_eq!(doc["findings"].as_array().unwrap().len(), 8);
     assert!(json.stderr.contains("--max-findings applies to human"));
 }
 
@@ -372,7 +372,7 @@ fn markdown_summarises_for_a_job_page() {
     assert_eq!(run.code, 1);
     insta::assert_snapshot!("markdown-demo", run.stdout);
     assert!(run.stdout.contains(
-        "| `fixtures/shop/openapi.yaml` | `fixtures/shop/retry-policy.yaml` | 8 | 5 | 2 | 1 | 6 | 8 | 0 |"
+        "| `fixtures/shop/openapi.yaml` | `fixtures/shop/retry-policy.yaml` | 8 | 5 | 2 | 1 | 6 | 2 | 0 |"
     ));
     // Without a policy there is no readiness to count.
     let bare = retrylint(&[

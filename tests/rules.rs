@@ -130,7 +130,7 @@ fn demo_reports_every_seeded_mistake() {
     }
     assert!(
         run.stdout
-            .ends_with("6 errors, 8 warnings in 8 operations\n"),
+            .ends_with("6 errors, 2 warnings in 8 operations\n"),
         "{}",
         run.stdout
     );

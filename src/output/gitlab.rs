@@ -20,7 +20,7 @@ pub fn render(results: &[CheckResult]) -> String {
     for result in results {
         for finding in &result.findings {
             let place = Place::of(&finding.primary.loc, &result.sources);
-            let base = fingerprint(finding, &result.sources);
+            let base = fingerprint(finding, &result.sources, result.root_file);
             let occurrence = seen.entry(base.clone()).or_insert(0);
             *occurrence += 1;
             let fingerprint = if *occurrence == 1 {

@@ -17,6 +17,9 @@ use crate::error::{ErrorSite, InputError};
 use crate::finding::{Finding, Severity};
 use crate::source::LineIndex;
 
+/// How many related places a grouped finding shows; the machine formats carry all.
+const GROUP_PLACES_SHOWN: usize = 5;
+
 /// Renders the findings `shown` selects, then the summary line.
 pub fn render(results: &[CheckResult], color: bool, shown: Shown) -> String {
     let handler = handler(color);
@@ -81,7 +84,14 @@ fn finding_diagnostic(finding: &Finding, result: &CheckResult) -> Report {
             primary: true,
         }],
     )];
-    for label in &finding.related {
+    // A grouped finding lists a place per operation: the first few are shown.
+    let shown_related = if finding.affected.is_empty() {
+        finding.related.len()
+    } else {
+        GROUP_PLACES_SHOWN.min(finding.related.len())
+    };
+    let hidden = finding.related.len() - shown_related;
+    for label in &finding.related[..shown_related] {
         let mark = Mark {
             span: label.loc.span,
             text: label.text.clone(),
@@ -123,7 +133,14 @@ fn finding_diagnostic(finding: &Finding, result: &CheckResult) -> Report {
         Severity::Info => miette::Severity::Advice,
     };
     // Every finding ends with where to learn more.
-    let hint = super::explain_hint(finding.rule);
+    let mut hint = super::explain_hint(finding.rule);
+    if hidden > 0 {
+        hint = format!(
+            "… and {hidden} more place{} ({} operations in all; --format json lists every one)\n{hint}",
+            if hidden == 1 { "" } else { "s" },
+            finding.affected.len()
+        );
+    }
     report.help = Some(match finding.help.as_deref() {
         Some(help) => format!("{}\n{hint}", escape::terminal(help)),
         None => hint,

@@ -31,6 +31,10 @@ pub struct JsonFinding<'a> {
     message: &'a str,
     help: Option<&'a str>,
     operation: Option<JsonOperation<'a>>,
+    /// Of a finding whose fix lives in one shared place: every operation it affects, in
+    /// description order (left out for every other finding).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    operations: Vec<JsonOperation<'a>>,
     location: Place,
     /// What the primary label says.
     label: &'a str,
@@ -46,6 +50,16 @@ struct JsonOperation<'a> {
     method: &'a str,
     path: &'a str,
     operation_id: Option<&'a str>,
+}
+
+impl<'a> JsonOperation<'a> {
+    fn of(o: &'a crate::finding::OperationRef) -> JsonOperation<'a> {
+        JsonOperation {
+            method: &o.method,
+            path: &o.path,
+            operation_id: o.operation_id.as_deref(),
+        }
+    }
 }
 
 #[derive(Serialize)]
@@ -82,7 +96,7 @@ pub fn render(results: &[CheckResult]) -> String {
                 let place = |loc: &Loc| Place::of(loc, &r.sources);
                 r.findings
                     .iter()
-                    .map(move |f| finding(f, &r.sources, &place))
+                    .map(move |f| finding(f, &r.sources, r.root_file, &place))
             })
             .collect(),
         summary: JsonSummary {
@@ -117,6 +131,7 @@ fn policy_of(results: &[CheckResult]) -> serde_json::Value {
 pub fn finding<'a>(
     f: &'a Finding,
     sources: &Sources,
+    root: crate::load::FileId,
     place: &dyn Fn(&Loc) -> Place,
 ) -> JsonFinding<'a> {
     JsonFinding {
@@ -124,11 +139,12 @@ pub fn finding<'a>(
         severity: f.severity.as_str(),
         message: &f.message,
         help: f.help.as_deref(),
-        operation: f.operation.as_ref().map(|o| JsonOperation {
-            method: &o.method,
-            path: &o.path,
-            operation_id: o.operation_id.as_deref(),
-        }),
+        operation: f.operation.as_ref().map(JsonOperation::of),
+        operations: f
+            .affected
+            .iter()
+            .map(|a| JsonOperation::of(&a.operation))
+            .collect(),
         location: place(&f.primary.loc),
         label: &f.primary.text,
         related: f
@@ -139,7 +155,7 @@ pub fn finding<'a>(
                 location: place(&l.loc),
             })
             .collect(),
-        fingerprint: fingerprint(f, sources),
+        fingerprint: fingerprint(f, sources, root),
         url: super::rule_url(f.rule),
     }
 }

@@ -27,14 +27,17 @@ pub fn render(results: &[CheckResult], fail_on: FailOn) -> String {
             .map(|(i, o)| ((o.method.as_str(), o.path.as_str()), i))
             .collect();
         let mut policy_findings = Vec::new();
+        // A grouped finding fails the test case of every operation it affects.
         for finding in &result.findings {
-            let case = finding
-                .operation
-                .as_ref()
-                .and_then(|o| index.get(&(o.method.as_str(), o.path.as_str())).copied());
-            match case {
-                Some(i) => cases[i].1.push(finding),
-                None => policy_findings.push(finding),
+            let mut placed = false;
+            for o in finding.operations() {
+                if let Some(&i) = index.get(&(o.method.as_str(), o.path.as_str())) {
+                    cases[i].1.push(finding);
+                    placed = true;
+                }
+            }
+            if !placed {
+                policy_findings.push(finding);
             }
         }
         if !policy_findings.is_empty() {

@@ -13,7 +13,7 @@ use std::fmt::Write;
 use super::escape::{markdown_code as code, markdown_text as text};
 use super::source_links::SourceLinks;
 use super::{CheckResult, Place, Summary};
-use crate::finding::{Finding, Severity};
+use crate::finding::{Affected, Finding, Severity};
 
 /// The first line of every Markdown comment (`check`, `check --base`, `diff`): a bot
 /// finds its earlier comment by it, to update it rather than post another.
@@ -99,7 +99,7 @@ fn readiness(result: &CheckResult) -> Option<[usize; 3]> {
     }
     let mut worst: HashMap<(&str, &str), Severity> = HashMap::new();
     for finding in &result.findings {
-        if let Some(op) = &finding.operation {
+        for op in finding.operations() {
             let entry = worst
                 .entry((op.method.as_str(), op.path.as_str()))
                 .or_insert(Severity::Info);
@@ -137,12 +137,13 @@ fn listed(out: &mut String, results: &[CheckResult], most: usize, links: Option<
 /// One finding as a list item: ``- **error** `rule` `POST /x` at PLACE: message``, the
 /// operation only when `operation` is set, `at` already written as Markdown.
 pub fn item(finding: &Finding, operation: bool, at: &str) -> String {
-    let operation = finding
-        .operation
-        .as_ref()
-        .filter(|_| operation)
-        .map(|o| format!(" {}", code(&format!("{} {}", o.method, o.path))))
-        .unwrap_or_default();
+    let operation = match (operation, &finding.operation, finding.affected.as_slice()) {
+        (false, _, _) | (true, None, []) => String::new(),
+        (true, Some(o), _) | (true, None, [Affected { operation: o, .. }]) => {
+            format!(" {}", code(&format!("{} {}", o.method, o.path)))
+        }
+        (true, None, many) => format!(" ({} operations)", many.len()),
+    };
     format!(
         "- **{}** `{}`{operation} at {at}: {}",
         finding.severity,

@@ -18,6 +18,7 @@ pub mod write;
 
 pub use crate::finding::CheckResult;
 use crate::finding::{Finding, Severity};
+use crate::load::FileId;
 use crate::load::Sources;
 use crate::location::Loc;
 
@@ -210,11 +211,17 @@ impl Place {
     }
 }
 
-/// An identity for a finding that survives edits which only move lines: the rule, the
-/// file (by [`SourceFile::identity`](crate::source::SourceFile::identity), so however its
-/// path was typed), the operation and the JSON Pointer (or, for a place with no pointer such as a
-/// comment, the text there). 16 hex digits of FNV-1a.
-pub fn fingerprint(finding: &Finding, sources: &Sources) -> String {
+/// An identity for a finding that survives edits which only move lines and renames of
+/// the files (`git mv`): the rule, the operation (method and path template as written)
+/// and the JSON Pointer of the primary place (or, for a place with no pointer such as a
+/// comment, the text there). A grouped finding names no operation: its identity is the
+/// rule and the shared place, so it stays as operations join or leave the group. A
+/// finding with no operation whose place lies outside the description's root file (a
+/// policy entry, a layer's route, a `$ref`'d file) adds that file's base name, so that
+/// two files' `/defaults/retryOn/0` stay apart. 16 hex digits of FNV-1a.
+///
+/// `root` is the description's root file among `sources`.
+pub fn fingerprint(finding: &Finding, sources: &Sources, root: FileId) -> String {
     let loc = &finding.primary.loc;
     let file = &sources[loc.file];
     let operation = finding
@@ -222,13 +229,60 @@ pub fn fingerprint(finding: &Finding, sources: &Sources) -> String {
         .as_ref()
         .map(|o| format!("{} {}", o.method, o.path))
         .unwrap_or_default();
-    let anchor = if loc.pointer.is_empty() {
-        file.text.get(loc.span.range()).unwrap_or_default().trim()
+    let scope = if finding.operation.is_some() || loc.file == root {
+        String::new()
+    } else {
+        file.display
+            .file_name()
+            .map(|name| name.to_string_lossy().into_owned())
+            .unwrap_or_default()
+    };
+    hash(&["v2", finding.rule, &scope, &operation, anchor(loc, sources)])
+}
+
+/// The fingerprints of version 1 baselines, which named the file by its path: the rule,
+/// the file's [`SourceFile::identity`](crate::source::SourceFile::identity), the
+/// operation and the JSON Pointer. A grouped finding has one for its shared place and
+/// one for each operation's finding it was merged from.
+pub fn legacy_fingerprints(finding: &Finding, sources: &Sources) -> Vec<String> {
+    let one = |loc: &Loc, operation: Option<&crate::finding::OperationRef>| {
+        let operation = operation
+            .map(|o| format!("{} {}", o.method, o.path))
+            .unwrap_or_default();
+        hash(&[
+            finding.rule,
+            sources[loc.file].identity(),
+            &operation,
+            anchor(loc, sources),
+        ])
+    };
+    std::iter::once(one(&finding.primary.loc, finding.operation.as_ref()))
+        .chain(
+            finding
+                .affected
+                .iter()
+                .map(|a| one(&a.site, Some(&a.operation))),
+        )
+        .collect()
+}
+
+/// What places a finding: its JSON Pointer, or the text there when it has none.
+fn anchor<'a>(loc: &'a Loc, sources: &'a Sources) -> &'a str {
+    if loc.pointer.is_empty() {
+        sources[loc.file]
+            .text
+            .get(loc.span.range())
+            .unwrap_or_default()
+            .trim()
     } else {
         &loc.pointer
-    };
+    }
+}
+
+/// FNV-1a over the parts, each ended by a zero byte, as 16 hex digits.
+fn hash(parts: &[&str]) -> String {
     let mut hash: u64 = 0xcbf2_9ce4_8422_2325;
-    for part in [finding.rule, file.identity(), &operation, anchor] {
+    for part in parts {
         for byte in part.bytes().chain([0u8]) {
             hash ^= u64::from(byte);
             hash = hash.wrapping_mul(0x0000_0100_0000_01b3);

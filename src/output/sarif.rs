@@ -11,7 +11,6 @@ use serde_json::{Value, json};
 
 use super::{CheckResult, Place, fingerprint};
 use crate::finding::{Finding, Severity};
-use crate::load::Sources;
 use crate::rules::{self, RuleMeta};
 use crate::source::SourceFile;
 
@@ -53,7 +52,7 @@ pub fn render(results: &[CheckResult], root: Option<&Path>) -> Sarif {
         .flat_map(|r| {
             r.findings.iter().map(|f| {
                 let index = used.iter().position(|m| m.name == f.rule);
-                result(f, &r.sources, index, &uris)
+                result(f, r, index, &uris)
             })
         })
         .collect();
@@ -193,14 +192,20 @@ fn rule(meta: &RuleMeta) -> Value {
     })
 }
 
-fn result(finding: &Finding, sources: &Sources, rule_index: Option<usize>, uris: &Uris) -> Value {
+fn result(
+    finding: &Finding,
+    checked: &CheckResult,
+    rule_index: Option<usize>,
+    uris: &Uris,
+) -> Value {
+    let sources = &checked.sources;
     let primary = &finding.primary.loc;
     let mut value = json!({
         "ruleId": finding.rule,
         "level": level(finding.severity),
         "message": { "text": super::escape::sarif_text(&message(finding)) },
         "locations": [location(&Place::of(primary, sources), uris.of(&sources[primary.file]), None, None)],
-        "partialFingerprints": { "retrylint/v1": fingerprint(finding, sources) },
+        "partialFingerprints": { "retrylint/v2": fingerprint(finding, sources, checked.root_file) },
     });
     if let Some(index) = rule_index {
         value["ruleIndex"] = json!(index);
@@ -225,6 +230,13 @@ fn result(finding: &Finding, sources: &Sources, rule_index: Option<usize>, uris:
     }
     if let Some(op) = &finding.operation {
         value["properties"] = json!({ "operation": format!("{} {}", op.method, op.path) });
+    } else if !finding.affected.is_empty() {
+        // One result at the shared place; the operations it affects ride along.
+        let operations: Vec<String> = finding
+            .operations()
+            .map(|op| format!("{} {}", op.method, op.path))
+            .collect();
+        value["properties"] = json!({ "operations": operations });
     }
     value
 }

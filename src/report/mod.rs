@@ -236,7 +236,8 @@ pub fn build(checked: &Checked, policy: Option<String>) -> Report {
     // Findings by operation, in one pass: a large API has thousands of both.
     let mut by_operation: HashMap<(&str, &str), Vec<&Finding>> = HashMap::new();
     for f in &checked.findings {
-        if let Some(o) = &f.operation {
+        // A grouped finding counts in every operation it affects.
+        for o in f.operations() {
             by_operation
                 .entry((o.method.as_str(), o.path.as_str()))
                 .or_default()
@@ -315,7 +316,7 @@ pub fn build(checked: &Checked, policy: Option<String>) -> Report {
             policy_findings: checked
                 .findings
                 .iter()
-                .filter(|f| f.operation.is_none())
+                .filter(|f| f.about_no_operation())
                 .map(finding_report)
                 .collect(),
         },

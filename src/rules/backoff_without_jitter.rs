@@ -35,13 +35,17 @@ impl Rule for BackoffWithoutJitter {
             ),
             (None, None, None) => return,
         };
-        out.push(
-            cx.finding(
+        let finding = cx
+            .finding(
                 &Self::META,
                 "retries without jitter: after a shared failure every client retries at the same moments",
                 Label::new(loc, label),
             )
-            .help("set backoff.jitter: full (or equal, decorrelated) to spread retries out"),
-        );
+            .help("set backoff.jitter: full (or equal, decorrelated) to spread retries out");
+        out.push(cx.grouped_at_primary(
+            finding,
+            "the retries of ",
+            " wait without jitter: after a shared failure every client retries at the same moments",
+        ));
     }
 }

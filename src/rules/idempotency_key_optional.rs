@@ -33,8 +33,26 @@ impl Rule for IdempotencyKeyOptional {
             )
         .help("declare the header with `required: true` so that the contract promises deduplication")
         .related(&key.loc, "the policy relies on it here");
-        if let Some(definition) = &header.definition {
-            finding = finding.related(definition, "the shared parameter is defined here");
+        // `required: true` is added where the parameter is written: its shared
+        // definition, or the path level every method of the path inherits.
+        let shared = match &header.definition {
+            Some(definition) => Some((
+                definition.clone(),
+                format!(
+                    "the shared parameter `{}`",
+                    super::definition_name(definition, cx.run.sources)
+                ),
+            )),
+            None => cx
+                .shared_place(&header.loc)
+                .map(|at| (at, "a shared parameter".to_string())),
+        };
+        if let Some((at, named)) = shared {
+            finding = finding.shared_at(
+                Label::new(&at, format!("`{}` is optional", header.name)),
+                format!("{named} declares `{}` as optional: clients of ", header.name),
+                " that omit it get no deduplication, and the server cannot tell a retry from a new request",
+            );
         }
         out.push(finding);
     }
@@ -68,14 +86,22 @@ impl IdempotencyKeyOptional {
                 key.place.noun()
             ),
         };
-        out.push(
-            cx.finding(
+        let mut finding = cx
+            .finding(
                 &Self::META,
                 format!("declares {} as optional: clients that omit it get no deduplication, and the server cannot tell a retry from a new request", key.named()),
                 Label::new(&key.loc, format!("`{}` is optional", key.name)),
             )
             .help(help)
-            .related(named_at, "the policy relies on it here"),
-        );
+            .related(named_at, "the policy relies on it here");
+        // A body schema or a path-level parameter several operations share.
+        if let Some(at) = cx.shared_place(&key.loc) {
+            finding = finding.shared_at(
+                Label::new(&at, format!("`{}` is optional", key.name)),
+                format!("a shared {} declares `{}` as optional: clients of ", key.place.noun(), key.name),
+                " that omit it get no deduplication, and the server cannot tell a retry from a new request",
+            );
+        }
+        out.push(finding);
     }
 }

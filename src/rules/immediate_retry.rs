@@ -35,13 +35,17 @@ impl Rule for ImmediateRetry {
             ),
             (None, None, None) => return,
         };
-        out.push(
-            cx.finding(
+        let finding = cx
+            .finding(
                 &Self::META,
                 "retries immediately: a failing server gets every retry at once, while it is least able to answer",
                 Label::new(loc, label),
             )
-            .help("set backoff.base (for example 100ms) and a cap; waits grow from base to cap"),
-        );
+            .help("set backoff.base (for example 100ms) and a cap; waits grow from base to cap");
+        out.push(cx.grouped_at_primary(
+            finding,
+            "the retries of ",
+            " are sent immediately: a failing server gets every retry at once, while it is least able to answer",
+        ));
     }
 }

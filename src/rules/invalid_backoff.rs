@@ -116,7 +116,7 @@ impl Rule for InvalidBackoff {
             if let Some((loc, text)) = problem.related {
                 finding = finding.related(loc, text);
             }
-            out.push(finding);
+            out.push(cx.grouped_value(finding));
         }
     }
 }

@@ -24,14 +24,22 @@ impl Rule for KeyConflictResponseUndeclared {
         {
             return;
         }
-        out.push(
-            cx.finding(
+        let mut finding = cx
+            .finding(
                 &Self::META,
                 format!("is protected by `{}` but declares no 400, 409 or 422 response: clients cannot tell a reused or in-flight key from any other failure", key.value),
                 Label::new(&op.loc, declared_here(op)),
             )
             .help("declare 409 Conflict for a key still in flight and 422 for a key reused with another body")
-            .related(&key.loc, "the key is named here"),
-        );
+            .related(&key.loc, "the key is named here");
+        // An operation object several paths share gets the responses once.
+        if let Some(at) = cx.shared_body() {
+            finding = finding.shared_at(
+                Label::new(&at, "no 400, 409 or 422 among its responses"),
+                format!("a shared operation is protected by `{}` but declares no 400, 409 or 422 response: clients of ", key.value),
+                " cannot tell a reused or in-flight key from any other failure",
+            );
+        }
+        out.push(finding);
     }
 }

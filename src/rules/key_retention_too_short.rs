@@ -24,14 +24,21 @@ impl Rule for KeyRetentionTooShort {
         if retention.value >= deadline.value || !policy.is_retried() {
             return;
         }
-        out.push(
-            cx.finding(
+        let finding = cx
+            .finding(
                 &Self::META,
                 format!("keeps its idempotency key for {} but may retry for {}: a late retry is processed as a new request", retention.value, deadline.value),
                 Label::new(&retention.loc, format!("kept {}", retention.value)),
             )
             .help(format!("keep keys at least as long as the deadline ({}), or shorten the deadline", deadline.value))
-            .related(&deadline.loc, format!("retries may go on for {}", deadline.value)),
-        );
+            .related(&deadline.loc, format!("retries may go on for {}", deadline.value));
+        out.push(cx.grouped_at_primary(
+            finding,
+            format!(
+                "the idempotency key is kept for {} but retries may go on for {}: a late retry of ",
+                retention.value, deadline.value
+            ),
+            " is processed as a new request",
+        ));
     }
 }

@@ -20,13 +20,17 @@ impl Rule for KeyRetentionUndeclared {
         if !policy.is_retried() || p.key_retention.is_some() {
             return;
         }
-        out.push(
-            cx.finding(
+        let finding = cx
+            .finding(
                 &Self::META,
                 format!("is retried with `{}` but the policy does not say how long the server keeps keys: nothing shows the retries end before the key is forgotten", key.value),
                 Label::new(&key.loc, "no keyRetention"),
             )
-            .help("state the server's retention in idempotency.keyRetention (for example 24h)"),
-        );
+            .help("state the server's retention in idempotency.keyRetention (for example 24h)");
+        out.push(cx.grouped_at_primary(
+            finding,
+            "the retries of ",
+            format!(" send `{}` but the policy does not say how long the server keeps keys: nothing shows the retries end before the key is forgotten", key.value),
+        ));
     }
 }

@@ -27,14 +27,18 @@ impl Rule for MissingDeadline {
             return;
         }
         let op = cx.op;
-        out.push(
-            cx.finding(
+        let finding = cx
+            .finding(
                 &Self::META,
                 format!("makes up to {} attempts with no deadline: the caller cannot know how long the call may take", attempts.value),
                 Label::new(&attempts.loc, format!("{} attempts, no deadline", attempts.value)),
             )
             .help("set `deadline` (for example 10s): one budget for all attempts and the waits between them")
-            .related(&op.loc, declared_here(op)),
-        );
+            .related(&op.loc, declared_here(op));
+        out.push(cx.grouped_at_primary(
+            finding,
+            "the retries of ",
+            format!(" make up to {} attempts with no deadline: the caller cannot know how long the call may take", attempts.value),
+        ));
     }
 }

@@ -35,6 +35,7 @@ mod retry_budget_missing;
 mod retry_on_non_transient;
 mod retry_status_undeclared;
 mod route_matches_nothing;
+mod shared;
 mod side_effect_on_safe_method;
 mod status_endpoint_missing;
 mod throttle_status_undeclared;
@@ -45,6 +46,7 @@ mod unprotected_write_retry;
 mod write_without_retry_protection;
 
 use std::collections::HashMap;
+use std::sync::Arc;
 
 use crate::contract::Contract;
 use crate::finding::{Finding, Label, Severity};
@@ -187,6 +189,7 @@ pub static ALL: &[&dyn Rule] = &[
 ];
 
 pub use retry_amplification::DEFAULT_MAX_AMPLIFICATION;
+pub use shared::definition_name;
 
 /// The names of all rules.
 pub fn names() -> Vec<&'static str> {
@@ -226,6 +229,9 @@ pub struct RunContext<'a> {
     pub position_hits: &'a [usize],
     /// `GET /path`, `HEAD /path` and the operationIds of the reads, built on first use.
     pub reads: std::sync::OnceLock<std::collections::HashSet<String>>,
+    /// The operation objects several operations share (a path item or an operation
+    /// `$ref`'d from several paths), by file and pointer, built on first use.
+    pub shared_bodies: std::sync::OnceLock<std::collections::HashSet<(usize, Arc<str>)>>,
 }
 
 impl RunContext<'_> {
@@ -315,17 +321,21 @@ fn in_layer(mut finding: Finding, hop: &LayerHop<'_>, op: &Operation) -> Finding
         .filter(|other| other.loc == route.loc)
         .nth(1)
         .is_some();
-    finding.message = if finding.operation.is_none() && shared {
-        format!("{} ({}: {})", finding.message, layer.position, layer.name)
+    let about_value = finding.operation.is_none() || finding.shared.is_some();
+    let suffix = if about_value && shared {
+        format!(" ({}: {})", layer.position, layer.name)
     } else {
         format!(
-            "{} ({}: {}, route {})",
-            finding.message,
+            " ({}: {}, route {})",
             layer.position,
             layer.name,
             hop.route_text()
         )
     };
+    finding.message.push_str(&suffix);
+    if let Some(group) = finding.shared.as_deref_mut() {
+        group.after.push_str(&suffix);
+    }
     if let Some(help) = layer_help::help(finding.rule, layer.format) {
         finding.help = Some(help.to_string());
     }
@@ -340,7 +350,11 @@ fn in_layer(mut finding: Finding, hop: &LayerHop<'_>, op: &Operation) -> Finding
 
 /// Says where a value really comes from on every label whose place stands for a default.
 fn show_notes(finding: &mut Finding) {
-    for label in std::iter::once(&mut finding.primary).chain(&mut finding.related) {
+    let shared = finding.shared.as_deref_mut().map(|s| &mut s.at);
+    for label in std::iter::once(&mut finding.primary)
+        .chain(&mut finding.related)
+        .chain(shared)
+    {
         if let Some(note) = &label.loc.note
             && !label.text.contains(&**note)
         {

@@ -36,13 +36,17 @@ impl Rule for RequestIdAsIdempotencyKey {
         if !TRACING_HEADERS.contains(&lower.as_str()) {
             return;
         }
-        out.push(
-            cx.finding(
+        let finding = cx
+            .finding(
                 &Self::META,
                 format!("uses `{}` as its idempotency key: that header links logs and traces, the server does not deduplicate on it", key.value),
                 Label::new(&key.loc, format!("`{}` is a tracing header", key.value)),
             )
-            .help("name the header the server deduplicates on (such as Idempotency-Key) in idempotency.keyHeader"),
-        );
+            .help("name the header the server deduplicates on (such as Idempotency-Key) in idempotency.keyHeader");
+        out.push(cx.grouped_at_primary(
+            finding,
+            format!("`{}` is the idempotency key of ", key.value),
+            ": that header links logs and traces, the server does not deduplicate on it",
+        ));
     }
 }

@@ -46,8 +46,26 @@ impl Rule for RetryAfterHeaderUndeclared {
                         ""
                     }
                 ));
-            if let Some(definition) = definition {
-                finding = finding.related(definition, "the shared response is defined here");
+            // The header is added where the response is written: once for every operation
+            // that `$ref`s it, or in a path item several paths share.
+            let shared = match definition {
+                Some(definition) => Some((
+                    definition.clone(),
+                    format!(
+                        "the shared {code} response `{}`",
+                        super::definition_name(definition, cx.run.sources)
+                    ),
+                )),
+                None => cx
+                    .shared_place(&throttle.loc)
+                    .map(|at| (at, format!("the shared {code} response"))),
+            };
+            if let Some((at, named)) = shared {
+                finding = finding.shared_at(
+                    Label::new(&at, "no Retry-After header"),
+                    format!("{named} declares no Retry-After header: clients of "),
+                    " cannot tell when to try again",
+                );
             }
             out.push(finding);
         }

@@ -59,7 +59,11 @@ impl Rule for RetryAfterIgnored {
                     format!("the {code} response declares Retry-After here"),
                 );
             }
-            out.push(finding);
+            out.push(cx.grouped_at_primary(
+                finding,
+                "the retries of ",
+                format!(" go on after a {code} without honouring Retry-After: {why}"),
+            ));
         }
     }
 }

@@ -30,13 +30,13 @@ impl Rule for RetryAfterUnbounded {
         if !honor.value || p.retry_after_max.is_some() || !policy.is_retried() || !throttled {
             return;
         }
-        out.push(
+        let finding =
             Finding::new(
                 Self::META.name,
                 "Retry-After is honoured with no retryAfter.max: a server or proxy that asks for a long wait holds the caller for it, up to the whole deadline (or forever without one)",
                 Label::new(&honor.loc, "no upper bound"),
             )
-            .help("set retryAfter.max (for example 5s): a longer Retry-After makes the client give up at once instead"),
-        );
+            .help("set retryAfter.max (for example 5s): a longer Retry-After makes the client give up at once instead");
+        out.push(cx.grouped_value(finding));
     }
 }

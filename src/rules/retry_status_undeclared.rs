@@ -47,8 +47,8 @@ impl Rule for RetryStatusUndeclared {
             if declares(op, signal.value) {
                 continue;
             }
-            out.push(
-                cx.finding(
+            let finding = cx
+                .finding(
                 &Self::META,
                 format!("is retried on {}, a status it does not declare", signal.value),
                 Label::new(&signal.loc, format!("{} is retried here", signal.value)),
@@ -63,8 +63,15 @@ impl Rule for RetryStatusUndeclared {
                         signal.value
                     ),
                 })
-                .related(&op.loc, declared_here(op)),
-            );
+                .related(&op.loc, declared_here(op));
+            out.push(cx.grouped_at_primary(
+                finding,
+                format!(
+                    "{} is retried, but it is not among the declared responses of ",
+                    signal.value
+                ),
+                "",
+            ));
         }
     }
 }

@@ -24,8 +24,8 @@ impl Rule for ThrottleStatusUndeclared {
             return;
         }
         let op = cx.op;
-        out.push(
-            cx.finding(
+        let mut finding = cx
+            .finding(
                 &Self::META,
                 "declares neither a 429 nor a 503 response: clients cannot tell how the server asks them to slow down, nor when to come back",
                 Label::new(&op.loc, "no 429 or 503 among its responses"),
@@ -33,7 +33,15 @@ impl Rule for ThrottleStatusUndeclared {
             .help(
                 "declare the 429 and 503 responses the server sends, each with a `Retry-After` header \
                  (once, under components/responses, and `$ref` it from every operation)",
-            ),
-        );
+            );
+        // An operation object several paths share gets the responses once.
+        if let Some(at) = cx.shared_body() {
+            finding = finding.shared_at(
+                Label::new(&at, "no 429 or 503 among its responses"),
+                "a shared operation declares neither a 429 nor a 503 response: clients of ",
+                " cannot tell how the server asks them to slow down, nor when to come back",
+            );
+        }
+        out.push(finding);
     }
 }

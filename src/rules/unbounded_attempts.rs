@@ -49,6 +49,6 @@ impl Rule for UnboundedAttempts {
         {
             finding = finding.related(&set.loc, format!("the limit is {limit} here"));
         }
-        out.push(finding);
+        out.push(cx.grouped_value(finding));
     }
 }

@@ -58,7 +58,10 @@ struct Findings<'a> {
 }
 
 fn finding<'a>(f: &'a Finding, side: &Side) -> JsonFinding<'a> {
-    crate::output::json::finding(f, &side.checked.analysis.sources, &|loc| side.place(loc))
+    let analysis = &side.checked.analysis;
+    crate::output::json::finding(f, &analysis.sources, analysis.api.root_file, &|loc| {
+        side.place(loc)
+    })
 }
 
 /// Renders the document.

@@ -107,6 +107,7 @@ pub fn new_findings(diff: &Diff) -> CheckResult {
     let analysis = &head.checked.analysis;
     CheckResult {
         description: head.name.clone(),
+        root_file: analysis.api.root_file,
         sources: analysis.sources.clone(),
         operations: analysis
             .api
