@@ -130,6 +130,18 @@ fn the_demo_reports_the_shared_503_once_with_its_operations() {
     let annotations: Vec<&str> = github.stdout.lines().filter(|l| l.contains(RULE)).collect();
     assert_eq!(annotations.len(), 1, "{}", github.stdout);
     assert!(annotations[0].contains("line=259,"), "{}", annotations[0]);
+    // Its seven uses: the first five named, then how many more.
+    assert_eq!(
+        annotations[0].matches("%0Asee ").count(),
+        5,
+        "{}",
+        annotations[0]
+    );
+    assert!(
+        annotations[0].contains("%0A… and 2 more places"),
+        "{}",
+        annotations[0]
+    );
     // The readiness report shows it beside every operation it affects.
     let report = json_in(
         Path::new("."),

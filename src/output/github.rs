@@ -113,10 +113,18 @@ fn annotation(result: &CheckResult, finding: &Finding) -> String {
         message.push_str("\nhelp: ");
         message.push_str(help);
     }
-    for label in &finding.related {
+    // A grouped finding's uses are many (one per operation): the first few, then a count.
+    let shown = super::related_shown(finding);
+    for label in &finding.related[..shown] {
         let at = Place::of(&label.loc, &result.sources);
         let (file, line, column) = (at.file, at.line, at.column);
         message.push_str(&format!("\nsee {file}:{line}:{column}: {}", label.text));
+    }
+    if finding.related.len() > shown {
+        message.push_str(&format!(
+            "\n… and {} more places",
+            finding.related.len() - shown
+        ));
     }
     message.push('\n');
     message.push_str(&super::explain_hint(finding.rule));

@@ -17,9 +17,6 @@ use crate::error::{ErrorSite, InputError};
 use crate::finding::{Finding, Severity};
 use crate::source::LineIndex;
 
-/// How many related places a grouped finding shows; the machine formats carry all.
-const GROUP_PLACES_SHOWN: usize = 5;
-
 /// Renders the findings `shown` selects, then the summary line.
 pub fn render(results: &[CheckResult], color: bool, shown: Shown) -> String {
     let handler = handler(color);
@@ -85,11 +82,7 @@ fn finding_diagnostic(finding: &Finding, result: &CheckResult) -> Report {
         }],
     )];
     // A grouped finding lists a place per operation: the first few are shown.
-    let shown_related = if finding.affected.is_empty() {
-        finding.related.len()
-    } else {
-        GROUP_PLACES_SHOWN.min(finding.related.len())
-    };
+    let shown_related = super::related_shown(finding);
     let hidden = finding.related.len() - shown_related;
     for label in &finding.related[..shown_related] {
         let mark = Mark {

@@ -181,6 +181,20 @@ impl Summary {
     }
 }
 
+/// How many related places a grouped finding shows where a person reads it (human
+/// output, GitHub annotations); the machine formats carry all.
+pub const GROUP_PLACES_SHOWN: usize = 5;
+
+/// How many of a finding's related places to show a person: all, or for a grouped
+/// finding (a place per operation) the first [`GROUP_PLACES_SHOWN`].
+pub fn related_shown(finding: &Finding) -> usize {
+    if finding.affected.is_empty() {
+        finding.related.len()
+    } else {
+        GROUP_PLACES_SHOWN.min(finding.related.len())
+    }
+}
+
 /// Where a label is, in the terms every machine format uses.
 #[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
 #[serde(rename_all = "camelCase")]
