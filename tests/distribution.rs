@@ -2,17 +2,15 @@
 //! workflows, the pre-commit hooks and the README's instructions — validated against the
 //! published schemas, and the scripts run for real where the tools they use are here.
 
+mod action_support;
 mod common;
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::Command;
 
+use action_support::{have, root};
 use common::{schema_errors, scratch, yaml_file};
 use serde_json::Value;
-
-fn root() -> &'static Path {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-}
 
 #[test]
 fn the_action_validates_and_passes_every_input_to_its_scripts() {
@@ -189,111 +187,6 @@ fn look_for_revision(rev: &str) {
     }
 }
 
-/// Whether a command is on this machine.
-fn have(tool: &str) -> bool {
-    Command::new(tool).arg("--version").output().is_ok()
-}
-
-/// The folder the tests' binary is in, to put on PATH.
-fn bin_dir() -> PathBuf {
-    Path::new(env!("CARGO_BIN_EXE_retrylint"))
-        .parent()
-        .unwrap()
-        .to_path_buf()
-}
-
-fn path_with(dir: &Path) -> String {
-    format!(
-        "{}:{}",
-        dir.display(),
-        std::env::var("PATH").unwrap_or_default()
-    )
-}
-
-/// The action's check script, run in `dir` with the tests' binary on PATH.
-fn action_check(dir: &Path) -> Command {
-    let mut command = Command::new("bash");
-    command
-        .arg(root().join("action/check.sh"))
-        .current_dir(dir)
-        .env("PATH", path_with(&bin_dir()));
-    command
-}
-
-/// Asserts a run ended with `code`, showing what it printed when not; returns stdout.
-fn ended(run: &std::process::Output, code: i32) -> String {
-    let stdout = String::from_utf8_lossy(&run.stdout).into_owned();
-    assert_eq!(
-        run.status.code(),
-        Some(code),
-        "{stdout}{}",
-        String::from_utf8_lossy(&run.stderr)
-    );
-    stdout
-}
-
-#[cfg(unix)]
-#[test]
-fn the_action_check_script_writes_sarif_a_summary_and_the_exit_code() {
-    if !have("bash") {
-        eprintln!("note: no bash here; the action's check script was not run");
-        return;
-    }
-    let work = scratch("action-check");
-    let summary = work.join("summary.md");
-    let outputs = work.join("outputs");
-    let run = action_check(root())
-        .env("NO_COLOR", "1")
-        .env(
-            "INPUT_PATHS",
-            "fixtures/shop/openapi.yaml\nfixtures/contract/openapi.yaml",
-        )
-        .env("INPUT_POLICY", "")
-        .env("INPUT_FORMAT", "github")
-        .env("INPUT_FAIL_ON", "error")
-        .env("INPUT_SARIF", "true")
-        .env("INPUT_SUMMARY", "true")
-        .env("INPUT_ARGS", "--ignore backoff-without-jitter")
-        .env("RUNNER_TEMP", &work)
-        .env("GITHUB_STEP_SUMMARY", &summary)
-        .env("GITHUB_OUTPUT", &outputs)
-        .output()
-        .unwrap();
-    let stdout = ended(&run, 1);
-    assert!(stdout.starts_with("retrylint: 5 errors"), "{stdout}");
-    assert!(stdout.contains("::error file=fixtures/shop/retry-policy.yaml"));
-    assert!(
-        !stdout.contains("backoff-without-jitter"),
-        "args reach the check"
-    );
-    let outputs = std::fs::read_to_string(&outputs).unwrap();
-    assert!(outputs.contains("exit-code=1\n"), "{outputs}");
-    let sarif_file = work.join("retrylint.sarif");
-    assert!(outputs.contains(&format!("sarif-file={}\n", sarif_file.display())));
-    let sarif = std::fs::read_to_string(&sarif_file).unwrap();
-    assert!(common::sarif_errors(&sarif).is_empty());
-    let summary = std::fs::read_to_string(&summary).unwrap();
-    assert!(summary.starts_with("## retrylint"), "{summary}");
-    assert!(
-        summary.contains("| `fixtures/contract/openapi.yaml` | none |"),
-        "{summary}"
-    );
-    // A clean run exits 0; an input error exits 2.
-    let clean = action_check(root())
-        .env("INPUT_PATHS", "fixtures/contract/openapi.yaml")
-        .env("INPUT_SUMMARY", "false")
-        .env("GITHUB_OUTPUT", work.join("clean"))
-        .output()
-        .unwrap();
-    assert_eq!(clean.status.code(), Some(0));
-    let broken = action_check(root())
-        .env("INPUT_PATHS", "missing.yaml")
-        .env("INPUT_SUMMARY", "false")
-        .output()
-        .unwrap();
-    assert_eq!(broken.status.code(), Some(2));
-}
-
 #[cfg(unix)]
 #[test]
 fn the_action_installs_a_release_and_refuses_a_bad_checksum() {
@@ -425,38 +318,252 @@ fn a_release_archive_holds_the_binary_licences_completions_and_manual() {
     assert!(check.status.success());
 }
 
+/// A user's runner for the action's install script: the action checked out as a fresh
+/// clone of this repository (no tags, so no release can be found), an empty release
+/// mirror (no network), and the runner's temp folder, PATH file and outputs.
+#[cfg(unix)]
+struct Runner {
+    work: std::path::PathBuf,
+    action: std::path::PathBuf,
+}
+
+#[cfg(unix)]
+impl Runner {
+    fn new(name: &str) -> Runner {
+        let work = scratch(name);
+        let action = work.join("_actions/retrylint/retrylint/main");
+        std::fs::create_dir_all(work.join("releases")).unwrap();
+        let clone = Command::new("git")
+            .args(["clone", "--quiet", "--no-tags"])
+            .arg(root())
+            .arg(&action)
+            .output()
+            .unwrap();
+        assert!(
+            clone.status.success(),
+            "{}",
+            action_support::printed(&clone)
+        );
+        let tags = git_output(&action, &["tag", "--list"]);
+        assert_eq!(tags, "", "the clone has no tags");
+        Runner { work, action }
+    }
+
+    /// `install.sh PHASE` in a job whose temp folder is `job`, the action called at `ref`.
+    fn install(
+        &self,
+        job: &str,
+        phase: &[&str],
+        action_ref: &str,
+        path: &str,
+    ) -> std::process::Output {
+        let temp = self.work.join(job);
+        std::fs::create_dir_all(&temp).unwrap();
+        Command::new("bash")
+            .arg(root().join("action/install.sh"))
+            .args(phase)
+            .env("GITHUB_ACTION_PATH", &self.action)
+            .env("ACTION_REPOSITORY", "retrylint/retrylint")
+            .env("ACTION_REF", action_ref)
+            .env("RETRYLINT_VERSION", "")
+            .env(
+                "RETRYLINT_DOWNLOAD_BASE",
+                format!("file://{}", self.work.join("releases").display()),
+            )
+            .env("RUNNER_OS", "Linux")
+            .env("RUNNER_ARCH", "X64")
+            .env("RUNNER_TEMP", &temp)
+            .env("GITHUB_PATH", temp.join("path"))
+            .env("GITHUB_OUTPUT", temp.join("outputs"))
+            .env("PATH", path)
+            .output()
+            .unwrap()
+    }
+
+    /// A step output the job's install wrote.
+    fn output(&self, job: &str, name: &str) -> Option<String> {
+        action_support::read_or_empty(&self.work.join(job).join("outputs"))
+            .lines()
+            .rev()
+            .find_map(|line| line.strip_prefix(&format!("{name}=")).map(str::to_owned))
+    }
+
+    /// `retrylint --version` as the job's next step finds it: from the folder on GITHUB_PATH.
+    fn version_on_path(&self, job: &str) -> String {
+        let path = action_support::read_or_empty(&self.work.join(job).join("path"));
+        let dir = path.lines().last().expect("a folder was put on PATH");
+        let run = Command::new(Path::new(dir).join("retrylint"))
+            .arg("--version")
+            .output()
+            .unwrap();
+        assert!(run.status.success());
+        String::from_utf8_lossy(&run.stdout).into_owned()
+    }
+}
+
+#[cfg(unix)]
+fn git_output(dir: &Path, args: &[&str]) -> String {
+    let run = Command::new("git")
+        .args(args)
+        .current_dir(dir)
+        .output()
+        .unwrap();
+    String::from_utf8_lossy(&run.stdout).trim().to_owned()
+}
+
+/// PATH without cargo: what a job has when the Rust toolchain is not installed.
+#[cfg(unix)]
+const NO_CARGO: &str = "/usr/bin:/bin";
+
 #[cfg(unix)]
 #[test]
-fn the_action_in_diff_mode_summarises_and_fails_on_a_regression() {
-    if !have("bash") || !have("git") {
-        eprintln!("note: no bash or git here; the action's diff mode was not run");
+fn the_action_without_a_release_restores_its_cached_build_and_runs_no_cargo() {
+    if !action_support::have_all(
+        &["bash", "git", "curl", "sha256sum"],
+        "the action's install",
+    ) {
         return;
     }
-    let repo = common::repository_losing_its_key("action-diff");
-    let summary = repo.join("summary.md");
-    let run = action_check(&repo)
-        .env("INPUT_MODE", "diff")
-        .env("INPUT_BASE", "HEAD~1")
-        .env("INPUT_PATHS", "api/openapi.yaml")
-        .env("GITHUB_STEP_SUMMARY", &summary)
-        .env("GITHUB_OUTPUT", repo.join("outputs"))
+    let runner = Runner::new("action-install-cached");
+    let commit = git_output(&runner.action, &["rev-parse", "HEAD"]);
+    let lock = Command::new("sha256sum")
+        .arg(runner.action.join("Cargo.lock"))
         .output()
         .unwrap();
-    let stdout = ended(&run, 1);
-    assert!(
-        stdout.contains(
-            "::error file=api/openapi.yaml,line=5,endLine=5,title=retrylint diff key-removed::"
+    let lock = String::from_utf8_lossy(&lock.stdout)[..16].to_owned();
+    let key = format!("retrylint-Linux-X64-{commit}-{lock}");
+    let tag = format!("v{}", env!("CARGO_PKG_VERSION"));
+    // Called at a version tag with no published release, then at a branch: each looks
+    // for what it should, and hands over to the build of the action's checkout.
+    for (action_ref, said) in [
+        (tag.as_str(), format!("the release {tag}: file://")),
+        (
+            "main",
+            "no release asked for (version '', the action's ref 'main')".to_owned(),
         ),
-        "{stdout}"
+        (
+            "",
+            "no release asked for (version '', the action's ref '')".to_owned(),
+        ),
+    ] {
+        let job = format!("plan-{action_ref}");
+        let run = runner.install(&job, &["release"], action_ref, NO_CARGO);
+        assert!(run.status.success(), "{}", action_support::printed(&run));
+        assert!(
+            action_support::printed(&run).contains(&said),
+            "{}",
+            action_support::printed(&run)
+        );
+        assert_eq!(runner.output(&job, "installed").as_deref(), Some("false"));
+        assert_eq!(runner.output(&job, "cache-key"), Some(key.clone()));
+        assert_eq!(
+            runner.output(&job, "cache-path"),
+            Some(
+                runner
+                    .work
+                    .join(&job)
+                    .join("retrylint-cache")
+                    .display()
+                    .to_string()
+            )
+        );
+    }
+    // actions/cache restores the folder a build left: the binary and its key.
+    let cache = runner.work.join("job/retrylint-cache");
+    std::fs::create_dir_all(cache.join("bin")).unwrap();
+    std::fs::copy(env!("CARGO_BIN_EXE_retrylint"), cache.join("bin/retrylint")).unwrap();
+    std::fs::write(cache.join("key"), format!("{key}\n")).unwrap();
+    let run = runner.install("job", &[], &tag, NO_CARGO);
+    assert!(run.status.success(), "{}", action_support::printed(&run));
+    assert!(
+        String::from_utf8_lossy(&run.stdout)
+            .contains(&format!("using the binary built and cached for {key}")),
+        "{}",
+        action_support::printed(&run)
     );
-    let summary = std::fs::read_to_string(&summary).unwrap();
-    assert!(summary.starts_with("## retrylint diff"), "{summary}");
-    assert!(summary.contains("`key-removed`"), "{summary}");
-    // Without a base and outside a pull request, diff mode says what it needs.
-    let bare = action_check(&repo)
-        .env("INPUT_MODE", "diff")
-        .env_remove("GITHUB_BASE_REF")
+    assert_eq!(runner.output("job", "built"), None, "nothing was built");
+    assert!(runner.version_on_path("job").starts_with("retrylint "));
+    // A binary cached for another commit is not used; without cargo, one error line says
+    // everything that was tried.
+    std::fs::write(cache.join("key"), "retrylint-Linux-X64-0000-0000\n").unwrap();
+    let run = runner.install("job", &[], &tag, NO_CARGO);
+    assert_eq!(run.status.code(), Some(1));
+    let stdout = String::from_utf8_lossy(&run.stdout);
+    let errors: Vec<&str> = stdout
+        .lines()
+        .filter(|l| l.starts_with("::error"))
+        .collect();
+    assert_eq!(errors.len(), 1, "{stdout}");
+    assert!(
+        errors[0].starts_with(&format!(
+            "::error title=retrylint not installed::tried (1) the release {tag}: file://"
+        )),
+        "{}",
+        errors[0]
+    );
+    assert!(
+        errors[0].contains(&format!(
+            "; (2) building the action's checkout ({key}): no binary cached for it, and cargo is not on PATH"
+        )),
+        "{}",
+        errors[0]
+    );
+}
+
+/// Builds the action's checkout with cargo, as the first job on a runner does: slow (a
+/// release build), so it runs when RETRYLINT_TEST_SOURCE_BUILD is set, as `.ci/run` does.
+#[cfg(unix)]
+#[test]
+fn the_action_without_a_release_builds_its_checkout_once_then_restores_it() {
+    if std::env::var_os("RETRYLINT_TEST_SOURCE_BUILD").is_none() {
+        eprintln!(
+            "note: SKIPPED the action's build of its own checkout (a release build): set RETRYLINT_TEST_SOURCE_BUILD=1 to run it (.ci/run does)"
+        );
+        return;
+    }
+    if !action_support::have_all(
+        &["bash", "git", "cargo", "sha256sum"],
+        "the action's source build",
+    ) {
+        return;
+    }
+    let runner = Runner::new("action-install-source");
+    // A target folder of its own that outlives the test, so a second run is quick.
+    let target = root().join("target/action-source-build");
+    let path = std::env::var("PATH").unwrap_or_default();
+    let temp = runner.work.join("first");
+    std::fs::create_dir_all(&temp).unwrap();
+    let run = Command::new("bash")
+        .arg(root().join("action/install.sh"))
+        .env("GITHUB_ACTION_PATH", &runner.action)
+        .env("ACTION_REF", "")
+        .env("RETRYLINT_VERSION", "")
+        .env("RUNNER_OS", "Linux")
+        .env("RUNNER_ARCH", "X64")
+        .env("RUNNER_TEMP", &temp)
+        .env("GITHUB_PATH", temp.join("path"))
+        .env("GITHUB_OUTPUT", temp.join("outputs"))
+        .env("CARGO_TARGET_DIR", &target)
+        .env("PATH", &path)
         .output()
         .unwrap();
-    assert_eq!(bare.status.code(), Some(2));
+    assert!(run.status.success(), "{}", action_support::printed(&run));
+    assert_eq!(runner.output("first", "built").as_deref(), Some("true"));
+    assert!(runner.version_on_path("first").starts_with("retrylint "));
+    // The next job restores the folder the first one saved, and runs no cargo.
+    std::fs::create_dir_all(runner.work.join("second")).unwrap();
+    let restored = runner.work.join("second/retrylint-cache");
+    let copy = Command::new("cp")
+        .arg("-R")
+        .arg(temp.join("retrylint-cache"))
+        .arg(&restored)
+        .output()
+        .unwrap();
+    assert!(copy.status.success());
+    // The second job's runner temp is laid out the same way (actions/cache restores to the
+    // same path on every runner of one image): the key file inside decides.
+    let run = runner.install("second", &[], "", NO_CARGO);
+    assert!(run.status.success(), "{}", action_support::printed(&run));
+    assert!(String::from_utf8_lossy(&run.stdout).contains("using the binary built and cached for"));
+    assert!(runner.version_on_path("second").starts_with("retrylint "));
 }
