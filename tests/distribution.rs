@@ -140,21 +140,14 @@ fn the_readme_workflows_and_hooks_are_valid() {
         assert!(ids.contains(&hook["id"].as_str().unwrap()), "{hook}");
         assert!(hook.get("args").is_none(), "the hook works without args");
     }
+    // The revision is a commit (a tag moves; no version is released yet) that this
+    // repository holds, with the hooks the example names.
     let rev = repo["rev"].as_str().unwrap();
-    assert_eq!(rev, format!("v{}", env!("CARGO_PKG_VERSION")));
-    // A clone made with `--no-tags` (or a single-branch CI checkout) has no
-    // tags at all: the revision can only be looked for where tags were fetched.
-    let tags = Command::new("git")
-        .args(["tag", "--list"])
-        .current_dir(root())
-        .output()
-        .map(|out| String::from_utf8_lossy(&out.stdout).trim().to_owned())
-        .unwrap_or_default();
-    if tags.is_empty() {
-        eprintln!("note: this checkout has no tags; the tag {rev} was not looked for");
-    } else {
-        look_for_revision(rev);
-    }
+    assert!(
+        rev.len() == 40 && rev.bytes().all(|b| b.is_ascii_hexdigit()),
+        "{rev}"
+    );
+    look_for_revision(rev, &ids_of(&example_hooks(&config)));
     // Each hook's command line is one the binary takes.
     for hook in hooks.as_array().unwrap() {
         let entry = hook["entry"].as_str().unwrap();
@@ -165,25 +158,148 @@ fn the_readme_workflows_and_hooks_are_valid() {
     }
 }
 
-/// Fails unless `rev` names a commit of this checkout (when it is one).
-fn look_for_revision(rev: &str) {
-    match Command::new("git")
-        .args([
-            "rev-parse",
-            "--verify",
-            "--quiet",
-            &format!("{rev}^{{commit}}"),
-        ])
+/// The hook ids an example pre-commit configuration uses.
+fn example_hooks(config: &Value) -> Vec<Value> {
+    config["repos"][0]["hooks"]
+        .as_array()
+        .cloned()
+        .unwrap_or_default()
+}
+
+fn ids_of(hooks: &[Value]) -> Vec<String> {
+    hooks
+        .iter()
+        .filter_map(|hook| hook["id"].as_str().map(str::to_owned))
+        .collect()
+}
+
+/// Fails unless `rev` is a commit of this repository whose `.pre-commit-hooks.yaml`
+/// declares `ids` (when this is a git checkout).
+fn look_for_revision(rev: &str, ids: &[String]) {
+    if !root().join(".git").exists() {
+        eprintln!("note: not a git checkout; the revision {rev} was not looked for");
+        return;
+    }
+    let hooks = Command::new("git")
+        .args(["show", &format!("{rev}:.pre-commit-hooks.yaml")])
         .current_dir(root())
         .output()
-    {
-        Ok(out) if Path::new(root()).join(".git").exists() => {
+        .unwrap();
+    let shallow = Command::new("git")
+        .args(["rev-parse", "--is-shallow-repository"])
+        .current_dir(root())
+        .output()
+        .map(|out| String::from_utf8_lossy(&out.stdout).trim() == "true")
+        .unwrap_or(false);
+    if !hooks.status.success() && shallow {
+        eprintln!("note: a shallow clone; the revision {rev} was not looked for");
+        return;
+    }
+    assert!(
+        hooks.status.success(),
+        "the commit {rev} is in this repository, with hooks: {}",
+        String::from_utf8_lossy(&hooks.stderr)
+    );
+    let declared = ids_of(
+        yaml(&String::from_utf8_lossy(&hooks.stdout))
+            .as_array()
+            .unwrap(),
+    );
+    for id in ids {
+        assert!(declared.contains(id), "{id} at {rev}");
+    }
+}
+
+/// Each `uses:` of a workflow, the action or a README example, with its line.
+fn uses_lines(text: &str) -> Vec<&str> {
+    text.lines()
+        .map(str::trim_start)
+        .filter_map(|line| {
+            line.strip_prefix("- uses: ")
+                .or(line.strip_prefix("uses: "))
+        })
+        .collect()
+}
+
+#[test]
+fn every_action_used_is_pinned_to_a_commit_with_its_version() {
+    let mut files = vec!["action.yml".to_owned(), "README.md".to_owned()];
+    for entry in std::fs::read_dir(root().join(".github/workflows")).unwrap() {
+        let name = entry.unwrap().file_name().to_string_lossy().into_owned();
+        files.push(format!(".github/workflows/{name}"));
+    }
+    let mut checked = 0;
+    for file in &files {
+        let text = std::fs::read_to_string(root().join(file)).unwrap();
+        for uses in uses_lines(&text) {
+            // This repository's own action: the checkout under test, or the README's
+            // `@main` (a commit of it is the pinned form, which the README says).
+            let own = uses.split(" #").next().unwrap_or(uses).trim();
+            if own == "./" || own == "retrylint/retrylint@main" {
+                continue;
+            }
+            let (reference, comment) = uses.split_once(" # ").unwrap_or((uses, ""));
+            let (_, commit) = reference.split_once('@').unwrap_or((reference, ""));
             assert!(
-                out.status.success(),
-                "the tag {rev} exists in this repository"
-            )
+                commit.len() == 40 && commit.bytes().all(|b| b.is_ascii_hexdigit()),
+                "{file}: {uses} is pinned to a commit"
+            );
+            assert!(comment.starts_with('v'), "{file}: {uses} names its version");
+            checked += 1;
         }
-        _ => eprintln!("note: not a git checkout; the tag {rev} was not looked for"),
+    }
+    assert!(checked >= 10, "{checked}");
+    // Every checkout leaves no credentials behind for later steps.
+    for file in &files[2..] {
+        let text = std::fs::read_to_string(root().join(file)).unwrap();
+        assert_eq!(
+            text.matches("actions/checkout@").count(),
+            text.matches("persist-credentials: false").count(),
+            "{file}"
+        );
+    }
+}
+
+#[test]
+fn no_install_instruction_names_a_tag_that_does_not_exist() {
+    for file in [
+        "README.md",
+        "action.yml",
+        ".pre-commit-hooks.yaml",
+        "Dockerfile",
+    ] {
+        let text = std::fs::read_to_string(root().join(file)).unwrap();
+        for pin in [
+            "retrylint@v",
+            "--tag v",
+            "rev: v",
+            "releases/download/v",
+            "version=v",
+        ] {
+            for (at, _) in text.match_indices(pin) {
+                let tag: String = text[at + pin.len() - 1..]
+                    .chars()
+                    .take_while(|c| c.is_ascii_alphanumeric() || matches!(c, '.' | '-'))
+                    .collect();
+                if !tag[1..].starts_with(|c: char| c.is_ascii_digit()) {
+                    continue; // a placeholder such as vX.Y.Z
+                }
+                let exists = Command::new("git")
+                    .args([
+                        "rev-parse",
+                        "--verify",
+                        "--quiet",
+                        &format!("refs/tags/{tag}"),
+                    ])
+                    .current_dir(root())
+                    .output()
+                    .is_ok_and(|out| out.status.success());
+                assert!(
+                    exists,
+                    "{file} pins {tag}, which is not a tag of this repository"
+                );
+            }
+        }
     }
 }
 
