@@ -329,6 +329,14 @@ impl FakeApi {
         }
     }
 
+    /// Points a command at this API, past any proxy.
+    fn serve(&self, command: &mut Command) {
+        command
+            .env("GITHUB_API_URL", &self.url)
+            .env("NO_PROXY", "127.0.0.1")
+            .env("no_proxy", "127.0.0.1");
+    }
+
     /// The requests made so far.
     fn requests(&self) -> Vec<Value> {
         read_or_empty(&self.log)
@@ -358,17 +366,16 @@ fn the_action_comments_on_the_pull_request_once_and_updates_that_comment() {
     let work = scratch("action-comment");
     let api = FakeApi::start(&work);
     let comment = |repository: &str, number: &str, summary: &Path| {
-        action_check(root())
+        let mut check = action_check(root());
+        api.serve(&mut check);
+        check
             .env("INPUT_PATHS", "fixtures/shop/openapi.yaml")
             .env("INPUT_COMMENT", "true")
             .env("INPUT_GITHUB_TOKEN", "test-token")
             .env("PULL_REQUEST_NUMBER", number)
             .env("GITHUB_REPOSITORY", repository)
-            .env("GITHUB_API_URL", &api.url)
             .env("GITHUB_STEP_SUMMARY", summary)
             .env("RUNNER_TEMP", &work)
-            .env("NO_PROXY", "127.0.0.1")
-            .env("no_proxy", "127.0.0.1")
             .output()
             .unwrap()
     };
@@ -448,16 +455,15 @@ fn the_comment_script_adds_the_marker_only_when_the_markdown_lacks_it() {
     )
     .unwrap();
     for _ in 0..2 {
-        let run = Command::new("bash")
+        let mut script = Command::new("bash");
+        api.serve(&mut script);
+        let run = script
             .arg(root().join("action/comment.sh"))
             .arg(&markdown)
             .env("PULL_REQUEST_NUMBER", "3")
             .env("GITHUB_REPOSITORY", "o/r")
-            .env("GITHUB_API_URL", &api.url)
             .env("INPUT_GITHUB_TOKEN", "t")
             .env("RUNNER_TEMP", &work)
-            .env("NO_PROXY", "127.0.0.1")
-            .env("no_proxy", "127.0.0.1")
             .output()
             .unwrap();
         ended(&run, 0);

@@ -466,16 +466,11 @@ impl Runner {
     }
 
     /// `install.sh PHASE` in a job whose temp folder is `job`, the action called at `ref`.
-    fn install(
-        &self,
-        job: &str,
-        phase: &[&str],
-        action_ref: &str,
-        path: &str,
-    ) -> std::process::Output {
+    fn command(&self, job: &str, phase: &[&str], action_ref: &str, path: &str) -> Command {
         let temp = self.work.join(job);
         std::fs::create_dir_all(&temp).unwrap();
-        Command::new("bash")
+        let mut command = Command::new("bash");
+        command
             .arg(root().join("action/install.sh"))
             .args(phase)
             .env("GITHUB_ACTION_PATH", &self.action)
@@ -491,9 +486,18 @@ impl Runner {
             .env("RUNNER_TEMP", &temp)
             .env("GITHUB_PATH", temp.join("path"))
             .env("GITHUB_OUTPUT", temp.join("outputs"))
-            .env("PATH", path)
-            .output()
-            .unwrap()
+            .env("PATH", path);
+        command
+    }
+
+    fn install(
+        &self,
+        job: &str,
+        phase: &[&str],
+        action_ref: &str,
+        path: &str,
+    ) -> std::process::Output {
+        self.command(job, phase, action_ref, path).output().unwrap()
     }
 
     /// A step output the job's install wrote.
@@ -647,20 +651,9 @@ fn the_action_without_a_release_builds_its_checkout_once_then_restores_it() {
     // A target folder of its own that outlives the test, so a second run is quick.
     let target = root().join("target/action-source-build");
     let path = std::env::var("PATH").unwrap_or_default();
-    let temp = runner.work.join("first");
-    std::fs::create_dir_all(&temp).unwrap();
-    let run = Command::new("bash")
-        .arg(root().join("action/install.sh"))
-        .env("GITHUB_ACTION_PATH", &runner.action)
-        .env("ACTION_REF", "")
-        .env("RETRYLINT_VERSION", "")
-        .env("RUNNER_OS", "Linux")
-        .env("RUNNER_ARCH", "X64")
-        .env("RUNNER_TEMP", &temp)
-        .env("GITHUB_PATH", temp.join("path"))
-        .env("GITHUB_OUTPUT", temp.join("outputs"))
+    let run = runner
+        .command("first", &[], "", &path)
         .env("CARGO_TARGET_DIR", &target)
-        .env("PATH", &path)
         .output()
         .unwrap();
     assert!(run.status.success(), "{}", action_support::printed(&run));
@@ -671,7 +664,7 @@ fn the_action_without_a_release_builds_its_checkout_once_then_restores_it() {
     let restored = runner.work.join("second/retrylint-cache");
     let copy = Command::new("cp")
         .arg("-R")
-        .arg(temp.join("retrylint-cache"))
+        .arg(runner.work.join("first/retrylint-cache"))
         .arg(&restored)
         .output()
         .unwrap();
