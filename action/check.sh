@@ -23,6 +23,9 @@ here="$(cd "$(dirname "$0")" && pwd)"
 
 outputs="${GITHUB_OUTPUT:-/dev/null}"
 temp="${RUNNER_TEMP:-/tmp}"
+# The token is for the comment alone: retrylint never sees it.
+token="${INPUT_GITHUB_TOKEN:-}"
+unset INPUT_GITHUB_TOKEN
 
 # An input error of the action: said once, and the step ends with 2.
 input_error() {
@@ -134,7 +137,7 @@ echo "exit-code=$code" >> "$outputs"
 
 if [ "$comment" = true ]; then
   if [ -s "$markdown" ]; then
-    bash "$here/comment.sh" "$markdown"
+    INPUT_GITHUB_TOKEN="$token" bash "$here/comment.sh" "$markdown"
   else
     echo "retrylint: no Markdown to comment with (the check stopped on an input error)"
   fi

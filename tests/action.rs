@@ -365,10 +365,28 @@ fn the_action_comments_on_the_pull_request_once_and_updates_that_comment() {
     }
     let work = scratch("action-comment");
     let api = FakeApi::start(&work);
+    // retrylint, seen through a wrapper that notes the environment it was given.
+    let wrapper = work.join("wrapper");
+    std::fs::create_dir_all(&wrapper).unwrap();
+    std::fs::write(
+        wrapper.join("retrylint"),
+        format!(
+            "#!/bin/sh\nenv >> '{}'\nexec '{}' \"$@\"\n",
+            work.join("seen-by-retrylint").display(),
+            env!("CARGO_BIN_EXE_retrylint")
+        ),
+    )
+    .unwrap();
+    std::fs::set_permissions(
+        wrapper.join("retrylint"),
+        std::os::unix::fs::PermissionsExt::from_mode(0o755),
+    )
+    .unwrap();
     let comment = |repository: &str, number: &str, summary: &Path| {
         let mut check = action_check(root());
         api.serve(&mut check);
         check
+            .env("PATH", action_support::path_with(&wrapper))
             .env("INPUT_PATHS", "fixtures/shop/openapi.yaml")
             .env("INPUT_COMMENT", "true")
             .env("INPUT_GITHUB_TOKEN", "test-token")
@@ -412,6 +430,10 @@ fn the_action_comments_on_the_pull_request_once_and_updates_that_comment() {
         body.contains("6 errors, 8 warnings in 8 operations"),
         "{body}"
     );
+    // The token went to the API alone, never to retrylint.
+    let seen = read_or_empty(&work.join("seen-by-retrylint"));
+    assert!(seen.contains("INPUT_PATHS="), "the wrapper ran");
+    assert!(!seen.contains("test-token"), "{seen}");
     // The next push edits that comment: no second one.
     let run = comment("o/r", "7", &work.join("summary-2.md"));
     let stdout = ended(&run, 1);
