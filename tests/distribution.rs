@@ -2,17 +2,15 @@
 //! workflows, the pre-commit hooks and the README's instructions — validated against the
 //! published schemas, and the scripts run for real where the tools they use are here.
 
+mod action_support;
 mod common;
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::Command;
 
+use action_support::{have, root};
 use common::{schema_errors, scratch, yaml_file};
 use serde_json::Value;
-
-fn root() -> &'static Path {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-}
 
 #[test]
 fn the_action_validates_and_passes_every_input_to_its_scripts() {
@@ -142,21 +140,14 @@ fn the_readme_workflows_and_hooks_are_valid() {
         assert!(ids.contains(&hook["id"].as_str().unwrap()), "{hook}");
         assert!(hook.get("args").is_none(), "the hook works without args");
     }
+    // The revision is a commit (a tag moves; no version is released yet) that this
+    // repository holds, with the hooks the example names.
     let rev = repo["rev"].as_str().unwrap();
-    assert_eq!(rev, format!("v{}", env!("CARGO_PKG_VERSION")));
-    // A clone made with `--no-tags` (or a single-branch CI checkout) has no
-    // tags at all: the revision can only be looked for where tags were fetched.
-    let tags = Command::new("git")
-        .args(["tag", "--list"])
-        .current_dir(root())
-        .output()
-        .map(|out| String::from_utf8_lossy(&out.stdout).trim().to_owned())
-        .unwrap_or_default();
-    if tags.is_empty() {
-        eprintln!("note: this checkout has no tags; the tag {rev} was not looked for");
-    } else {
-        look_for_revision(rev);
-    }
+    assert!(
+        rev.len() == 40 && rev.bytes().all(|b| b.is_ascii_hexdigit()),
+        "{rev}"
+    );
+    look_for_revision(rev, &ids_of(&example_hooks(&config)));
     // Each hook's command line is one the binary takes.
     for hook in hooks.as_array().unwrap() {
         let entry = hook["entry"].as_str().unwrap();
@@ -167,134 +158,149 @@ fn the_readme_workflows_and_hooks_are_valid() {
     }
 }
 
-/// Fails unless `rev` names a commit of this checkout (when it is one).
-fn look_for_revision(rev: &str) {
-    match Command::new("git")
-        .args([
-            "rev-parse",
-            "--verify",
-            "--quiet",
-            &format!("{rev}^{{commit}}"),
-        ])
-        .current_dir(root())
-        .output()
-    {
-        Ok(out) if Path::new(root()).join(".git").exists() => {
-            assert!(
-                out.status.success(),
-                "the tag {rev} exists in this repository"
-            )
-        }
-        _ => eprintln!("note: not a git checkout; the tag {rev} was not looked for"),
-    }
+/// The hook ids an example pre-commit configuration uses.
+fn example_hooks(config: &Value) -> Vec<Value> {
+    config["repos"][0]["hooks"]
+        .as_array()
+        .cloned()
+        .unwrap_or_default()
 }
 
-/// Whether a command is on this machine.
-fn have(tool: &str) -> bool {
-    Command::new(tool).arg("--version").output().is_ok()
+fn ids_of(hooks: &[Value]) -> Vec<String> {
+    hooks
+        .iter()
+        .filter_map(|hook| hook["id"].as_str().map(str::to_owned))
+        .collect()
 }
 
-/// The folder the tests' binary is in, to put on PATH.
-fn bin_dir() -> PathBuf {
-    Path::new(env!("CARGO_BIN_EXE_retrylint"))
-        .parent()
-        .unwrap()
-        .to_path_buf()
-}
-
-fn path_with(dir: &Path) -> String {
-    format!(
-        "{}:{}",
-        dir.display(),
-        std::env::var("PATH").unwrap_or_default()
-    )
-}
-
-/// The action's check script, run in `dir` with the tests' binary on PATH.
-fn action_check(dir: &Path) -> Command {
-    let mut command = Command::new("bash");
-    command
-        .arg(root().join("action/check.sh"))
-        .current_dir(dir)
-        .env("PATH", path_with(&bin_dir()));
-    command
-}
-
-/// Asserts a run ended with `code`, showing what it printed when not; returns stdout.
-fn ended(run: &std::process::Output, code: i32) -> String {
-    let stdout = String::from_utf8_lossy(&run.stdout).into_owned();
-    assert_eq!(
-        run.status.code(),
-        Some(code),
-        "{stdout}{}",
-        String::from_utf8_lossy(&run.stderr)
-    );
-    stdout
-}
-
-#[cfg(unix)]
-#[test]
-fn the_action_check_script_writes_sarif_a_summary_and_the_exit_code() {
-    if !have("bash") {
-        eprintln!("note: no bash here; the action's check script was not run");
+/// Fails unless `rev` is a commit of this repository whose `.pre-commit-hooks.yaml`
+/// declares `ids` (when this is a git checkout).
+fn look_for_revision(rev: &str, ids: &[String]) {
+    if !root().join(".git").exists() {
+        eprintln!("note: not a git checkout; the revision {rev} was not looked for");
         return;
     }
-    let work = scratch("action-check");
-    let summary = work.join("summary.md");
-    let outputs = work.join("outputs");
-    let run = action_check(root())
-        .env("NO_COLOR", "1")
-        .env(
-            "INPUT_PATHS",
-            "fixtures/shop/openapi.yaml\nfixtures/contract/openapi.yaml",
-        )
-        .env("INPUT_POLICY", "")
-        .env("INPUT_FORMAT", "github")
-        .env("INPUT_FAIL_ON", "error")
-        .env("INPUT_SARIF", "true")
-        .env("INPUT_SUMMARY", "true")
-        .env("INPUT_ARGS", "--ignore backoff-without-jitter")
-        .env("RUNNER_TEMP", &work)
-        .env("GITHUB_STEP_SUMMARY", &summary)
-        .env("GITHUB_OUTPUT", &outputs)
+    let hooks = Command::new("git")
+        .args(["show", &format!("{rev}:.pre-commit-hooks.yaml")])
+        .current_dir(root())
         .output()
         .unwrap();
-    let stdout = ended(&run, 1);
-    assert!(stdout.starts_with("retrylint: 5 errors"), "{stdout}");
-    assert!(stdout.contains("::error file=fixtures/shop/retry-policy.yaml"));
-    assert!(
-        !stdout.contains("backoff-without-jitter"),
-        "args reach the check"
-    );
-    let outputs = std::fs::read_to_string(&outputs).unwrap();
-    assert!(outputs.contains("exit-code=1\n"), "{outputs}");
-    let sarif_file = work.join("retrylint.sarif");
-    assert!(outputs.contains(&format!("sarif-file={}\n", sarif_file.display())));
-    let sarif = std::fs::read_to_string(&sarif_file).unwrap();
-    assert!(common::sarif_errors(&sarif).is_empty());
-    let summary = std::fs::read_to_string(&summary).unwrap();
-    assert!(
-        summary.starts_with("<!-- retrylint-comment -->\n## retrylint\n"),
-        "{summary}"
-    );
-    assert!(
-        summary.contains("| `fixtures/contract/openapi.yaml` | none |"),
-        "{summary}"
-    );
-    // A clean run exits 0; an input error exits 2.
-    let clean = action_check(root())
-        .env("INPUT_PATHS", "fixtures/contract/openapi.yaml")
-        .env("INPUT_SUMMARY", "false")
-        .env("GITHUB_OUTPUT", work.join("clean"))
+    let shallow = Command::new("git")
+        .args(["rev-parse", "--is-shallow-repository"])
+        .current_dir(root())
         .output()
-        .unwrap();
-    assert_eq!(clean.status.code(), Some(0));
-    let broken = action_check(root())
-        .env("INPUT_PATHS", "missing.yaml")
-        .env("INPUT_SUMMARY", "false")
-        .output()
-        .unwrap();
-    assert_eq!(broken.status.code(), Some(2));
+        .map(|out| String::from_utf8_lossy(&out.stdout).trim() == "true")
+        .unwrap_or(false);
+    if !hooks.status.success() && shallow {
+        eprintln!("note: a shallow clone; the revision {rev} was not looked for");
+        return;
+    }
+    assert!(
+        hooks.status.success(),
+        "the commit {rev} is in this repository, with hooks: {}",
+        String::from_utf8_lossy(&hooks.stderr)
+    );
+    let declared = ids_of(
+        yaml(&String::from_utf8_lossy(&hooks.stdout))
+            .as_array()
+            .unwrap(),
+    );
+    for id in ids {
+        assert!(declared.contains(id), "{id} at {rev}");
+    }
+}
+
+/// Each `uses:` of a workflow, the action or a README example, with its line.
+fn uses_lines(text: &str) -> Vec<&str> {
+    text.lines()
+        .map(str::trim_start)
+        .filter_map(|line| {
+            line.strip_prefix("- uses: ")
+                .or(line.strip_prefix("uses: "))
+        })
+        .collect()
+}
+
+#[test]
+fn every_action_used_is_pinned_to_a_commit_with_its_version() {
+    let mut files = vec!["action.yml".to_owned(), "README.md".to_owned()];
+    for entry in std::fs::read_dir(root().join(".github/workflows")).unwrap() {
+        let name = entry.unwrap().file_name().to_string_lossy().into_owned();
+        files.push(format!(".github/workflows/{name}"));
+    }
+    let mut checked = 0;
+    for file in &files {
+        let text = std::fs::read_to_string(root().join(file)).unwrap();
+        for uses in uses_lines(&text) {
+            // This repository's own action: the checkout under test, or the README's
+            // `@main` (a commit of it is the pinned form, which the README says).
+            let own = uses.split(" #").next().unwrap_or(uses).trim();
+            if own == "./" || own == "retrylint/retrylint@main" {
+                continue;
+            }
+            let (reference, comment) = uses.split_once(" # ").unwrap_or((uses, ""));
+            let (_, commit) = reference.split_once('@').unwrap_or((reference, ""));
+            assert!(
+                commit.len() == 40 && commit.bytes().all(|b| b.is_ascii_hexdigit()),
+                "{file}: {uses} is pinned to a commit"
+            );
+            assert!(comment.starts_with('v'), "{file}: {uses} names its version");
+            checked += 1;
+        }
+    }
+    assert!(checked >= 10, "{checked}");
+    // Every checkout leaves no credentials behind for later steps.
+    for file in &files[2..] {
+        let text = std::fs::read_to_string(root().join(file)).unwrap();
+        assert_eq!(
+            text.matches("actions/checkout@").count(),
+            text.matches("persist-credentials: false").count(),
+            "{file}"
+        );
+    }
+}
+
+#[test]
+fn no_install_instruction_names_a_tag_that_does_not_exist() {
+    for file in [
+        "README.md",
+        "action.yml",
+        ".pre-commit-hooks.yaml",
+        "Dockerfile",
+    ] {
+        let text = std::fs::read_to_string(root().join(file)).unwrap();
+        for pin in [
+            "retrylint@v",
+            "--tag v",
+            "rev: v",
+            "releases/download/v",
+            "version=v",
+        ] {
+            for (at, _) in text.match_indices(pin) {
+                let tag: String = text[at + pin.len() - 1..]
+                    .chars()
+                    .take_while(|c| c.is_ascii_alphanumeric() || matches!(c, '.' | '-'))
+                    .collect();
+                if !tag[1..].starts_with(|c: char| c.is_ascii_digit()) {
+                    continue; // a placeholder such as vX.Y.Z
+                }
+                let exists = Command::new("git")
+                    .args([
+                        "rev-parse",
+                        "--verify",
+                        "--quiet",
+                        &format!("refs/tags/{tag}"),
+                    ])
+                    .current_dir(root())
+                    .output()
+                    .is_ok_and(|out| out.status.success());
+                assert!(
+                    exists,
+                    "{file} pins {tag}, which is not a tag of this repository"
+                );
+            }
+        }
+    }
 }
 
 #[cfg(unix)]
@@ -426,43 +432,4 @@ fn a_release_archive_holds_the_binary_licences_completions_and_manual() {
         .output()
         .unwrap();
     assert!(check.status.success());
-}
-
-#[cfg(unix)]
-#[test]
-fn the_action_in_diff_mode_summarises_and_fails_on_a_regression() {
-    if !have("bash") || !have("git") {
-        eprintln!("note: no bash or git here; the action's diff mode was not run");
-        return;
-    }
-    let repo = common::repository_losing_its_key("action-diff");
-    let summary = repo.join("summary.md");
-    let run = action_check(&repo)
-        .env("INPUT_MODE", "diff")
-        .env("INPUT_BASE", "HEAD~1")
-        .env("INPUT_PATHS", "api/openapi.yaml")
-        .env("GITHUB_STEP_SUMMARY", &summary)
-        .env("GITHUB_OUTPUT", repo.join("outputs"))
-        .output()
-        .unwrap();
-    let stdout = ended(&run, 1);
-    assert!(
-        stdout.contains(
-            "::error file=api/openapi.yaml,line=5,endLine=5,title=retrylint diff key-removed::"
-        ),
-        "{stdout}"
-    );
-    let summary = std::fs::read_to_string(&summary).unwrap();
-    assert!(
-        summary.starts_with("<!-- retrylint-comment -->\n## retrylint diff\n"),
-        "{summary}"
-    );
-    assert!(summary.contains("`key-removed`"), "{summary}");
-    // Without a base and outside a pull request, diff mode says what it needs.
-    let bare = action_check(&repo)
-        .env("INPUT_MODE", "diff")
-        .env_remove("GITHUB_BASE_REF")
-        .output()
-        .unwrap();
-    assert_eq!(bare.status.code(), Some(2));
 }
