@@ -336,9 +336,12 @@ pub fn analyze_layers(
         .enumerate()
         .map(|(index, op)| {
             let client = effective.get(index);
+            let contract = contracts.get(index);
             bound.per_operation[index]
                 .iter()
-                .map(|(layer, binding)| bound.effective(*layer, binding.route, op, client))
+                .map(|(layer, binding)| {
+                    bound.effective(*layer, binding.route, op, client, contract)
+                })
                 .collect()
         })
         .collect();
