@@ -61,8 +61,10 @@ pub struct CheckArgs {
     /// The folder SARIF artifact URIs are relative to [default: the current folder].
     #[arg(long, value_name = "DIR")]
     sarif_root: Option<PathBuf>,
-    /// Skip named files that are not OpenAPI or Swagger descriptions instead of
-    /// refusing them (for hooks that pass every changed YAML and JSON file).
+    /// For hooks that pass every changed YAML and JSON file: a named retry policy checks
+    /// the descriptions beside it that read it, a named proxy, gateway or mesh file checks
+    /// every description of the repository with it, and other files that are not OpenAPI
+    /// or Swagger descriptions are skipped instead of refused; notes say what was checked.
     #[arg(long)]
     skip_non_descriptions: bool,
     /// Report what the change since this git revision does to the retry contract (as
@@ -141,12 +143,36 @@ pub fn run(args: CheckArgs) -> Outcome {
     }
     let load = args.input.load_options();
     let given = load_given(&args.input.policy, &load).map_err(|e| vec![e])?;
+    // A hook's changed files: descriptions, and the policies and layers they read.
+    let handed_over = if args.skip_non_descriptions {
+        let plan = super::changed::plan(&args.specs, &given, &load).map_err(|e| vec![e])?;
+        if !args.quiet {
+            for note in &plan.notes {
+                eprintln!("note: {note}");
+            }
+        }
+        Some(plan)
+    } else {
+        None
+    };
+    let mut layer_files = given.layer_files;
+    // Whether a note already said why nothing may be left to check.
+    let explained = handed_over.as_ref().is_some_and(|p| !p.notes.is_empty());
+    let specs = match handed_over {
+        Some(plan) => {
+            layer_files.extend(plan.layer_files);
+            plan.descriptions
+        }
+        None => {
+            crate::load::discover::descriptions(&args.specs, false, &load).map_err(|e| vec![e])?
+        }
+    };
     let options = CheckOptions {
         load,
         select: args.select,
         ignore: args.ignore,
         layers: LayerInputs {
-            files: given.layer_files,
+            files: layer_files,
             hosts: args.input.hosts.clone(),
         },
     };
@@ -162,13 +188,12 @@ pub fn run(args: CheckArgs) -> Outcome {
             .with_help("drop --statistics, or use --format human, concise or json"),
         ]);
     }
-    let specs =
-        crate::load::discover::descriptions(&args.specs, args.skip_non_descriptions, &options.load)
-            .map_err(|e| vec![e])?;
     if specs.is_empty() {
         // Only files that are not descriptions were named (a hook's changed files).
-        if !args.quiet {
-            eprintln!("note: none of the named files is an OpenAPI or Swagger description");
+        if !args.quiet && !explained {
+            eprintln!(
+                "note: none of the named files is an OpenAPI or Swagger description, or a policy or layer file one reads"
+            );
         }
         return Ok(ExitCode::SUCCESS);
     }

@@ -2,6 +2,7 @@
 //! (`crate::cli`) parses the arguments and dispatches here.
 
 pub mod catalogue;
+mod changed;
 pub mod check;
 pub mod diff;
 pub mod init;

@@ -1,0 +1,251 @@
+//! The pre-commit hook's command, `check --skip-non-descriptions FILES…`: a change to a
+//! policy or a layer file alone checks the descriptions it applies to, and says so.
+
+mod common;
+
+use common::{git, json_findings, retrylint_in, scratch};
+use std::path::{Path, PathBuf};
+
+const SPEC: &str = "openapi: 3.0.3
+info: {title: Orders, version: '1'}
+servers: [{url: 'http://orders.prod.svc.cluster.local'}]
+paths:
+  /orders:
+    post:
+      operationId: createOrder
+      parameters:
+        - {name: Idempotency-Key, in: header, required: true, schema: {type: string}}
+      responses:
+        '201': {description: created}
+        '409': {description: key reused}
+        '503': {description: unavailable, headers: {Retry-After: {schema: {type: integer}}}}
+";
+
+const POLICY: &str = "version: 1
+defaults:
+  maxAttempts: 3
+  deadline: 10s
+  perAttemptTimeout: 2s
+  backoff: {base: 100ms, cap: 2s, jitter: full}
+  retryOn: [503, connect-failure, timeout]
+  retryAfter: {honor: true, max: 2s}
+operations:
+  createOrder:
+    idempotency: {keyHeader: Idempotency-Key, keyRetention: 24h}
+    onUnknownOutcome: retry-same-key
+";
+
+/// An Istio route that retries `POST /payments` (another service's write) on 5xx.
+const PAYMENTS_MESH: &str = "apiVersion: networking.istio.io/v1
+kind: VirtualService
+metadata: {name: payments, namespace: prod}
+spec:
+  hosts: [payments.prod.svc.cluster.local]
+  http:
+  - name: all
+    timeout: 10s
+    retries: {attempts: 2, perTryTimeout: 3s, retryOn: 5xx}
+    route: [{destination: {host: payments.prod.svc.cluster.local}}]
+";
+
+fn write(dir: &Path, name: &str, text: &str) {
+    let path = dir.join(name);
+    std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+    std::fs::write(path, text).unwrap();
+}
+
+/// A repository of two services, each a description with its policy beside it, a mesh
+/// folder, and other YAML a hook hands over too (a Compose file, a Helm template).
+fn repository(name: &str) -> PathBuf {
+    let dir = scratch(name);
+    git(&dir, &["init", "-q"]);
+    write(&dir, "orders/openapi.yaml", SPEC);
+    write(&dir, "orders/retry-policy.yaml", POLICY);
+    let payments = SPEC
+        .replace("orders", "payments")
+        .replace("createOrder", "createPayment")
+        .replace(
+            "Idempotency-Key, in: header, required: true",
+            "X-Trace, in: header, required: false",
+        );
+    write(&dir, "payments/openapi.yaml", &payments);
+    write(&dir, "mesh/payments.yaml", PAYMENTS_MESH);
+    write(
+        &dir,
+        "compose.yaml",
+        "version: '3.8'\nservices: {web: {image: nginx}}\n",
+    );
+    write(
+        &dir,
+        "chart/templates/deploy.yaml",
+        "metadata:\n  name: {{ .Release.Name }}\n",
+    );
+    git(&dir, &["add", "."]);
+    git(&dir, &["commit", "-q", "-m", "base"]);
+    dir
+}
+
+/// `check --skip-non-descriptions --format json FILES…` in `dir`.
+fn hook(dir: &Path, files: &[&str]) -> common::Run {
+    let mut args = vec!["check", "--skip-non-descriptions", "--format", "json"];
+    args.extend(files);
+    retrylint_in(dir, &args)
+}
+
+/// The description each finding is about, and the rule, as `rule @ file:line`.
+fn findings(run: &common::Run) -> Vec<String> {
+    json_findings(&run.stdout)
+        .iter()
+        .map(|f| {
+            let at = &f["location"];
+            format!(
+                "{} @ {}:{}",
+                f["rule"].as_str().unwrap(),
+                at["file"].as_str().unwrap(),
+                at["line"]
+            )
+        })
+        .collect()
+}
+
+/// The descriptions the findings point into (at their primary or related locations).
+fn checked(run: &common::Run) -> Vec<String> {
+    let mut names: Vec<String> = json_findings(&run.stdout)
+        .iter()
+        .flat_map(|f| {
+            common::finding_files(f)
+                .into_iter()
+                .map(String::from)
+                .collect::<Vec<_>>()
+        })
+        .filter(|file| file.ends_with("openapi.yaml"))
+        .collect();
+    names.sort();
+    names.dedup();
+    names
+}
+
+#[test]
+fn a_policy_changed_alone_checks_the_description_beside_it() {
+    let dir = repository("hook-policy");
+    // Clean before the change.
+    let before = hook(&dir, &["orders/retry-policy.yaml"]);
+    assert_eq!(before.code, 0, "{}", before.transcript());
+    assert!(
+        before.stderr.contains(
+            "note: orders/retry-policy.yaml changed: checking orders/openapi.yaml beside it"
+        ),
+        "{}",
+        before.stderr
+    );
+    write(
+        &dir,
+        "orders/retry-policy.yaml",
+        &POLICY.replace("jitter: full", "jitter: none"),
+    );
+    let run = hook(
+        &dir,
+        &[
+            "orders/retry-policy.yaml",
+            "compose.yaml",
+            "chart/templates/deploy.yaml",
+        ],
+    );
+    assert_eq!(run.code, 1, "{}", run.transcript());
+    assert_eq!(
+        findings(&run),
+        vec!["backoff-without-jitter @ orders/retry-policy.yaml:6"]
+    );
+}
+
+#[test]
+fn a_policy_is_recognised_by_its_shape_and_one_nothing_reads_checks_nothing() {
+    let dir = repository("hook-policy-shape");
+    let loose = POLICY.replace("jitter: full", "jitter: none");
+    write(&dir, "policies/client.yaml", &loose);
+    // Named otherwise, no description reads it: said so, nothing checked.
+    let run = hook(&dir, &["policies/client.yaml"]);
+    assert_eq!(run.code, 0, "{}", run.transcript());
+    assert!(
+        run.stderr
+            .contains("policies/client.yaml changed: a retry policy no description reads"),
+        "{}",
+        run.stderr
+    );
+    // The policy the hook's arguments name with -p: every description is checked with it.
+    let run = hook(
+        &dir,
+        &["-p", "policies/client.yaml", "policies/client.yaml"],
+    );
+    assert_eq!(run.code, 1, "{}", run.transcript());
+    assert!(
+        run.stderr.contains("policies/client.yaml changed, the policy -p names: checking every description under `.`"),
+        "{}",
+        run.stderr
+    );
+    assert!(
+        findings(&run).contains(&"backoff-without-jitter @ policies/client.yaml:6".to_string()),
+        "{:?}",
+        findings(&run)
+    );
+    // A versioned file of another tool is not a policy.
+    let run = hook(&dir, &["compose.yaml"]);
+    assert_eq!(run.code, 0, "{}", run.transcript());
+    assert!(run.stdout.is_empty(), "{}", run.stdout);
+}
+
+#[test]
+fn a_layer_file_changed_alone_checks_every_description_with_it() {
+    let dir = repository("hook-layer");
+    let run = hook(&dir, &["mesh/payments.yaml", "compose.yaml"]);
+    assert_eq!(run.code, 1, "{}", run.transcript());
+    assert!(
+        run.stderr.contains(
+            "note: mesh/payments.yaml changed, retry settings of a proxy, gateway or mesh: checking every description under `.` (orders/openapi.yaml and payments/openapi.yaml)"
+        ),
+        "{}",
+        run.stderr
+    );
+    // The mesh serves payments only: its write retry is reported at the route.
+    let found = findings(&run);
+    assert!(
+        found.contains(&"unprotected-write-retry @ mesh/payments.yaml:9".to_string()),
+        "{found:?}"
+    );
+    assert!(!found.iter().any(|f| f.contains("orders/")), "{found:?}");
+    assert_eq!(checked(&run), vec!["payments/openapi.yaml"]);
+
+    // Handed over twice (also named with -p), the layer counts once.
+    let with_p = hook(&dir, &["-p", "mesh/payments.yaml", "mesh/payments.yaml"]);
+    assert_eq!(findings(&with_p), found);
+
+    // A layer file with a bad value is refused, as with -p.
+    write(
+        &dir,
+        "mesh/payments.yaml",
+        &PAYMENTS_MESH.replace("attempts: 2", "attempts: many"),
+    );
+    let bad = hook(&dir, &["mesh/payments.yaml"]);
+    assert_eq!(bad.code, 2, "{}", bad.transcript());
+}
+
+#[test]
+fn files_that_nothing_reads_are_still_skipped() {
+    let dir = repository("hook-other");
+    let run = hook(&dir, &["compose.yaml", "chart/templates/deploy.yaml"]);
+    assert_eq!(run.code, 0, "{}", run.transcript());
+    assert!(run.stdout.is_empty());
+    assert!(
+        run.stderr.contains("none of the named files"),
+        "{}",
+        run.stderr
+    );
+}
+
+/// The hook as pre-commit declares it runs the command the tests above run.
+#[test]
+fn the_declared_hook_is_the_command_tested() {
+    let hooks = common::yaml_file(".pre-commit-hooks.yaml");
+    let entry = hooks[0]["entry"].as_str().unwrap();
+    assert_eq!(entry, "retrylint check --skip-non-descriptions");
+}
