@@ -85,10 +85,11 @@ fn every_rule_page_example_fires_its_rule_and_only_the_rules_it_names() {
                         "retry-policy.yaml",
                         "-p",
                         "layer.yaml",
+                        "--show-infos",
                     ],
                 )
             }
-            None => retrylint_in(&work, &["check", "openapi.yaml"]),
+            None => retrylint_in(&work, &["check", "openapi.yaml", "--show-infos"]),
         };
         assert_ne!(
             run.code,

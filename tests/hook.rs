@@ -201,23 +201,47 @@ fn a_layer_file_changed_alone_checks_every_description_with_it() {
     assert_eq!(run.code, 1, "{}", run.transcript());
     assert!(
         run.stderr.contains(
-            "note: mesh/payments.yaml changed, retry settings of a proxy, gateway or mesh: checking every description under `.` (orders/openapi.yaml and payments/openapi.yaml)"
+            "note: mesh/payments.yaml changed, retry settings of a proxy, gateway or mesh: checking every description under `.` (orders/openapi.yaml and payments/openapi.yaml), each layer where it serves the description's hosts"
         ),
         "{}",
         run.stderr
     );
-    // The mesh serves payments only: its write retry is reported at the route.
+    // The mesh serves payments only: its write retry is reported at the route, and the
+    // orders description it does not serve is not told that the mesh serves nothing.
     let found = findings(&run);
     assert!(
         found.contains(&"unprotected-write-retry @ mesh/payments.yaml:9".to_string()),
         "{found:?}"
     );
+    assert!(
+        !found.iter().any(|f| f.starts_with("route-matches-nothing")),
+        "{found:?}"
+    );
     assert!(!found.iter().any(|f| f.contains("orders/")), "{found:?}");
     assert_eq!(checked(&run), vec!["payments/openapi.yaml"]);
+    assert!(!run.stderr.contains("serves none"), "{}", run.stderr);
 
-    // Handed over twice (also named with -p), the layer counts once.
+    // Also named with -p, the layer counts once, as -p applies it (to every description).
     let with_p = hook(&dir, &["-p", "mesh/payments.yaml", "mesh/payments.yaml"]);
-    assert_eq!(findings(&with_p), found);
+    let twice = findings(&with_p);
+    let at_route = |f: &&String| *f == "unprotected-write-retry @ mesh/payments.yaml:9";
+    assert_eq!(twice.iter().filter(at_route).count(), 1, "{twice:?}");
+
+    // A mesh file for hosts no description names: said after the run.
+    write(
+        &dir,
+        "mesh/billing.yaml",
+        &PAYMENTS_MESH.replace("payments.prod", "billing.prod"),
+    );
+    let unserved = hook(&dir, &["mesh/billing.yaml"]);
+    assert_eq!(unserved.code, 0, "{}", unserved.transcript());
+    assert!(
+        unserved.stderr.contains(
+            "note: mesh/billing.yaml serves none of the descriptions checked (by their servers, the policy's service.hosts and --host): its retries were not checked"
+        ),
+        "{}",
+        unserved.stderr
+    );
 
     // A layer file with a bad value is refused, as with -p.
     write(

@@ -474,7 +474,16 @@ fn an_envoy_method_guard_keeps_writes_from_being_retried() {
 fn a_gateway_api_retry_budget_for_the_service_satisfies_retry_budget_missing() {
     let budget = "fixtures/layers/gateway/payments-retry-budget.yaml";
     let fired = |extra: &[&str]| {
-        let mut args = vec!["check", DEMO, "-p", DEMO_POLICY, "-p", DEMO_DEPLOY];
+        // retry-budget-missing is an info: shown on request.
+        let mut args = vec![
+            "check",
+            DEMO,
+            "-p",
+            DEMO_POLICY,
+            "-p",
+            DEMO_DEPLOY,
+            "--show-infos",
+        ];
         args.extend_from_slice(extra);
         fired_rules(&retrylint(&args).stdout)
     };

@@ -12,9 +12,11 @@
 //! - a layer file (a proxy's, gateway's or mesh's retry settings, as `-p` reads them)
 //!   applies to every description of the repository: those a search of the repository's
 //!   folder finds, as `check DIR` finds them, each checked with the layer as if given with
-//!   `-p` (a layer binds only to the descriptions whose servers or hosts it serves). The
-//!   repository's folder is `--root`, else the git work tree around the current folder,
-//!   else the current folder;
+//!   `-p`, but only where it serves the description's hosts (its servers, the policy's
+//!   `service.hosts`, `--host`): a mesh file of one service is not reported as serving
+//!   nothing for every other service's description. A layer file that serves none of them
+//!   is said to be so after the run. The repository's folder is `--root`, else the git
+//!   work tree around the current folder, else the current folder;
 //! - any other file is skipped, as before.
 //!
 //! Each choice is said in a note on standard error, with the files it checks.
@@ -119,7 +121,7 @@ pub fn plan(
             format!("{why}: no description under `{shown}`, nothing checked for it")
         } else {
             format!(
-                "{why}: checking every description under `{shown}` ({})",
+                "{why}: checking every description under `{shown}` ({}), each layer where it serves the description's hosts",
                 list(&found)
             )
         });
@@ -158,6 +160,25 @@ fn repository(options: &LoadOptions) -> Result<PathBuf, InputError> {
             None => root.dir.clone(),
         },
     )
+}
+
+/// The notes for the changed layer files of `plan` that served no description checked,
+/// once the check has run.
+pub fn unserved_notes(layer_files: &[LayerFile]) -> Vec<String> {
+    layer_files
+        .iter()
+        .filter(|f| {
+            f.served
+                .as_ref()
+                .is_some_and(|s| !s.load(std::sync::atomic::Ordering::Relaxed))
+        })
+        .map(|f| {
+            format!(
+                "{} serves none of the descriptions checked (by their servers, the policy's service.hosts and --host): its retries were not checked",
+                terminal(&f.file.name())
+            )
+        })
+        .collect()
 }
 
 /// `a.yaml, b.yaml and c.yaml`, or the first three and how many more.

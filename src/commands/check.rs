@@ -50,6 +50,11 @@ pub struct CheckArgs {
     /// Show only errors and the summary line (and no notes on standard error).
     #[arg(short, long)]
     quiet: bool,
+    /// Show info findings in human and concise output, and annotate them in github
+    /// output; without it (or --fail-on info) only the summary line counts them. The
+    /// other formats hold every finding.
+    #[arg(long)]
+    show_infos: bool,
     /// Show how many findings each rule reported instead of the findings (human,
     /// concise or json).
     #[arg(long)]
@@ -81,6 +86,7 @@ pub struct CheckArgs {
             "write_baseline",
             "statistics",
             "max_findings",
+            "show_infos",
             "sarif_root",
             "skip_non_descriptions",
         ]
@@ -158,8 +164,10 @@ pub fn run(args: CheckArgs) -> Outcome {
     let mut layer_files = given.layer_files;
     // Whether a note already said why nothing may be left to check.
     let explained = handed_over.as_ref().is_some_and(|p| !p.notes.is_empty());
+    let mut handed_over_layers = Vec::new();
     let specs = match handed_over {
         Some(plan) => {
+            handed_over_layers.clone_from(&plan.layer_files);
             layer_files.extend(plan.layer_files);
             plan.descriptions
         }
@@ -214,6 +222,9 @@ pub fn run(args: CheckArgs) -> Outcome {
     }
     if !args.quiet {
         contract_only_notice(&results);
+        for note in super::changed::unserved_notes(&handed_over_layers) {
+            eprintln!("note: {note}");
+        }
     }
     if let Some(path) = &args.write_baseline {
         let count = baseline::write(path, &results).map_err(|e| vec![e])?;
@@ -231,6 +242,7 @@ pub fn run(args: CheckArgs) -> Outcome {
     let color = args.output.is_none() && crate::output::color::stdout();
     let shown = Shown {
         errors_only: args.quiet,
+        infos: args.show_infos || args.fail_on.fails(crate::finding::Severity::Info),
         max: args.max_findings,
     };
     if args.max_findings.is_some()
@@ -261,7 +273,9 @@ pub fn run(args: CheckArgs) -> Outcome {
             }
             sarif.text
         }
-        Format::Github => github::render(&results, args.fail_on, args.max_findings),
+        Format::Github => {
+            github::render(&results, args.fail_on, args.max_findings, args.show_infos)
+        }
         Format::Gitlab => gitlab::render(&results),
         Format::Junit => junit::render(&results, args.fail_on),
         Format::Markdown => markdown::render(&results, args.max_findings),

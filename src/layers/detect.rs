@@ -23,6 +23,11 @@ pub struct LayerFile {
     /// Whether the file was found by walking a folder (then Kubernetes files of no known
     /// kind are skipped instead of refused).
     pub walked: bool,
+    /// Set for a file a hook handed over (`check --skip-non-descriptions`) and applied to
+    /// every description of the repository: its layers then apply only to the
+    /// descriptions they serve (the others are not reported as served by nothing), and
+    /// the flag records whether any description was served.
+    pub served: Option<Arc<std::sync::atomic::AtomicBool>>,
 }
 
 /// What one `-p` file is.
@@ -185,6 +190,7 @@ pub fn detect(path: &Path, walked: bool, options: &LoadOptions) -> Result<Detect
         let layer_file = LayerFile {
             file: Arc::new(file),
             walked,
+            served: None,
         };
         // Read it once now, so a bad value is reported before any description is checked.
         import(&layer_file, 0)?;
@@ -194,6 +200,7 @@ pub fn detect(path: &Path, walked: bool, options: &LoadOptions) -> Result<Detect
         return Ok(Detected::Parents(LayerFile {
             file: Arc::new(file),
             walked,
+            served: None,
         }));
     }
     // A folder holds other files too: other Kubernetes objects, values files, descriptions.
@@ -260,7 +267,13 @@ pub fn handed_over(path: &Path, options: &LoadOptions) -> Result<HandedOver, Inp
     }
     // Read as a file of a walked `-p` folder: a file of no kind retrylint reads is no error.
     Ok(match detect(path, true, options)? {
-        Detected::Layers(file) | Detected::Parents(file) => HandedOver::Layers(LayerFile {
+        Detected::Layers(file) => HandedOver::Layers(LayerFile {
+            walked: false,
+            served: Some(Arc::default()),
+            ..file
+        }),
+        // No routes of its own: it says who implements the routes of the other files.
+        Detected::Parents(file) => HandedOver::Layers(LayerFile {
             walked: false,
             ..file
         }),
