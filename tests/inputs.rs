@@ -114,7 +114,12 @@ fn a_stdin_filename_outside_the_root_does_not_move_it() {
 #[test]
 fn standard_input_without_a_name_is_called_dash() {
     let dir = scratch("stdin-bare");
-    let run = retrylint_with(&dir, &["check", "-", "--format", "concise"], &[], SPEC);
+    let run = retrylint_with(
+        &dir,
+        &["check", "-", "--format", "concise", "--show-infos"],
+        &[],
+        SPEC,
+    );
     assert_eq!(run.code, 0, "{}", run.stderr);
     assert!(
         run.stdout
