@@ -85,14 +85,19 @@ pub fn scratch(name: &str) -> std::path::PathBuf {
 }
 
 /// Writes the layer files `files` (name, text) into `dir`, then checks `openapi.yaml`
-/// there against them, each given with `-p`, for the service host `p`.
+/// there against them, each given with `-p`, for the service host `p`, infos shown (the
+/// rules that fire are what is tested).
 pub fn check_layers(dir: &Path, files: &[(&str, &str)]) -> Run {
     let mut args = vec!["check".to_string(), "openapi.yaml".to_string()];
     for (name, text) in files {
         std::fs::write(dir.join(name), text).expect("written");
         args.extend(["-p".to_string(), (*name).to_string()]);
     }
-    args.extend(["--host".to_string(), "p".to_string()]);
+    args.extend([
+        "--host".to_string(),
+        "p".to_string(),
+        "--show-infos".to_string(),
+    ]);
     let args: Vec<&str> = args.iter().map(String::as_str).collect();
     retrylint_in(dir, &args)
 }
