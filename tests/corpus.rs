@@ -46,7 +46,7 @@ fn policy_file(name: &str, text: &str) -> PathBuf {
     path
 }
 
-/// `retrylint check SPEC -p POLICY --format FORMAT`.
+/// `retrylint check SPEC -p POLICY --format FORMAT --show-infos` (every finding counted).
 fn check(spec: &Path, policy: &Path, format: &str) -> common::Run {
     common::retrylint(&[
         "check",
@@ -55,6 +55,7 @@ fn check(spec: &Path, policy: &Path, format: &str) -> common::Run {
         policy.to_str().unwrap(),
         "--format",
         format,
+        "--show-infos",
     ])
 }
 
