@@ -91,11 +91,17 @@ fn the_readme_shows_the_numbers_the_demo_prints() {
     let check = retrylint(&["check", DEMO, "-p", DEMO_POLICY, "-p", DEMO_DEPLOY]);
     // Every line the README quotes from the demo's output is in the real output.
     let quoted: Vec<&str> = section
-        .split("```text\n")
+        .split("```console\n")
         .skip(1)
         .filter_map(|block| block.split("\n```").next())
         .flat_map(str::lines)
-        .filter(|l| !l.trim().is_empty() && !l.starts_with('$') && !l.contains('…'))
+        // Not the commands (`$ …` and their continuations), not the elisions.
+        .filter(|l| {
+            !l.trim().is_empty()
+                && !l.starts_with('$')
+                && !l.starts_with("  -p ")
+                && !l.contains('…')
+        })
         .collect();
     assert!(quoted.len() >= 5, "the section quotes the demo's output");
     for line in quoted {

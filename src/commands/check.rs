@@ -19,7 +19,7 @@ use crate::output::{
 
 #[derive(Debug, Args)]
 pub struct CheckArgs {
-    /// OpenAPI 3.0/3.1 or Swagger 2.0 descriptions (YAML or JSON); a folder is searched
+    /// OpenAPI 3.0, 3.1 or 3.2, or Swagger 2.0 descriptions (YAML or JSON); a folder is searched
     /// for descriptions (honouring .gitignore), a quoted glob is expanded, `-` reads
     /// standard input.
     #[arg(required = true, value_name = "SPEC")]
