@@ -3,50 +3,9 @@
 
 mod common;
 
-use common::{git, json_findings, retrylint_in, scratch};
+use common::orders::{HEADER_KEY, POLICY, description, mesh};
+use common::{git, json_findings, retrylint_in, rule_places, scratch};
 use std::path::{Path, PathBuf};
-
-const SPEC: &str = "openapi: 3.0.3
-info: {title: Orders, version: '1'}
-servers: [{url: 'http://orders.prod.svc.cluster.local'}]
-paths:
-  /orders:
-    post:
-      operationId: createOrder
-      parameters:
-        - {name: Idempotency-Key, in: header, required: true, schema: {type: string}}
-      responses:
-        '201': {description: created}
-        '409': {description: key reused}
-        '503': {description: unavailable, headers: {Retry-After: {schema: {type: integer}}}}
-";
-
-const POLICY: &str = "version: 1
-defaults:
-  maxAttempts: 3
-  deadline: 10s
-  perAttemptTimeout: 2s
-  backoff: {base: 100ms, cap: 2s, jitter: full}
-  retryOn: [503, connect-failure, timeout]
-  retryAfter: {honor: true, max: 2s}
-operations:
-  createOrder:
-    idempotency: {keyHeader: Idempotency-Key, keyRetention: 24h}
-    onUnknownOutcome: retry-same-key
-";
-
-/// An Istio route that retries `POST /payments` (another service's write) on 5xx.
-const PAYMENTS_MESH: &str = "apiVersion: networking.istio.io/v1
-kind: VirtualService
-metadata: {name: payments, namespace: prod}
-spec:
-  hosts: [payments.prod.svc.cluster.local]
-  http:
-  - name: all
-    timeout: 10s
-    retries: {attempts: 2, perTryTimeout: 3s, retryOn: 5xx}
-    route: [{destination: {host: payments.prod.svc.cluster.local}}]
-";
 
 fn write(dir: &Path, name: &str, text: &str) {
     let path = dir.join(name);
@@ -59,17 +18,20 @@ fn write(dir: &Path, name: &str, text: &str) {
 fn repository(name: &str) -> PathBuf {
     let dir = scratch(name);
     git(&dir, &["init", "-q"]);
-    write(&dir, "orders/openapi.yaml", SPEC);
+    write(
+        &dir,
+        "orders/openapi.yaml",
+        &description("orders", Some(HEADER_KEY)),
+    );
     write(&dir, "orders/retry-policy.yaml", POLICY);
-    let payments = SPEC
-        .replace("orders", "payments")
-        .replace("createOrder", "createPayment")
-        .replace(
-            "Idempotency-Key, in: header, required: true",
-            "X-Trace, in: header, required: false",
-        );
-    write(&dir, "payments/openapi.yaml", &payments);
-    write(&dir, "mesh/payments.yaml", PAYMENTS_MESH);
+    // Payments sends a tracing header, no key; the mesh in front of it retries 5xx.
+    let trace = "{name: X-Trace, in: header, required: false, schema: {type: string}}";
+    write(
+        &dir,
+        "payments/openapi.yaml",
+        &description("payments", Some(trace)),
+    );
+    write(&dir, "mesh/payments.yaml", &mesh("payments"));
     write(
         &dir,
         "compose.yaml",
@@ -92,19 +54,11 @@ fn hook(dir: &Path, files: &[&str]) -> common::Run {
     retrylint_in(dir, &args)
 }
 
-/// The description each finding is about, and the rule, as `rule @ file:line`.
+/// Each finding as `rule @ file:line`.
 fn findings(run: &common::Run) -> Vec<String> {
-    json_findings(&run.stdout)
-        .iter()
-        .map(|f| {
-            let at = &f["location"];
-            format!(
-                "{} @ {}:{}",
-                f["rule"].as_str().unwrap(),
-                at["file"].as_str().unwrap(),
-                at["line"]
-            )
-        })
+    rule_places(&json_findings(&run.stdout))
+        .into_iter()
+        .map(|(rule, at)| format!("{rule} @ {at}"))
         .collect()
 }
 
@@ -228,11 +182,7 @@ fn a_layer_file_changed_alone_checks_every_description_with_it() {
     assert_eq!(twice.iter().filter(at_route).count(), 1, "{twice:?}");
 
     // A mesh file for hosts no description names: said after the run.
-    write(
-        &dir,
-        "mesh/billing.yaml",
-        &PAYMENTS_MESH.replace("payments.prod", "billing.prod"),
-    );
+    write(&dir, "mesh/billing.yaml", &mesh("billing"));
     let unserved = hook(&dir, &["mesh/billing.yaml"]);
     assert_eq!(unserved.code, 0, "{}", unserved.transcript());
     assert!(
@@ -247,7 +197,7 @@ fn a_layer_file_changed_alone_checks_every_description_with_it() {
     write(
         &dir,
         "mesh/payments.yaml",
-        &PAYMENTS_MESH.replace("attempts: 2", "attempts: many"),
+        &mesh("payments").replace("attempts: 2", "attempts: many"),
     );
     let bad = hook(&dir, &["mesh/payments.yaml"]);
     assert_eq!(bad.code, 2, "{}", bad.transcript());

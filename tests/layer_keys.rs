@@ -3,63 +3,15 @@
 
 mod common;
 
-use common::{git, json_findings, retrylint_in, scratch};
+use common::orders::{HEADER_KEY, POLICY, description, mesh};
+use common::{git, json_findings, retrylint_in, rule_places, scratch};
 use std::path::Path;
-
-const POLICY: &str = "version: 1
-defaults:
-  maxAttempts: 3
-  deadline: 10s
-  perAttemptTimeout: 2s
-  backoff: {base: 100ms, cap: 2s, jitter: full}
-  retryOn: [503, connect-failure, timeout]
-  retryAfter: {honor: true, max: 2s}
-operations:
-  createOrder:
-    idempotency: {keyHeader: Idempotency-Key, keyRetention: 24h}
-    onUnknownOutcome: retry-same-key
-";
-
-/// An Istio route that retries every request on 5xx, `POST /orders` included.
-const MESH: &str = "apiVersion: networking.istio.io/v1
-kind: VirtualService
-metadata: {name: orders, namespace: prod}
-spec:
-  hosts: [orders.prod.svc.cluster.local]
-  http:
-  - name: all
-    timeout: 10s
-    retries: {attempts: 2, perTryTimeout: 3s, retryOn: 5xx}
-    route: [{destination: {host: orders.prod.svc.cluster.local}}]
-";
-
-/// `POST /orders`, taking `key` (a parameter in flow style) when there is one.
-fn description(key: Option<&str>) -> String {
-    let parameters = key.map_or(String::new(), |k| format!("      parameters: [{k}]\n"));
-    format!(
-        "openapi: 3.0.3
-info: {{title: Orders, version: '1'}}
-servers: [{{url: 'http://orders.prod.svc.cluster.local'}}]
-paths:
-  /orders:
-    post:
-      operationId: createOrder
-{parameters}      responses:
-        '201': {{description: created}}
-        '409': {{description: key reused}}
-        '503': {{description: unavailable, headers: {{Retry-After: {{schema: {{type: integer}}}}}}}}
-"
-    )
-}
-
-const HEADER_KEY: &str =
-    "{name: Idempotency-Key, in: header, required: true, schema: {type: string}}";
 
 /// Writes the description, the policy beside it and the mesh route into `dir`.
 fn write(dir: &Path, key: Option<&str>) {
-    std::fs::write(dir.join("openapi.yaml"), description(key)).unwrap();
+    std::fs::write(dir.join("openapi.yaml"), description("orders", key)).unwrap();
     std::fs::write(dir.join("retry-policy.yaml"), POLICY).unwrap();
-    std::fs::write(dir.join("vs.yaml"), MESH).unwrap();
+    std::fs::write(dir.join("vs.yaml"), mesh("orders")).unwrap();
 }
 
 /// `(rule, file:line)` of every finding of `check openapi.yaml -p vs.yaml` in `dir`.
@@ -69,16 +21,7 @@ fn findings(dir: &Path) -> Vec<(String, String)> {
         &["check", "openapi.yaml", "-p", "vs.yaml", "--format", "json"],
     );
     assert!(run.code == 0 || run.code == 1, "{}", run.transcript());
-    json_findings(&run.stdout)
-        .iter()
-        .map(|f| {
-            let at = &f["location"];
-            (
-                f["rule"].as_str().unwrap().to_string(),
-                format!("{}:{}", at["file"].as_str().unwrap(), at["line"]),
-            )
-        })
-        .collect()
+    rule_places(&json_findings(&run.stdout))
 }
 
 fn has(found: &[(String, String)], rule: &str, at: &str) -> bool {
@@ -158,7 +101,7 @@ fn a_pull_request_that_removes_the_key_shows_the_mesh_retry_as_new() {
     write(&dir, Some(HEADER_KEY));
     git(&dir, &["add", "."]);
     git(&dir, &["commit", "-q", "-m", "base"]);
-    std::fs::write(dir.join("openapi.yaml"), description(None)).unwrap();
+    std::fs::write(dir.join("openapi.yaml"), description("orders", None)).unwrap();
     git(&dir, &["commit", "-q", "-am", "the key is dropped"]);
 
     let run = retrylint_in(
@@ -176,18 +119,7 @@ fn a_pull_request_that_removes_the_key_shows_the_mesh_retry_as_new() {
     );
     assert_eq!(run.code, 1, "{}", run.transcript());
     let doc: serde_json::Value = serde_json::from_str(&run.stdout).unwrap();
-    let new: Vec<(String, String)> = doc["findings"]["new"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|f| {
-            let at = &f["location"];
-            (
-                f["rule"].as_str().unwrap().to_string(),
-                format!("{}:{}", at["file"].as_str().unwrap(), at["line"]),
-            )
-        })
-        .collect();
+    let new = rule_places(doc["findings"]["new"].as_array().unwrap());
     assert!(has(&new, "unprotected-write-retry", "vs.yaml:9"), "{new:?}");
     assert!(
         has(&new, "idempotency-key-undeclared", "retry-policy.yaml:11"),

@@ -481,15 +481,8 @@ fn a_gateway_api_retry_budget_for_the_service_satisfies_retry_budget_missing() {
     let budget = "fixtures/layers/gateway/payments-retry-budget.yaml";
     let fired = |extra: &[&str]| {
         // retry-budget-missing is an info: shown on request.
-        let mut args = vec![
-            "check",
-            DEMO,
-            "-p",
-            DEMO_POLICY,
-            "-p",
-            DEMO_DEPLOY,
-            "--show-infos",
-        ];
+        let mut args = vec!["check", DEMO, "-p", DEMO_POLICY, "-p", DEMO_DEPLOY];
+        args.push("--show-infos");
         args.extend_from_slice(extra);
         fired_rules(&retrylint(&args).stdout)
     };

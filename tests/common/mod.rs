@@ -317,6 +317,84 @@ pub fn repository_losing_its_key(name: &str) -> std::path::PathBuf {
     dir
 }
 
+/// `(rule, "file:line")` of each JSON finding: the rule and where it points.
+pub fn rule_places(findings: &[serde_json::Value]) -> Vec<(String, String)> {
+    findings
+        .iter()
+        .map(|f| {
+            let at = &f["location"];
+            (
+                f["rule"].as_str().unwrap_or_default().to_string(),
+                format!("{}:{}", at["file"].as_str().unwrap_or_default(), at["line"]),
+            )
+        })
+        .collect()
+}
+
+/// An orders service behind an Istio mesh: `POST /orders`, and a client policy that sends
+/// `Idempotency-Key` and retries on 503 and timeouts.
+pub mod orders {
+    pub const POLICY: &str = "version: 1
+defaults:
+  maxAttempts: 3
+  deadline: 10s
+  perAttemptTimeout: 2s
+  backoff: {base: 100ms, cap: 2s, jitter: full}
+  retryOn: [503, connect-failure, timeout]
+  retryAfter: {honor: true, max: 2s}
+operations:
+  createOrder:
+    idempotency: {keyHeader: Idempotency-Key, keyRetention: 24h}
+    onUnknownOutcome: retry-same-key
+";
+
+    /// The idempotency key as a required header parameter, in flow style.
+    pub const HEADER_KEY: &str =
+        "{name: Idempotency-Key, in: header, required: true, schema: {type: string}}";
+
+    /// `POST /orders` of the service `service` (`orders`), taking the parameter `key` when
+    /// there is one.
+    pub fn description(service: &str, key: Option<&str>) -> String {
+        let parameters = key.map_or(String::new(), |k| format!("      parameters: [{k}]\n"));
+        let operation = if service == "orders" {
+            "createOrder".to_string()
+        } else {
+            format!("create-{service}")
+        };
+        format!(
+            "openapi: 3.0.3
+info: {{title: {service}, version: '1'}}
+servers: [{{url: 'http://{service}.prod.svc.cluster.local'}}]
+paths:
+  /{service}:
+    post:
+      operationId: {operation}
+{parameters}      responses:
+        '201': {{description: created}}
+        '409': {{description: key reused}}
+        '503': {{description: unavailable, headers: {{Retry-After: {{schema: {{type: integer}}}}}}}}
+"
+        )
+    }
+
+    /// An Istio route that retries every request to `service` on 5xx (the retries at line 9).
+    pub fn mesh(service: &str) -> String {
+        format!(
+            "apiVersion: networking.istio.io/v1
+kind: VirtualService
+metadata: {{name: {service}, namespace: prod}}
+spec:
+  hosts: [{service}.prod.svc.cluster.local]
+  http:
+  - name: all
+    timeout: 10s
+    retries: {{attempts: 2, perTryTimeout: 3s, retryOn: 5xx}}
+    route: [{{destination: {{host: {service}.prod.svc.cluster.local}}}}]
+"
+        )
+    }
+}
+
 /// `(rule, "METHOD /path")` of every finding of a JSON document.
 pub fn rule_operations(doc: &serde_json::Value) -> Vec<(String, String)> {
     doc["findings"]
