@@ -182,13 +182,13 @@ pub fn unserved_notes(layer_files: &[LayerFile]) -> Vec<String> {
 }
 
 /// `a.yaml, b.yaml and c.yaml`, or the first three and how many more.
-pub fn list(paths: &[PathBuf]) -> String {
+fn list(paths: &[PathBuf]) -> String {
     let names: Vec<String> = paths.iter().map(|p| path_text(p)).collect();
     names_list(&names)
 }
 
 /// Names for a sentence: all of them up to three, else the first three and how many more.
-pub fn names_list(names: &[String]) -> String {
+fn names_list(names: &[String]) -> String {
     const SHOWN: usize = 3;
     let escaped: Vec<String> = names
         .iter()
