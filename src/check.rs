@@ -298,8 +298,13 @@ pub fn analyze_layers(
     }
     let mut layers = Vec::new();
     let parents = crate::layers::gateway::Parents::read(inputs.files.iter().map(|f| &*f.file));
+    // Files a hook handed over apply only where they serve (see `LayerFile::served`).
+    let mut where_served = Vec::new();
     for file in &inputs.files {
         let id = loader.add(file.file.clone());
+        if let Some(served) = &file.served {
+            where_served.push((id, served));
+        }
         layers.extend(crate::layers::detect::import_with(file, id, &parents)?);
     }
     let root = loader.load_root(path)?;
@@ -312,7 +317,6 @@ pub fn analyze_layers(
     let contracts = contract::derive(&api, &KeyHeaders::new(key_headers));
     layers.extend(crate::layers::speakeasy::import(&api, &sources)?);
     let settings = policy.map(|p| &p.layers);
-    let position_hits = place_layers(&mut layers, settings, &sources);
     let hosts = settings
         .map(|s| s.hosts.iter().map(|h| h.value.clone()).collect::<Vec<_>>())
         .unwrap_or_default();
@@ -320,6 +324,17 @@ pub fn analyze_layers(
         &api.servers,
         hosts.into_iter().chain(inputs.hosts.iter().cloned()),
     );
+    layers.retain(|layer| {
+        let Some((_, served)) = where_served.iter().find(|(id, _)| *id == layer.loc.file) else {
+            return true;
+        };
+        let serves = service.served_by(layer);
+        if serves {
+            served.store(true, std::sync::atomic::Ordering::Relaxed);
+        }
+        serves
+    });
+    let position_hits = place_layers(&mut layers, settings, &sources);
     let bound = Bound::new(layers, &api, &service, &sources)?;
     // The description's own `x-retry-policy` is a layer of its own: with no policy file it
     // still decides what is retried (and is read, so a bad one is an input error).
@@ -336,9 +351,12 @@ pub fn analyze_layers(
         .enumerate()
         .map(|(index, op)| {
             let client = effective.get(index);
+            let contract = contracts.get(index);
             bound.per_operation[index]
                 .iter()
-                .map(|(layer, binding)| bound.effective(*layer, binding.route, op, client))
+                .map(|(layer, binding)| {
+                    bound.effective(*layer, binding.route, op, client, contract)
+                })
                 .collect()
         })
         .collect();

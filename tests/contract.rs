@@ -65,7 +65,15 @@ const NOTE: &str =
 #[test]
 fn without_a_policy_the_contract_rules_run_and_check_says_so() {
     let dir = folder("no-policy", &[]);
-    let run = check(&dir, &[]);
+    // The contract rules are infos: counted by default, shown on request.
+    let hidden = check(&dir, &[]);
+    assert_eq!(hidden.code, 0, "{}", hidden.transcript());
+    assert!(fired_rules(&hidden.stdout).is_empty(), "{}", hidden.stdout);
+    assert_eq!(
+        hidden.stdout.trim_end(),
+        "0 errors, 0 warnings, 2 info (hidden; --show-infos) in 2 operations"
+    );
+    let run = check(&dir, &["--show-infos"]);
     assert_eq!(run.code, 0, "{}", run.transcript());
     assert_eq!(
         fired_rules(&run.stdout),
@@ -96,7 +104,10 @@ fn with_a_policy_contract_rules_wait_for_lint_rules_or_select() {
     let doc: serde_json::Value = serde_json::from_str(&json.stdout).unwrap();
     assert_eq!(doc["policy"], "retry-policy.yaml");
 
-    let selected = check(&dir, &["--select", "write-without-retry-protection"]);
+    let selected = check(
+        &dir,
+        &["--select", "write-without-retry-protection", "--show-infos"],
+    );
     assert_eq!(
         fired_rules(&selected.stdout),
         ["write-without-retry-protection"]
@@ -330,7 +341,7 @@ fn contract_rules_and_states_go_through_every_check_format() {
     assert!(
         github
             .stdout
-            .contains("info findings not annotated (--fail-on info"),
+            .contains("info findings not annotated (--show-infos or --fail-on info"),
         "{}",
         github.stdout
     );

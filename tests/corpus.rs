@@ -1,6 +1,10 @@
 //! Real public descriptions (set `RETRYLINT_CORPUS` to the corpus folder): each loads,
 //! with every `$ref` followed, to the expected number of operations, and checks cleanly
 //! against a policy that retries everything.
+//!
+//! Every test here is `#[ignore]`d, so that a plain `cargo test` reports them as ignored
+//! instead of passing them unrun; `.ci/run` runs them with `--include-ignored` and the
+//! corpus. Run without `RETRYLINT_CORPUS`, each fails and says why.
 
 mod common;
 
@@ -42,7 +46,7 @@ fn policy_file(name: &str, text: &str) -> PathBuf {
     path
 }
 
-/// `retrylint check SPEC -p POLICY --format FORMAT`.
+/// `retrylint check SPEC -p POLICY --format FORMAT --show-infos` (every finding counted).
 fn check(spec: &Path, policy: &Path, format: &str) -> common::Run {
     common::retrylint(&[
         "check",
@@ -51,22 +55,32 @@ fn check(spec: &Path, policy: &Path, format: &str) -> common::Run {
         policy.to_str().unwrap(),
         "--format",
         format,
+        "--show-infos",
     ])
 }
 
-fn corpus() -> Option<PathBuf> {
-    match std::env::var_os("RETRYLINT_CORPUS") {
-        Some(dir) => Some(PathBuf::from(dir)),
-        None => {
-            eprintln!("notice: RETRYLINT_CORPUS is not set; skipping the corpus tests");
-            None
-        }
-    }
+/// The corpus folder `RETRYLINT_CORPUS` names. A corpus test that runs without it fails
+/// (a test that reads nothing must not pass), so a new one left without `#[ignore]` fails
+/// a plain `cargo test` at once.
+fn corpus() -> PathBuf {
+    let Some(dir) = std::env::var_os("RETRYLINT_CORPUS").map(PathBuf::from) else {
+        panic!(
+            "RETRYLINT_CORPUS is not set: the corpus tests read the public descriptions in that folder; \
+             run them with RETRYLINT_CORPUS=DIR cargo test --test corpus -- --include-ignored"
+        );
+    };
+    assert!(
+        dir.is_dir(),
+        "RETRYLINT_CORPUS names `{}`, which is not a folder",
+        dir.display()
+    );
+    dir
 }
 
 #[test]
+#[ignore = "needs RETRYLINT_CORPUS"]
 fn every_corpus_description_loads_with_its_operation_count() {
-    let Some(dir) = corpus() else { return };
+    let dir = corpus();
     for &(path, operations, files) in CORPUS {
         let mut loader = Loader::new(LoadOptions::default());
         let root = loader
@@ -80,8 +94,9 @@ fn every_corpus_description_loads_with_its_operation_count() {
 }
 
 #[test]
+#[ignore = "needs RETRYLINT_CORPUS"]
 fn every_corpus_description_checks_against_a_retrying_policy() {
-    let Some(dir) = corpus() else { return };
+    let dir = corpus();
     let policy = policy_file("retry-policy.yaml", ISSUE_POLICY);
     let specs: Vec<String> = CORPUS
         .iter()
@@ -125,8 +140,9 @@ fn counts(stdout: &str) -> std::collections::BTreeMap<String, usize> {
 }
 
 #[test]
+#[ignore = "needs RETRYLINT_CORPUS"]
 fn github_and_stripe_findings_match_what_their_descriptions_say() {
-    let Some(dir) = corpus() else { return };
+    let dir = corpus();
     let policy = policy_file("counts.yaml", ISSUE_POLICY);
     let run = |spec: &str| {
         let path = dir.join(spec);
@@ -158,8 +174,9 @@ fn github_and_stripe_findings_match_what_their_descriptions_say() {
 }
 
 #[test]
+#[ignore = "needs RETRYLINT_CORPUS"]
 fn sarif_of_every_corpus_description_validates() {
-    let Some(dir) = corpus() else { return };
+    let dir = corpus();
     let policy = policy_file("sarif.yaml", RETRYING_POLICY);
     for (spec, _, _) in CORPUS {
         let path = dir.join(spec);
@@ -175,8 +192,9 @@ fn sarif_of_every_corpus_description_validates() {
 }
 
 #[test]
+#[ignore = "needs RETRYLINT_CORPUS"]
 fn a_baseline_of_github_leaves_only_a_new_unprotected_post() {
-    let Some(dir) = corpus() else { return };
+    let dir = corpus();
     let work = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("corpus-baseline");
     std::fs::create_dir_all(&work).unwrap();
     let original = std::fs::read_to_string(dir.join("github/api.github.com.json")).unwrap();
@@ -246,8 +264,9 @@ const EXAMPLES: &[&str] = &[
 ];
 
 #[test]
+#[ignore = "needs RETRYLINT_CORPUS"]
 fn init_then_check_is_quiet_on_every_corpus_description() {
-    let Some(dir) = corpus() else { return };
+    let dir = corpus();
     let work = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("corpus-init");
     let _ = std::fs::remove_dir_all(&work);
     std::fs::create_dir_all(&work).unwrap();
@@ -296,8 +315,9 @@ fn init_then_check_is_quiet_on_every_corpus_description() {
 }
 
 #[test]
+#[ignore = "needs RETRYLINT_CORPUS"]
 fn init_keys_adyen_payments_only_once_the_key_is_required() {
-    let Some(dir) = corpus() else { return };
+    let dir = corpus();
     let path = dir.join("adyen/CheckoutService-v71.json");
     let run = common::retrylint(&["init", path.to_str().unwrap()]);
     assert_eq!(run.code, 0, "{}", run.stderr);
@@ -325,8 +345,9 @@ fn init_keys_adyen_payments_only_once_the_key_is_required() {
 }
 
 #[test]
+#[ignore = "needs RETRYLINT_CORPUS"]
 fn the_markdown_report_of_github_fits_a_pull_request_comment() {
-    let Some(dir) = corpus() else { return };
+    let dir = corpus();
     let policy = policy_file("report.yaml", RETRYING_POLICY);
     let path = dir.join("github/api.github.com.json");
     let run = common::retrylint(&[
@@ -350,8 +371,9 @@ fn the_markdown_report_of_github_fits_a_pull_request_comment() {
 }
 
 #[test]
+#[ignore = "needs RETRYLINT_CORPUS"]
 fn findings_on_digitalocean_referenced_operations_point_into_resources() {
-    let Some(dir) = corpus() else { return };
+    let dir = corpus();
     let policy = policy_file("digitalocean.yaml", ISSUE_POLICY);
     let spec = dir.join("digitalocean/specification/DigitalOcean-public.v2.yaml");
     let run = check(&spec, &policy, "json");
@@ -410,8 +432,9 @@ const CONTRACT_COUNTS: &[(&str, [usize; 7])] = &[
 ];
 
 #[test]
+#[ignore = "needs RETRYLINT_CORPUS"]
 fn the_contract_of_every_corpus_description_is_what_it_declares() {
-    let Some(dir) = corpus() else { return };
+    let dir = corpus();
     for (spec, expected) in CONTRACT_COUNTS {
         let path = dir.join(spec);
         let run = common::retrylint(&["report", path.to_str().unwrap(), "--format", "json"]);
@@ -447,8 +470,9 @@ fn the_contract_of_every_corpus_description_is_what_it_declares() {
 }
 
 #[test]
+#[ignore = "needs RETRYLINT_CORPUS"]
 fn check_without_a_policy_checks_the_contract_of_every_corpus_description() {
-    let Some(dir) = corpus() else { return };
+    let dir = corpus();
     for (spec, expected) in CONTRACT_COUNTS {
         let path = dir.join(spec);
         let run = common::retrylint(&["check", path.to_str().unwrap(), "--format", "json"]);
@@ -509,8 +533,9 @@ fn check_without_a_policy_checks_the_contract_of_every_corpus_description() {
 /// The corpus folder searched as a folder: its 15 descriptions are found, and none of the
 /// hundreds of files DigitalOcean's description references (they have no `openapi` key).
 #[test]
+#[ignore = "needs RETRYLINT_CORPUS"]
 fn the_corpus_folder_is_searched_for_its_descriptions() {
-    let Some(dir) = corpus() else { return };
+    let dir = corpus();
     let run = common::retrylint(&["check", dir.to_str().unwrap(), "--format", "json"]);
     assert_eq!(run.code, 0, "{}", run.stderr);
     let doc: serde_json::Value = serde_json::from_str(&run.stdout).unwrap();
@@ -543,8 +568,9 @@ fn the_corpus_folder_is_searched_for_its_descriptions() {
 /// Stripe's description against a copy that declares `Idempotency-Key` on every POST:
 /// one improvement per write, and nothing else.
 #[test]
+#[ignore = "needs RETRYLINT_CORPUS"]
 fn stripe_with_a_key_on_every_post_is_222_improvements() {
-    let Some(dir) = corpus() else { return };
+    let dir = corpus();
     // The YAML description (468 operations, 222 POSTs); the copy is written as JSON.
     let base = dir.join("stripe/spec3.yaml");
     let text = std::fs::read_to_string(&base).unwrap();

@@ -114,7 +114,12 @@ fn a_stdin_filename_outside_the_root_does_not_move_it() {
 #[test]
 fn standard_input_without_a_name_is_called_dash() {
     let dir = scratch("stdin-bare");
-    let run = retrylint_with(&dir, &["check", "-", "--format", "concise"], &[], SPEC);
+    let run = retrylint_with(
+        &dir,
+        &["check", "-", "--format", "concise", "--show-infos"],
+        &[],
+        SPEC,
+    );
     assert_eq!(run.code, 0, "{}", run.stderr);
     assert!(
         run.stdout
@@ -238,18 +243,27 @@ fn hook_file_lists_skip_files_that_are_not_descriptions() {
     // Named without the flag, a policy is refused as a description.
     let run = retrylint_in(&dir, &["check", "apis/retry-policy.yaml"]);
     assert_eq!(run.code, 2);
-    // Only files that are not descriptions: nothing to do.
+    // Only files that are neither descriptions nor what one reads: nothing to do.
+    let run = retrylint_in(
+        &dir,
+        &["check", "--skip-non-descriptions", "apis/notes.yaml"],
+    );
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    assert!(run.stdout.is_empty());
+    // A policy alone checks the descriptions beside it that read it (not the nested one).
     let run = retrylint_in(
         &dir,
         &[
             "check",
             "--skip-non-descriptions",
+            "--format",
+            "json",
             "apis/notes.yaml",
             "apis/retry-policy.yaml",
         ],
     );
-    assert_eq!(run.code, 0, "{}", run.stderr);
-    assert!(run.stdout.is_empty());
+    assert_eq!(run.code, 1, "{}", run.stderr);
+    assert_eq!(descriptions(&run), vec!["apis/orders.yaml"]);
 }
 
 #[test]

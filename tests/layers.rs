@@ -91,11 +91,17 @@ fn the_readme_shows_the_numbers_the_demo_prints() {
     let check = retrylint(&["check", DEMO, "-p", DEMO_POLICY, "-p", DEMO_DEPLOY]);
     // Every line the README quotes from the demo's output is in the real output.
     let quoted: Vec<&str> = section
-        .split("```text\n")
+        .split("```console\n")
         .skip(1)
         .filter_map(|block| block.split("\n```").next())
         .flat_map(str::lines)
-        .filter(|l| !l.trim().is_empty() && !l.starts_with('$') && !l.contains('…'))
+        // Not the commands (`$ …` and their continuations), not the elisions.
+        .filter(|l| {
+            !l.trim().is_empty()
+                && !l.starts_with('$')
+                && !l.starts_with("  -p ")
+                && !l.contains('…')
+        })
         .collect();
     assert!(quoted.len() >= 5, "the section quotes the demo's output");
     for line in quoted {
@@ -474,7 +480,9 @@ fn an_envoy_method_guard_keeps_writes_from_being_retried() {
 fn a_gateway_api_retry_budget_for_the_service_satisfies_retry_budget_missing() {
     let budget = "fixtures/layers/gateway/payments-retry-budget.yaml";
     let fired = |extra: &[&str]| {
+        // retry-budget-missing is an info: shown on request.
         let mut args = vec!["check", DEMO, "-p", DEMO_POLICY, "-p", DEMO_DEPLOY];
+        args.push("--show-infos");
         args.extend_from_slice(extra);
         fired_rules(&retrylint(&args).stdout)
     };

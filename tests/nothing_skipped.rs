@@ -22,7 +22,7 @@ fn write(dir: &Path, name: &str, text: impl AsRef<[u8]>) {
     std::fs::write(path, text).unwrap();
 }
 
-/// The files `check --format concise` reports findings in.
+/// The files `check --format concise --show-infos` reports findings in.
 fn checked_files(stdout: &str) -> Vec<String> {
     let mut files: Vec<String> = stdout
         .lines()
@@ -60,7 +60,10 @@ fn a_folder_search_reads_the_top_level_as_the_loaders_do() {
         "specs/chart.yaml",
         "{{- if .Values.x }}\nkind: x\n{{- end }}\n",
     );
-    let run = retrylint_in(&dir, &["check", "specs", "--format", "concise"]);
+    let run = retrylint_in(
+        &dir,
+        &["check", "specs", "--format", "concise", "--show-infos"],
+    );
     assert_eq!(run.code, 0, "{}", run.transcript());
     assert_eq!(
         checked_files(&run.stdout),
@@ -74,7 +77,16 @@ fn a_folder_search_reads_the_top_level_as_the_loaders_do() {
         run.transcript()
     );
     // The same through a glob.
-    let glob = retrylint_in(&dir, &["check", "specs/*.yaml", "--format", "concise"]);
+    let glob = retrylint_in(
+        &dir,
+        &[
+            "check",
+            "specs/*.yaml",
+            "--format",
+            "concise",
+            "--show-infos",
+        ],
+    );
     assert_eq!(
         checked_files(&glob.stdout).len(),
         3,
@@ -140,9 +152,9 @@ fn a_description_git_tracks_is_searched_whatever_gitignore_says() {
     common::git(&dir, &["add", ".gitignore", "api/.ignore"]);
     common::git(&dir, &["commit", "-q", "-m", "hide"]);
     for args in [
-        &["check", ".", "--format", "concise"][..],
-        &["check", "api", "--format", "concise"],
-        &["check", "api/*.yaml", "--format", "concise"],
+        &["check", ".", "--format", "concise", "--show-infos"][..],
+        &["check", "api", "--format", "concise", "--show-infos"],
+        &["check", "api/*.yaml", "--format", "concise", "--show-infos"],
     ] {
         let run = retrylint_in(&dir, args);
         assert_eq!(run.code, 0, "{}", run.transcript());
@@ -154,7 +166,10 @@ fn a_description_git_tracks_is_searched_whatever_gitignore_says() {
         );
     }
     // From a subfolder too.
-    let run = retrylint_in(&dir.join("api"), &["check", ".", "--format", "concise"]);
+    let run = retrylint_in(
+        &dir.join("api"),
+        &["check", ".", "--format", "concise", "--show-infos"],
+    );
     assert_eq!(
         checked_files(&run.stdout),
         ["internal.yaml", "public.yaml"],

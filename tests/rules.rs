@@ -20,7 +20,8 @@ fn rule_dirs() -> Vec<String> {
     names
 }
 
-/// `check` of a fixture case; a case with a `layers` folder gives it with its policy as -p.
+/// `check` of a fixture case, infos shown (every rule that fires is seen); a case with a
+/// `layers` folder gives it with its policy as -p.
 fn check_case(rule: &str, case: &str) -> common::Run {
     let dir = format!("fixtures/rules/{rule}/{case}");
     let spec = format!("{dir}/openapi.yaml");
@@ -30,9 +31,9 @@ fn check_case(rule: &str, case: &str) -> common::Run {
         .is_dir()
     {
         let policy = format!("{dir}/retry-policy.yaml");
-        retrylint(&["check", &spec, "-p", &policy, "-p", &layers])
+        retrylint(&["check", &spec, "-p", &policy, "-p", &layers, "--show-infos"])
     } else {
-        retrylint(&["check", &spec])
+        retrylint(&["check", &spec, "--show-infos"])
     }
 }
 

@@ -369,10 +369,16 @@ fn the_readme_shows_the_simulation_as_it_is() {
         .find("## Simulate an outage")
         .map(|i| &readme[i..])
         .expect("a Simulate an outage section");
-    let start = section.find("```text\n").expect("a text block") + "```text\n".len();
+    let start = section.find("```console\n").expect("a console block") + "```console\n".len();
     let end = start + section[start..].find("```").expect("the block ends");
+    // The output after the command (`$ retrylint simulate …` and its continued lines).
+    let shown: String = section[start..end]
+        .lines()
+        .skip_while(|l| l.starts_with("$ ") || l.starts_with("  --"))
+        .map(|l| format!("{l}\n"))
+        .collect();
     let run = retrylint(README_EXAMPLE);
-    assert_eq!(&section[start..end], run.stdout);
+    assert_eq!(shown, run.stdout);
     // The storm's numbers, as the README quotes them.
     let storm = json(&STORM_EXAMPLE);
     let none = peak_from(variant(&storm, "jitter=none"), 20);

@@ -5,8 +5,10 @@ mod common;
 
 use common::{fired_rules, retrylint};
 
+/// `check` of a tricky case, infos shown: each finding's place is what is tested.
 fn check(name: &str, file: &str) -> common::Run {
-    let run = retrylint(&["check", &format!("fixtures/tricky/{name}/{file}")]);
+    let path = format!("fixtures/tricky/{name}/{file}");
+    let run = retrylint(&["check", &path, "--show-infos"]);
     assert_ne!(run.code, 2, "{name}:\n{}", run.transcript());
     run
 }

@@ -20,7 +20,7 @@ use crate::output::{
 
 #[derive(Debug, Args)]
 pub struct CheckArgs {
-    /// OpenAPI 3.0/3.1 or Swagger 2.0 descriptions (YAML or JSON); a folder is searched
+    /// OpenAPI 3.0, 3.1 or 3.2, or Swagger 2.0 descriptions (YAML or JSON); a folder is searched
     /// for descriptions (honouring .gitignore), a quoted glob is expanded, `-` reads
     /// standard input.
     #[arg(required = true, value_name = "SPEC")]
@@ -51,6 +51,11 @@ pub struct CheckArgs {
     /// Show only errors and the summary line (and no notes on standard error).
     #[arg(short, long)]
     quiet: bool,
+    /// Show info findings in human and concise output, and annotate them in github
+    /// output; without it (or --fail-on info) only the summary line counts them. The
+    /// other formats hold every finding.
+    #[arg(long)]
+    show_infos: bool,
     /// Show how many findings each rule reported instead of the findings (human,
     /// concise or json).
     #[arg(long)]
@@ -62,8 +67,10 @@ pub struct CheckArgs {
     /// The folder SARIF artifact URIs are relative to [default: the current folder].
     #[arg(long, value_name = "DIR")]
     sarif_root: Option<PathBuf>,
-    /// Skip named files that are not OpenAPI or Swagger descriptions instead of
-    /// refusing them (for hooks that pass every changed YAML and JSON file).
+    /// For hooks that pass every changed YAML and JSON file: a named retry policy checks
+    /// the descriptions beside it that read it, a named proxy, gateway or mesh file checks
+    /// every description of the repository with it, and other files that are not OpenAPI
+    /// or Swagger descriptions are skipped instead of refused; notes say what was checked.
     #[arg(long)]
     skip_non_descriptions: bool,
     /// Report what the change since this git revision does to the retry contract (as
@@ -82,6 +89,7 @@ pub struct CheckArgs {
             "write_baseline",
             "statistics",
             "max_findings",
+            "show_infos",
             "sarif_root",
             "skip_non_descriptions",
         ]
@@ -165,12 +173,38 @@ pub fn run(args: CheckArgs) -> Outcome {
     }
     let load = args.input.load_options();
     let given = load_given(&args.input.policy, &load).map_err(|e| vec![e])?;
+    // A hook's changed files: descriptions, and the policies and layers they read.
+    let handed_over = if args.skip_non_descriptions {
+        let plan = super::changed::plan(&args.specs, &given, &load).map_err(|e| vec![e])?;
+        if !args.quiet {
+            for note in &plan.notes {
+                eprintln!("note: {note}");
+            }
+        }
+        Some(plan)
+    } else {
+        None
+    };
+    let mut layer_files = given.layer_files;
+    // Whether a note already said why nothing may be left to check.
+    let explained = handed_over.as_ref().is_some_and(|p| !p.notes.is_empty());
+    let mut handed_over_layers = Vec::new();
+    let specs = match handed_over {
+        Some(plan) => {
+            handed_over_layers.clone_from(&plan.layer_files);
+            layer_files.extend(plan.layer_files);
+            plan.descriptions
+        }
+        None => {
+            crate::load::discover::descriptions(&args.specs, false, &load).map_err(|e| vec![e])?
+        }
+    };
     let options = CheckOptions {
         load,
         select: args.select,
         ignore: args.ignore,
         layers: LayerInputs {
-            files: given.layer_files,
+            files: layer_files,
             hosts: args.input.hosts.clone(),
         },
     };
@@ -186,13 +220,12 @@ pub fn run(args: CheckArgs) -> Outcome {
             .with_help("drop --statistics, or use --format human, concise or json"),
         ]);
     }
-    let specs =
-        crate::load::discover::descriptions(&args.specs, args.skip_non_descriptions, &options.load)
-            .map_err(|e| vec![e])?;
     if specs.is_empty() {
         // Only files that are not descriptions were named (a hook's changed files).
-        if !args.quiet {
-            eprintln!("note: none of the named files is an OpenAPI or Swagger description");
+        if !args.quiet && !explained {
+            eprintln!(
+                "note: none of the named files is an OpenAPI or Swagger description, or a policy or layer file one reads"
+            );
         }
         return Ok(ExitCode::SUCCESS);
     }
@@ -213,6 +246,9 @@ pub fn run(args: CheckArgs) -> Outcome {
     }
     if !args.quiet {
         contract_only_notice(&results);
+        for note in super::changed::unserved_notes(&handed_over_layers) {
+            eprintln!("note: {note}");
+        }
     }
     if let Some(path) = &args.write_baseline {
         let count = baseline::write(path, &results).map_err(|e| vec![e])?;
@@ -230,6 +266,7 @@ pub fn run(args: CheckArgs) -> Outcome {
     let color = args.output.is_none() && crate::output::color::stdout();
     let shown = Shown {
         errors_only: args.quiet,
+        infos: args.show_infos || args.fail_on.fails(crate::finding::Severity::Info),
         max: args.max_findings,
     };
     if args.max_findings.is_some()
@@ -260,7 +297,9 @@ pub fn run(args: CheckArgs) -> Outcome {
             }
             sarif.text
         }
-        Format::Github => github::render(&results, args.fail_on, args.max_findings),
+        Format::Github => {
+            github::render(&results, args.fail_on, args.max_findings, args.show_infos)
+        }
         Format::Gitlab => gitlab::render(&results),
         Format::Junit => junit::render(&results, args.fail_on),
         Format::Markdown => {

@@ -3,6 +3,7 @@
 
 mod base_revision;
 pub mod catalogue;
+mod changed;
 pub mod check;
 pub mod diff;
 pub mod init;

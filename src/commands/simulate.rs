@@ -342,6 +342,7 @@ mod tests {
                             binding.route,
                             &analysis.api.operations[op],
                             client,
+                            analysis.contracts.get(op),
                         )
                     })
                     .collect()

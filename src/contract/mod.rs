@@ -250,6 +250,14 @@ impl Contract {
             .filter(|k| k.name.eq_ignore_ascii_case(name))
     }
 
+    /// Whether the operation declares the key a policy names `name`: a header parameter
+    /// of that name, or the query or body key its contract offers under that name. Only a
+    /// declared key protects a repeat, whoever makes it: a key the description does not
+    /// declare is one the server is not known to read (`idempotency-key-undeclared`).
+    pub fn declares_key(&self, op: &crate::model::Operation, name: &str) -> bool {
+        op.header(name).is_some() || self.key_named(name).is_some()
+    }
+
     /// The status endpoint the contract offers, as words, if any.
     pub fn status_text(&self) -> Option<String> {
         text::status(self)

@@ -3,6 +3,7 @@
 
 use super::bind::{Binding, Budget, COMPILE_STEPS, Service};
 use super::{Layer, Position, Route, UNBOUNDED_ATTEMPTS};
+use crate::contract::Contract;
 use crate::error::InputError;
 use crate::load::Sources;
 use crate::location::Loc;
@@ -140,16 +141,27 @@ impl Bound {
 
     /// Each layer's effective policy for operation `op`: the retrying from the layer's
     /// route, what the operation is and how it is protected from the client's policy (a key
-    /// the client sends travels with every retry a proxy makes).
+    /// the client sends travels with every retry a proxy makes). The client's key protects
+    /// the layer's retries only when `contract` says the operation declares it: a key the
+    /// description does not declare is one the server is not known to deduplicate on, so
+    /// the layer's retries are judged as unprotected (and the client's naming of it is
+    /// `idempotency-key-undeclared`'s finding).
     pub fn effective(
         &self,
         layer: usize,
         route: usize,
         op: &Operation,
         client: Option<&Effective>,
+        contract: Option<&Contract>,
     ) -> Effective {
         let route = self.route(layer, route);
         let mut policy = client.map(|c| c.policy.contract()).unwrap_or_default();
+        let declared = |key: &crate::policy::Spanned<String>| {
+            contract.is_some_and(|c| c.declares_key(op, &key.value))
+        };
+        if !policy.key_header.as_ref().is_some_and(declared) {
+            policy.key_header = None;
+        }
         policy.overlay(&route.policy);
         if !route.retries_method(op.method.as_str()) {
             let guard = route.loc.noted(format!(

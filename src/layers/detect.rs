@@ -23,6 +23,11 @@ pub struct LayerFile {
     /// Whether the file was found by walking a folder (then Kubernetes files of no known
     /// kind are skipped instead of refused).
     pub walked: bool,
+    /// Set for a file a hook handed over (`check --skip-non-descriptions`) and applied to
+    /// every description of the repository: its layers then apply only to the
+    /// descriptions they serve (the others are not reported as served by nothing), and
+    /// the flag records whether any description was served.
+    pub served: Option<Arc<std::sync::atomic::AtomicBool>>,
 }
 
 /// What one `-p` file is.
@@ -185,6 +190,7 @@ pub fn detect(path: &Path, walked: bool, options: &LoadOptions) -> Result<Detect
         let layer_file = LayerFile {
             file: Arc::new(file),
             walked,
+            served: None,
         };
         // Read it once now, so a bad value is reported before any description is checked.
         import(&layer_file, 0)?;
@@ -194,6 +200,7 @@ pub fn detect(path: &Path, walked: bool, options: &LoadOptions) -> Result<Detect
         return Ok(Detected::Parents(LayerFile {
             file: Arc::new(file),
             walked,
+            served: None,
         }));
     }
     // A folder holds other files too: other Kubernetes objects, values files, descriptions.
@@ -210,6 +217,68 @@ pub fn detect(path: &Path, walked: bool, options: &LoadOptions) -> Result<Detect
         InputError::new(format!("`{shown}` {what}: -p takes {KINDS_UNDERSTOOD}"))
             .with_help("give the description itself as an argument, not with -p"),
     )
+}
+
+/// What a file a hook hands over is, when it is not a description.
+#[derive(Debug)]
+pub enum HandedOver {
+    /// A retrylint policy: named as a policy beside a description is named
+    /// ([`crate::check::POLICY_FILE_NAMES`], whatever it holds: the descriptions beside it
+    /// read it), or shaped like one (`version` and a policy section, no `apiVersion`).
+    Policy,
+    /// Retry settings of a proxy, gateway or mesh, or the Gateway API `Gateway`s and
+    /// `GatewayClass`es that say who implements routes: what `-p` reads.
+    Layers(LayerFile),
+    /// Anything else: another YAML or JSON file, one that is not valid YAML (a template),
+    /// or one that cannot be read as text.
+    Other,
+}
+
+/// The top-level keys that make a document with `version` a policy rather than another
+/// versioned file (a Compose file has `version` and `services`).
+const POLICY_SECTIONS: &[&str] = &["defaults", "operations", "lint", "service", "layers"];
+
+/// Reads a file a hook hands over (`check --skip-non-descriptions`) that is not a
+/// description and says what it is. A recognised layer file with a bad value is an input
+/// error, as it is with `-p`; a file that is not valid YAML is `Other` unless its name
+/// makes it a policy (the descriptions beside it then report its syntax error).
+pub fn handed_over(path: &Path, options: &LoadOptions) -> Result<HandedOver, InputError> {
+    let named_policy = path
+        .file_name()
+        .and_then(|n| n.to_str())
+        .is_some_and(|n| crate::check::POLICY_FILE_NAMES.contains(&n));
+    if named_policy {
+        return Ok(HandedOver::Policy);
+    }
+    let Ok(text) = read_text(path, &path_text(path), options.max_file_size) else {
+        return Ok(HandedOver::Other);
+    };
+    let Ok(file) = SourceFile::parse_documents(path.to_path_buf(), text, options.parse) else {
+        return Ok(HandedOver::Other);
+    };
+    let documents = file.root.as_seq().unwrap_or_default();
+    let first = documents.first().and_then(Node::as_map);
+    if first.is_some_and(|m| {
+        m.get("version").is_some()
+            && m.get("apiVersion").is_none()
+            && POLICY_SECTIONS.iter().any(|key| m.get(key).is_some())
+    }) {
+        return Ok(HandedOver::Policy);
+    }
+    // Read as a file of a walked `-p` folder: a file of no kind retrylint reads is no error.
+    Ok(match detect(path, true, options)? {
+        Detected::Layers(file) => HandedOver::Layers(LayerFile {
+            walked: false,
+            served: Some(Arc::default()),
+            ..file
+        }),
+        // No routes of its own: it says who implements the routes of the other files.
+        Detected::Parents(file) => HandedOver::Layers(LayerFile {
+            walked: false,
+            ..file
+        }),
+        Detected::Policy(_) | Detected::Nothing => HandedOver::Other,
+    })
 }
 
 /// Whether a document is a Kubernetes object (`apiVersion` and `kind`).

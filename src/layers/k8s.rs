@@ -270,6 +270,7 @@ pub(crate) mod testing {
         let layer_file = LayerFile {
             file: Arc::new(parse(text)),
             walked: false,
+            served: None,
         };
         let layers = import(&layer_file, 0)?;
         Ok(Imported {

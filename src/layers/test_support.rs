@@ -35,6 +35,7 @@ pub fn layers(name: &str, text: &str) -> Result<(Vec<Layer>, Arc<SourceFile>), I
     let layer_file = LayerFile {
         file: Arc::new(file),
         walked: false,
+        served: None,
     };
     Ok((import(&layer_file, 0)?, layer_file.file))
 }

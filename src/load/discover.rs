@@ -57,6 +57,16 @@ pub fn descriptions(
     Ok(found)
 }
 
+/// The descriptions under `dir` as a folder argument finds them: at every level, or with
+/// `depth` 1 only those directly in it (the ones that would read a policy there).
+pub fn under(
+    dir: &Path,
+    depth: Option<usize>,
+    options: &LoadOptions,
+) -> Result<Vec<PathBuf>, InputError> {
+    walk(dir, depth, options)
+}
+
 /// Whether text has `*`, `?`, `[` or `{`: a pattern, not a name.
 fn is_glob(text: &str) -> bool {
     text.contains(['*', '?', '[', '{'])

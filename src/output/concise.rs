@@ -30,7 +30,7 @@ pub fn render(results: &[CheckResult], color: bool, shown: Shown) -> String {
         out.push_str(&notice);
         out.push('\n');
     }
-    out.push_str(&Summary::of(results).line());
+    out.push_str(&Summary::of(results).line_for(shown));
     out.push('\n');
     out
 }

@@ -3,7 +3,8 @@
 //! The output opens with the summary line, then the annotations, errors first. Actions
 //! shows at most 10 error and 10 warning annotations per step: when there are more, a
 //! notice says so before them (the job log keeps every one). Info findings become
-//! annotations only with `--fail-on info`; otherwise one line counts them.
+//! annotations only with `--show-infos` or `--fail-on info` (notices on every line of a
+//! pull request are noise, as infos are in human output); otherwise one line counts them.
 //!
 //! Every value is escaped by GitHub's rules for workflow commands (`%`, CR and LF in the
 //! message; also `:` and `,` in properties), so each finding is exactly one line, and
@@ -19,19 +20,29 @@ pub const SHOWN_PER_STEP: usize = 10;
 /// Renders the summary, a notice when Actions will not show everything, and one
 /// `::error`/`::warning`/`::notice` command per finding that fails at `fail_on` or is a
 /// warning.
-pub fn render(results: &[CheckResult], fail_on: FailOn, max: Option<usize>) -> String {
+/// `show_infos` annotates info findings too (`--show-infos`).
+pub fn render(
+    results: &[CheckResult],
+    fail_on: FailOn,
+    max: Option<usize>,
+    show_infos: bool,
+) -> String {
     format!(
         "retrylint: {}\n{}",
         Summary::of(results).line(),
-        annotations(results, fail_on, max)
+        annotations_of(results, show_infos || fail_on.fails(Severity::Info), max)
     )
 }
 
 /// Everything after the summary line: what is not annotated, the notice about Actions'
-/// limits, and the annotations themselves.
+/// limits, and the annotations themselves (infos only with `--fail-on info`).
 pub fn annotations(results: &[CheckResult], fail_on: FailOn, max: Option<usize>) -> String {
+    annotations_of(results, fail_on.fails(Severity::Info), max)
+}
+
+fn annotations_of(results: &[CheckResult], infos: bool, max: Option<usize>) -> String {
     let mut out = String::new();
-    let annotated = |f: &Finding| f.severity > Severity::Info || fail_on.fails(f.severity);
+    let annotated = |f: &Finding| f.severity > Severity::Info || infos;
     let infos_left = results
         .iter()
         .flat_map(|r| &r.findings)
@@ -39,7 +50,7 @@ pub fn annotations(results: &[CheckResult], fail_on: FailOn, max: Option<usize>)
         .count();
     if infos_left > 0 {
         out.push_str(&format!(
-            "retrylint: {infos_left} info finding{} not annotated (--fail-on info annotates them; --format human lists them)\n",
+            "retrylint: {infos_left} info finding{} not annotated (--show-infos or --fail-on info annotates them)\n",
             if infos_left == 1 { "" } else { "s" }
         ));
     }

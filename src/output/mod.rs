@@ -72,17 +72,35 @@ impl FailOn {
     }
 }
 
-/// Which findings a text format shows: all, only errors (`--quiet`), or the most severe
+/// Which findings a text format shows: errors and warnings (infos only with
+/// `--show-infos` or `--fail-on info`), only errors (`--quiet`), or the most severe
 /// `--max-findings`. Formats for machines always hold every finding.
 #[derive(Debug, Clone, Copy, Default)]
 pub struct Shown {
     /// Only error findings (`--quiet`).
     pub errors_only: bool,
+    /// Info findings too (`--show-infos`, or `--fail-on info`).
+    pub infos: bool,
     /// At most this many findings, the most severe first (`--max-findings`).
     pub max: Option<usize>,
 }
 
 impl Shown {
+    /// Whether info findings are left out and the summary line says so (not under
+    /// `--quiet`, which says it shows errors only).
+    pub fn hides_infos(self) -> bool {
+        !self.infos && !self.errors_only
+    }
+
+    /// Whether a finding of `severity` is shown.
+    fn shows(self, severity: Severity) -> bool {
+        match severity {
+            Severity::Error => true,
+            Severity::Warning => !self.errors_only,
+            Severity::Info => !self.errors_only && self.infos,
+        }
+    }
+
     /// The findings to show, as (result index, finding index) in output order, and how
     /// many were left out by `max` (not those `errors_only` leaves out).
     pub fn select(self, results: &[CheckResult]) -> (Vec<(usize, usize)>, usize) {
@@ -94,7 +112,7 @@ impl Shown {
                     .findings
                     .iter()
                     .enumerate()
-                    .filter(|(_, f)| !self.errors_only || f.severity == Severity::Error)
+                    .filter(|(_, f)| self.shows(f.severity))
                     .map(move |(f, _)| (r, f))
             })
             .collect();
@@ -151,12 +169,25 @@ impl Summary {
 
     /// `3 errors, 2 warnings in 41 operations`.
     pub fn line(&self) -> String {
+        self.line_shown(false)
+    }
+
+    /// The summary line of a text format that showed `shown`: the infos it left out are
+    /// counted, with how to see them (`3 errors, 2 warnings, 40 info (hidden;
+    /// --show-infos) in 41 operations`).
+    pub fn line_for(&self, shown: Shown) -> String {
+        self.line_shown(shown.hides_infos())
+    }
+
+    fn line_shown(&self, infos_hidden: bool) -> String {
         let plural = |n: usize, word: &str| format!("{n} {word}{}", if n == 1 { "" } else { "s" });
         let mut parts = vec![
             plural(self.errors, "error"),
             plural(self.warnings, "warning"),
         ];
-        if self.infos > 0 {
+        if self.infos > 0 && infos_hidden {
+            parts.push(format!("{} info (hidden; --show-infos)", self.infos));
+        } else if self.infos > 0 {
             parts.push(format!("{} info", self.infos));
         }
         let mut line = format!(

@@ -1,6 +1,7 @@
 //! The four answers of a retry contract, in plain words, for one operation.
 
 use super::Answers;
+use crate::contract::Contract;
 use crate::model::Operation;
 use crate::plan::schedule::Schedule;
 use crate::policy::{EffectSource, Effective, SideEffect, UnknownOutcome};
@@ -15,11 +16,18 @@ pub fn side_effect(op: &Operation, policy: Option<&Effective>) -> SideEffect {
     }
 }
 
-pub fn answer(op: &Operation, policy: Option<&Effective>, plan: Option<&Schedule>) -> Answers {
+pub fn answer(
+    op: &Operation,
+    policy: Option<&Effective>,
+    plan: Option<&Schedule>,
+    contract: Option<&Contract>,
+) -> Answers {
     let effect = side_effect(op, policy);
+    // The client's key protects only when the operation declares it.
+    let declared = |key: &str| contract.is_some_and(|c| c.declares_key(op, key));
     Answers {
         effect: effect_text(op, policy, effect),
-        safety: safety(policy, effect),
+        safety: safety(policy, effect, &declared),
         budget: budget(policy, plan),
         unknown_outcome: unknown_outcome(policy, effect),
         layers: None,
@@ -36,7 +44,11 @@ fn effect_text(op: &Operation, policy: Option<&Effective>, effect: SideEffect) -
     format!("{} ({why})", effect.as_str())
 }
 
-fn safety(policy: Option<&Effective>, effect: SideEffect) -> String {
+fn safety(
+    policy: Option<&Effective>,
+    effect: SideEffect,
+    declared: &dyn Fn(&str) -> bool,
+) -> String {
     let Some(p) = policy.filter(|p| p.is_retried()) else {
         return "not retried".into();
     };
@@ -45,17 +57,26 @@ fn safety(policy: Option<&Effective>, effect: SideEffect) -> String {
         SideEffect::Idempotent => "safe to repeat: idempotent".into(),
         SideEffect::NonIdempotent => {
             let mut reasons = Vec::new();
+            let mut undeclared = None;
             if let Some(key) = &p.policy.key_header {
-                reasons.push(match &p.policy.key_retention {
-                    Some(kept) => format!("{} kept {}", key.value, kept.value),
-                    None => format!("{} (retention not stated)", key.value),
-                });
+                if declared(&key.value) {
+                    reasons.push(match &p.policy.key_retention {
+                        Some(kept) => format!("{} kept {}", key.value, kept.value),
+                        None => format!("{} (retention not stated)", key.value),
+                    });
+                } else {
+                    undeclared = Some(&key.value);
+                }
             }
             if let Some(endpoint) = &p.policy.status_endpoint {
                 reasons.push(format!("status endpoint {}", endpoint.value));
             }
             if !reasons.is_empty() {
                 format!("safe to repeat: {}", reasons.join(", "))
+            } else if let Some(key) = undeclared {
+                format!(
+                    "not safe: the client sends {key}, which the operation does not declare, so the server is not known to deduplicate on it"
+                )
             } else if p.retry_on().iter().all(|s| s.value.is_unprocessed()) {
                 "retried only when the request never reached the server".into()
             } else {

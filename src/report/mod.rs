@@ -253,13 +253,15 @@ pub fn build(checked: &Checked, policy: Option<String>) -> Report {
             let findings = by_operation
                 .remove(&(op.method.as_str(), op.path.as_str()))
                 .unwrap_or_default();
+            let contract = analysis.contracts.get(index);
             let mut report = operation(
                 op,
                 analysis.effective.get(index),
+                contract,
                 &findings,
                 &finding_report,
             );
-            if let Some(c) = analysis.contracts.get(index) {
+            if let Some(c) = contract {
                 report.contract = contract::describe(c, op);
                 if report.findings.is_empty() {
                     report.reason = c.reason();
@@ -327,6 +329,7 @@ pub fn build(checked: &Checked, policy: Option<String>) -> Report {
 fn operation(
     op: &Operation,
     policy: Option<&Effective>,
+    contract: Option<&crate::contract::Contract>,
     findings: &[&Finding],
     finding_report: &dyn Fn(&Finding) -> FindingReport,
 ) -> OperationReport {
@@ -354,7 +357,7 @@ fn operation(
             .unwrap_or_default(),
         retried: policy.is_some_and(Effective::is_retried),
         effect: answers::side_effect(op, policy).as_str().to_string(),
-        answers: answers::answer(op, policy, plan.as_ref()),
+        answers: answers::answer(op, policy, plan.as_ref(), contract),
         schedule: plan.map(|s| ScheduleReport {
             deadline_ms: s.deadline.map(ms),
             worst_case_ms: ms(s.worst_case),

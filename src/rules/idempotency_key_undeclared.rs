@@ -20,17 +20,13 @@ impl Rule for IdempotencyKeyUndeclared {
             return;
         };
         let op = cx.op;
-        if op.header(&key.value).is_some() {
-            return;
-        }
         // A key the description takes in the query or the body, named by the policy: the
         // client sends it there (the format has no other field to name it).
         if cx
             .run
             .contracts
             .get(cx.op_index)
-            .and_then(|c| c.key_named(&key.value))
-            .is_some()
+            .is_some_and(|c| c.declares_key(op, &key.value))
         {
             return;
         }

@@ -106,19 +106,23 @@ pub fn is_non_idempotent(cx: &OperationContext<'_>) -> bool {
 }
 
 /// What makes a repeat of the operation safe whoever retries it: the key the client sends
-/// (or the status endpoint it reconciles with), or a key the description requires (a
-/// layer resends the request as it came, header, query and body, so a required key in any
-/// place reaches the server again).
+/// when the description declares it (one it does not declare is a key the server is not
+/// known to read: `idempotency-key-undeclared`), the status endpoint the client reconciles
+/// with, or a key the description requires (a layer resends the request as it came,
+/// header, query and body, so a required key in any place reaches the server again).
 pub fn protection(cx: &OperationContext<'_>) -> Option<String> {
+    let contract = cx.run.contracts.get(cx.op_index);
     if let Some(client) = cx.run.effective.get(cx.op_index) {
-        if let Some(key) = &client.policy.key_header {
+        if let Some(key) = &client.policy.key_header
+            && contract.is_some_and(|c| c.declares_key(cx.op, &key.value))
+        {
             return Some(format!("the idempotency key {}", key.value));
         }
         if let Some(status) = &client.policy.status_endpoint {
             return Some(format!("the status endpoint {}", status.value));
         }
     }
-    let key = cx.run.contracts.get(cx.op_index)?.key.as_ref()?;
+    let key = contract?.key.as_ref()?;
     key.required.then(|| match key.place {
         Place::Header => format!("the required {} header", key.name),
         _ => format!("the required {}", key.named()),

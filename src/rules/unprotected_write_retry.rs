@@ -75,6 +75,21 @@ impl Rule for UnprotectedWriteRetry {
                 format!("{} is declared here, not named by the policy", key.name),
             );
         }
+        // A layer's retry that the client's key would protect, had the description
+        // declared it (`Bound::effective` leaves an undeclared key out).
+        let client_key = cx
+            .layer
+            .and_then(|_| cx.run.effective.get(cx.op_index))
+            .and_then(|client| client.policy.key_header.as_ref());
+        if let Some(key) = client_key {
+            finding = finding.related(
+                &key.loc,
+                format!(
+                    "the client sends `{}`, which {} {} does not declare: it protects nothing",
+                    key.value, op.method, op.path
+                ),
+            );
+        }
         out.push(finding);
     }
 }

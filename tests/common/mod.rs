@@ -85,14 +85,19 @@ pub fn scratch(name: &str) -> std::path::PathBuf {
 }
 
 /// Writes the layer files `files` (name, text) into `dir`, then checks `openapi.yaml`
-/// there against them, each given with `-p`, for the service host `p`.
+/// there against them, each given with `-p`, for the service host `p`, infos shown (the
+/// rules that fire are what is tested).
 pub fn check_layers(dir: &Path, files: &[(&str, &str)]) -> Run {
     let mut args = vec!["check".to_string(), "openapi.yaml".to_string()];
     for (name, text) in files {
         std::fs::write(dir.join(name), text).expect("written");
         args.extend(["-p".to_string(), (*name).to_string()]);
     }
-    args.extend(["--host".to_string(), "p".to_string()]);
+    args.extend([
+        "--host".to_string(),
+        "p".to_string(),
+        "--show-infos".to_string(),
+    ]);
     let args: Vec<&str> = args.iter().map(String::as_str).collect();
     retrylint_in(dir, &args)
 }
@@ -310,6 +315,84 @@ pub fn repository_losing_its_key(name: &str) -> std::path::PathBuf {
     .unwrap();
     git(&dir, &["commit", "-q", "-am", "head"]);
     dir
+}
+
+/// `(rule, "file:line")` of each JSON finding: the rule and where it points.
+pub fn rule_places(findings: &[serde_json::Value]) -> Vec<(String, String)> {
+    findings
+        .iter()
+        .map(|f| {
+            let at = &f["location"];
+            (
+                f["rule"].as_str().unwrap_or_default().to_string(),
+                format!("{}:{}", at["file"].as_str().unwrap_or_default(), at["line"]),
+            )
+        })
+        .collect()
+}
+
+/// An orders service behind an Istio mesh: `POST /orders`, and a client policy that sends
+/// `Idempotency-Key` and retries on 503 and timeouts.
+pub mod orders {
+    pub const POLICY: &str = "version: 1
+defaults:
+  maxAttempts: 3
+  deadline: 10s
+  perAttemptTimeout: 2s
+  backoff: {base: 100ms, cap: 2s, jitter: full}
+  retryOn: [503, connect-failure, timeout]
+  retryAfter: {honor: true, max: 2s}
+operations:
+  createOrder:
+    idempotency: {keyHeader: Idempotency-Key, keyRetention: 24h}
+    onUnknownOutcome: retry-same-key
+";
+
+    /// The idempotency key as a required header parameter, in flow style.
+    pub const HEADER_KEY: &str =
+        "{name: Idempotency-Key, in: header, required: true, schema: {type: string}}";
+
+    /// `POST /orders` of the service `service` (`orders`), taking the parameter `key` when
+    /// there is one.
+    pub fn description(service: &str, key: Option<&str>) -> String {
+        let parameters = key.map_or(String::new(), |k| format!("      parameters: [{k}]\n"));
+        let operation = if service == "orders" {
+            "createOrder".to_string()
+        } else {
+            format!("create-{service}")
+        };
+        format!(
+            "openapi: 3.0.3
+info: {{title: {service}, version: '1'}}
+servers: [{{url: 'http://{service}.prod.svc.cluster.local'}}]
+paths:
+  /{service}:
+    post:
+      operationId: {operation}
+{parameters}      responses:
+        '201': {{description: created}}
+        '409': {{description: key reused}}
+        '503': {{description: unavailable, headers: {{Retry-After: {{schema: {{type: integer}}}}}}}}
+"
+        )
+    }
+
+    /// An Istio route that retries every request to `service` on 5xx (the retries at line 9).
+    pub fn mesh(service: &str) -> String {
+        format!(
+            "apiVersion: networking.istio.io/v1
+kind: VirtualService
+metadata: {{name: {service}, namespace: prod}}
+spec:
+  hosts: [{service}.prod.svc.cluster.local]
+  http:
+  - name: all
+    timeout: 10s
+    retries: {{attempts: 2, perTryTimeout: 3s, retryOn: 5xx}}
+    route: [{{destination: {{host: {service}.prod.svc.cluster.local}}}}]
+"
+        )
+    }
 }
 
 /// `(rule, "METHOD /path")` of every finding of a JSON document.
