@@ -7,7 +7,7 @@ mod common;
 
 use std::path::Path;
 
-use common::{check_layers, fired_rules, retrylint_in, scratch};
+use common::{check_layers, check_layers_as, fired_rules, retrylint_in, scratch};
 
 /// A description of service `p` with the gRPC calls `pay.v1.Payments/Create` and
 /// `pay.v1.Payments/List` (each a POST) and a plain `POST /payments`.
@@ -52,26 +52,44 @@ fn check(scratch_name: &str, files: &[(&str, &str)]) -> common::Run {
 }
 
 /// The `implicit-mesh-retry` findings of a route of `kind` with `rules` on an Istio
-/// `Gateway`.
+/// `Gateway`, one line per operation each finding affects.
 fn implicit_under_istio(scratch_name: &str, kind: &str, rules: &str) -> Vec<String> {
-    let run = check(
-        scratch_name,
+    let dir = scratch(scratch_name);
+    payments(&dir);
+    let run = check_layers_as(
+        &dir,
         &[
             ("gateway.yaml", &gateway(ISTIO)),
             ("route.yaml", &route(kind, rules)),
         ],
+        "json",
     );
     assert_ne!(run.code, 2, "{}", run.transcript());
-    findings(&run, "implicit-mesh-retry")
-        .into_iter()
-        .map(String::from)
-        .collect()
+    per_operation(&run, "implicit-mesh-retry")
 }
 
-/// The lines of findings of `rule`.
-fn findings<'a>(run: &'a common::Run, rule: &str) -> Vec<&'a str> {
-    let tag = format!("[{rule}]");
-    run.stdout.lines().filter(|l| l.contains(&tag)).collect()
+/// `METHOD path | message` for every operation a finding of `rule` in the JSON output of
+/// `run` affects: a finding shared by the operations of a route names them once, in its
+/// `operations`.
+fn per_operation(run: &common::Run, rule: &str) -> Vec<String> {
+    let json: serde_json::Value = serde_json::from_str(&run.stdout)
+        .unwrap_or_else(|e| panic!("JSON output ({e}): {}", run.transcript()));
+    let mut lines = Vec::new();
+    for finding in json["findings"].as_array().into_iter().flatten() {
+        if finding["rule"] != rule {
+            continue;
+        }
+        let message = finding["message"].as_str().unwrap_or_default();
+        let single = finding.get("operation").filter(|o| !o.is_null());
+        let ops = finding["operations"]
+            .as_array()
+            .cloned()
+            .unwrap_or_default();
+        for op in single.into_iter().chain(ops.iter()) {
+            lines.push(format!("{} {} | {message}", op["method"], op["path"]).replace('"', ""));
+        }
+    }
+    lines
 }
 
 const ISTIO: &str = "istio.io/gateway-controller";
@@ -122,9 +140,11 @@ fn an_http_route_rule_without_retry_gets_istio_defaults_under_istio() {
 fn an_http_route_rule_with_retry_keeps_its_own_under_istio() {
     let rules = "  - name: own\n    matches: [{ path: { type: Exact, value: /payments } }]\n    retry: { attempts: 0 }\n    backendRefs: [{ name: p, port: 80 }]\n  - name: defaulted\n    backendRefs: [{ name: p, port: 80 }]\n";
     let file = format!("{}---\n{}", gateway(ISTIO), route("HTTPRoute", rules));
-    let run = check("gateway-impl-http-one-file", &[("all.yaml", &file)]);
+    let dir = scratch("gateway-impl-http-one-file");
+    payments(&dir);
+    let run = check_layers_as(&dir, &[("all.yaml", &file)], "json");
     assert_ne!(run.code, 2, "{}", run.transcript());
-    let implicit = findings(&run, "implicit-mesh-retry");
+    let implicit = per_operation(&run, "implicit-mesh-retry");
     assert!(
         implicit.iter().any(|l| l.contains("defaulted")),
         "{}",

@@ -6,21 +6,31 @@ mod common;
 use common::layers_demo::{DEMO, DEMO_DEPLOY, DEMO_POLICY, copy_demo};
 use common::{fired_rules, retrylint, retrylint_in, scratch};
 
-/// The JSON findings of a run, as (rule, file, message).
-fn findings(stdout: &str) -> Vec<(String, String, String)> {
+/// A finding of the JSON output: its rule, file, message, and the operations it is about
+/// (`METHOD path`: its own, or those of a finding shared at a route).
+type Found = (String, String, String, Vec<String>);
+
+/// The JSON findings of a run.
+fn findings(stdout: &str) -> Vec<Found> {
     let json: serde_json::Value = serde_json::from_str(stdout).expect("JSON output");
+    let text = |v: &serde_json::Value| v.as_str().unwrap_or_default().to_string();
     json["findings"]
         .as_array()
         .expect("findings")
         .iter()
         .map(|f| {
+            let own = f.get("operation").filter(|o| !o.is_null());
+            let shared = f["operations"].as_array().into_iter().flatten();
+            let ops = own
+                .into_iter()
+                .chain(shared)
+                .map(|o| format!("{} {}", text(&o["method"]), text(&o["path"])))
+                .collect();
             (
-                f["rule"].as_str().unwrap_or_default().to_string(),
-                f["location"]["file"]
-                    .as_str()
-                    .unwrap_or_default()
-                    .to_string(),
-                f["message"].as_str().unwrap_or_default().to_string(),
+                text(&f["rule"]),
+                text(&f["location"]["file"]),
+                text(&f["message"]),
+                ops,
             )
         })
         .collect()
@@ -40,20 +50,27 @@ fn the_demo_chain_reaches_the_backend_27_times_and_the_mesh_default_is_reported(
     ]);
     assert_eq!(run.code, 1, "{}", run.transcript());
     let all = findings(&run.stdout);
-    let find = |rule: &str, about: &str| {
-        all.iter()
-            .find(|(r, _, m)| r == rule && m.starts_with(about))
-            .unwrap_or_else(|| panic!("no {rule} about {about}:\n{all:#?}"))
+    let find = |rule: &str, op: &str| {
+        let found: Vec<&Found> = all
+            .iter()
+            .filter(|(r, _, _, ops)| r == rule && ops.iter().any(|o| o == op))
+            .collect();
+        match found[..] {
+            [one] => one,
+            _ => panic!("not one {rule} about {op}:\n{all:#?}"),
+        }
     };
-    let (_, file, message) = find("retry-amplification", "POST /payments ");
+    let (_, file, message, _) = find("retry-amplification", "POST /payments");
     assert!(message.contains("3 × 3 × 3 = 27"), "{message}");
     assert!(file.ends_with("deploy/mesh.yaml"), "{file}");
-    let (_, file, message) = find("implicit-mesh-retry", "POST /payments ");
+    let (_, file, message, _) = find("implicit-mesh-retry", "POST /payments");
     assert!(file.ends_with("deploy/mesh.yaml"), "{file}");
     assert!(message.contains("route writes"), "{message}");
-    let (_, _, message) = find("multi-layer-write-retry", "POST /payments ");
+    assert!(message.contains("no idempotency key"), "{message}");
+    let (_, _, message, _) = find("multi-layer-write-retry", "POST /payments");
     assert!(message.contains("3 layers"), "{message}");
-    // The keyed refund is not an error: the implicit retry is a warning for it.
+    // The keyed refund is not an error: the implicit retry is a warning for it, its own
+    // finding at the same route.
     let json: serde_json::Value = serde_json::from_str(&run.stdout).expect("JSON");
     let refund = json["findings"]
         .as_array()
@@ -61,11 +78,17 @@ fn the_demo_chain_reaches_the_backend_27_times_and_the_mesh_default_is_reported(
         .iter()
         .find(|f| {
             f["rule"] == "implicit-mesh-retry"
-                && f["message"]
-                    .as_str()
-                    .is_some_and(|m| m.starts_with("POST /payments/{id}/refunds"))
+                && f["operations"]
+                    .as_array()
+                    .is_some_and(|ops| ops.iter().any(|o| o["path"] == "/payments/{id}/refunds"))
         })
         .expect("the refund's implicit retry");
+    assert!(
+        !refund["operations"]
+            .as_array()
+            .is_some_and(|ops| ops.iter().any(|o| o["path"] == "/payments")),
+        "{refund:#}"
+    );
     assert_eq!(refund["severity"], "warning");
 }
 
@@ -371,11 +394,11 @@ fn the_policy_places_layers_and_reports_an_entry_that_places_none() {
     );
     let all = findings(&run.stdout);
     assert!(
-        !all.iter().any(|(r, _, _)| r == "retry-amplification"),
+        !all.iter().any(|(r, ..)| r == "retry-amplification"),
         "{all:#?}"
     );
     assert!(
-        all.iter().any(|(r, f, m)| r == "route-matches-nothing"
+        all.iter().any(|(r, f, m, _)| r == "route-matches-nothing"
             && f.ends_with("retry-policy.yaml")
             && m.contains("places no layer")),
         "{all:#?}"
@@ -454,7 +477,7 @@ fn an_envoy_method_guard_keeps_writes_from_being_retried() {
         assert_ne!(run.code, 2, "{}", run.transcript());
         findings(&run.stdout)
             .iter()
-            .any(|(r, _, m)| r == "unprotected-write-retry" && m.starts_with("POST /payments "))
+            .any(|(r, _, m, _)| r == "unprotected-write-retry" && m.starts_with("POST /payments "))
     };
     assert!(writes_retried("open.yaml"));
     assert!(!writes_retried("guarded.yaml"));

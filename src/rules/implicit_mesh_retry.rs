@@ -39,7 +39,7 @@ impl Rule for ImplicitMeshRetry {
             let (severity, why) = if unsafe_write {
                 (
                     Severity::Error,
-                    "it is a non-idempotent write with no idempotency key, so a retry after the backend processed it repeats the write",
+                    "with no idempotency key on a non-idempotent write, a retry after the backend processed it repeats the write",
                 )
             } else {
                 (
@@ -48,16 +48,20 @@ impl Rule for ImplicitMeshRetry {
                 )
             };
             let words = Words::of(layer.format);
+            let by = format!(
+                "{} ({attempts} attempts on {})",
+                words.whose,
+                signals.join(", ")
+            );
+            let because = format!(
+                " because route {} of {} has no retry settings: {why}",
+                l.route_text(),
+                layer.name,
+            );
             let mut finding = cx
                 .finding(
                     &Self::META,
-                    format!(
-                        "is retried by {} ({attempts} attempts on {}) because route {} of {} has no retry settings: {why}",
-                        words.whose,
-                        signals.join(", "),
-                        l.route_text(),
-                        layer.name,
-                    ),
+                    format!("is retried by {by}{because}"),
                     Label::new(&route.loc, words.label),
                 )
                 .help(if unsafe_write {
@@ -70,7 +74,8 @@ impl Rule for ImplicitMeshRetry {
                 finding = finding.related(&default.loc, format!("{attempts} attempts"));
             }
             finding.severity = severity;
-            out.push(finding);
+            // One finding at the route, for every operation it serves alike.
+            out.push(cx.grouped_at_primary(finding, format!("{by} retries "), because));
         }
     }
 }

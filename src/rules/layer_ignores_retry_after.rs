@@ -39,8 +39,7 @@ impl Rule for LayerIgnoresRetryAfter {
                 }) else {
                     continue;
                 };
-                out.push(
-                    cx.finding(
+                let finding = cx.finding(
                         &Self::META,
                         format!(
                             "is retried on {code} by {} (route {}), which cannot honour Retry-After: it retries after its own backoff, before the server said it can take the request",
@@ -52,8 +51,13 @@ impl Rule for LayerIgnoresRetryAfter {
                     .help(format!(
                         "stop retrying {code} in this layer and leave it to a client that honours Retry-After (retryAfter.honor: true with a retryAfter.max)"
                     ))
-                    .related(&header.loc, format!("the {code} response declares Retry-After here")),
-                );
+                    .related(&header.loc, format!("the {code} response declares Retry-After here"));
+                // One finding at the route's status, for every operation the route serves.
+                out.push(cx.grouped_at_primary(
+                    finding,
+                    format!("{} (route {}) retries {code} for ", layer.name, l.route_text()),
+                    ", but cannot honour Retry-After: it retries after its own backoff, before the server said it can take the request",
+                ));
             }
         }
     }

@@ -43,14 +43,15 @@ impl Rule for MultiLayerWriteRetry {
         }
         let op = cx.op;
         let names: Vec<String> = retrying.iter().map(|(l, _)| l.who()).collect();
+        let retried = format!(
+            "retried by {} layers ({}) with no idempotency key: each layer can repeat the write on its own",
+            retrying.len(),
+            names.join(", ")
+        );
         let mut finding = cx
             .finding(
                 &Self::META,
-                format!(
-                    "is a non-idempotent write retried by {} layers ({}) with no idempotency key: each layer can repeat the write on its own",
-                    retrying.len(),
-                    names.join(", ")
-                ),
+                format!("is a non-idempotent write {retried}"),
                 Label::new(
                     &inner_risky[0].loc,
                     format!("{} retries on {}", inner.who(), describe_signals(inner_risky)),
@@ -63,6 +64,12 @@ impl Rule for MultiLayerWriteRetry {
                 format!("{} retries on {}", l.who(), describe_signals(risky)),
             );
         }
-        out.push(finding.related(&op.loc, format!("{} (non-idempotent)", declared_here(op))));
+        // One finding at the innermost layer's retry, for every write it serves alike.
+        let finding = finding.related(&op.loc, format!("{} (non-idempotent)", declared_here(op)));
+        out.push(cx.grouped_at_primary(
+            finding,
+            format!("{} layers ({}) retry ", retrying.len(), names.join(", ")),
+            ", non-idempotent and with no idempotency key: each layer can repeat the write on its own",
+        ));
     }
 }

@@ -60,13 +60,14 @@ impl Rule for RetryAmplification {
             return;
         };
         let op = cx.op;
+        let consequence = format!(
+            " can reach the backend {reach} for one call: {} (the limit is {limit})",
+            chain_text(&factors, &chain.arithmetic())
+        );
         let mut finding = cx
             .finding(
                 &Self::META,
-                format!(
-                    "can reach the backend {reach} for one call: {} (the limit is {limit})",
-                    chain_text(&factors, &chain.arithmetic())
-                ),
+                consequence.trim_start(),
                 Label::new(primary_loc, label(primary)),
             )
             .help("let one layer retry (usually the client, which knows the deadline) and set the others' attempts to 1 for this route, or lower the attempts so that their product stays within lint.maxAmplification");
@@ -78,7 +79,10 @@ impl Rule for RetryAmplification {
         if let Some(set) = set {
             finding = finding.related(&set.loc, format!("the limit is {limit} here"));
         }
-        out.push(finding.related(&op.loc, declared_here(op)));
+        // One finding at the heaviest layer's attempts, for every operation with the same
+        // chain of layers.
+        let finding = finding.related(&op.loc, declared_here(op));
+        out.push(cx.grouped_at_primary(finding, "", consequence));
     }
 }
 

@@ -42,8 +42,7 @@ impl Rule for RetryBudgetMissing {
             return;
         };
         let op = cx.op;
-        out.push(
-            cx.finding(
+        let finding = cx.finding(
                 &Self::META,
                 format!(
                     "makes up to {} attempts per call in the {} and no layer has a retry budget: in an outage every call retries in full",
@@ -53,7 +52,16 @@ impl Rule for RetryBudgetMissing {
                 Label::new(loc, format!("{} attempts", attempts_text(heavy.policy.max_attempts()))),
             )
             .help("cap retries as a share of traffic in one layer: Envoy circuit_breakers retry_budget, Linkerd retryBudget, a Gateway API retryConstraint, or an Istio DestinationRule connectionPool.http.maxRetries")
-            .related(&op.loc, declared_here(op)),
-        );
+            .related(&op.loc, declared_here(op));
+        // One finding at the attempts setting, for every operation it governs.
+        out.push(cx.grouped_at_primary(
+            finding,
+            "the calls of ",
+            format!(
+                " make up to {} attempts each in the {}, and no layer has a retry budget: in an outage every call retries in full",
+                attempts_text(heavy.policy.max_attempts()),
+                heavy.who()
+            ),
+        ));
     }
 }

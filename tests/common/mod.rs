@@ -88,16 +88,21 @@ pub fn scratch(name: &str) -> std::path::PathBuf {
 /// there against them, each given with `-p`, for the service host `p`, infos shown (the
 /// rules that fire are what is tested).
 pub fn check_layers(dir: &Path, files: &[(&str, &str)]) -> Run {
+    check_layers_as(dir, files, "human")
+}
+
+/// [`check_layers`] with the output format `format`.
+pub fn check_layers_as(dir: &Path, files: &[(&str, &str)], format: &str) -> Run {
     let mut args = vec!["check".to_string(), "openapi.yaml".to_string()];
     for (name, text) in files {
         std::fs::write(dir.join(name), text).expect("written");
         args.extend(["-p".to_string(), (*name).to_string()]);
     }
-    args.extend([
-        "--host".to_string(),
-        "p".to_string(),
-        "--show-infos".to_string(),
-    ]);
+    args.extend(
+        ["--host", "p", "--show-infos", "--format", format]
+            .iter()
+            .map(|a| (*a).to_string()),
+    );
     let args: Vec<&str> = args.iter().map(String::as_str).collect();
     retrylint_in(dir, &args)
 }
