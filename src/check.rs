@@ -20,11 +20,7 @@ use crate::rules::{self, RuleLevels, RunContext};
 use crate::source::{SourceFile, path_text};
 use crate::suppress::Suppressions;
 
-/// The name of the policy file looked for beside a description.
-pub const POLICY_FILE_NAME: &str = "retry-policy.yaml";
-
-/// Every name a policy beside a description may have, the usual one first.
-pub const POLICY_FILE_NAMES: [&str; 2] = [POLICY_FILE_NAME, "retry-policy.yml"];
+pub use crate::policy::{POLICY_FILE_NAME, POLICY_FILE_NAMES};
 
 /// Settings of one `check` run.
 #[derive(Debug, Clone, Default)]

@@ -71,8 +71,8 @@ pub fn main() -> ExitCode {
         Command::Rules => commands::print(&commands::catalogue::rules_table()),
         Command::Schema => commands::print(commands::catalogue::POLICY_SCHEMA),
         Command::Explain { rule } => commands::catalogue::explain(&rule),
-        Command::Completions(args) => commands::shell::completions(&args),
-        Command::Man(args) => commands::shell::man(&args),
+        Command::Completions(args) => commands::shell::completions(&args, command()),
+        Command::Man(args) => commands::shell::man(&args, command()),
     };
     match result {
         Ok(code) => code,

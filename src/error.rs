@@ -86,13 +86,9 @@ impl InputError {
 /// One line of text: file names and messages may hold description text, shown escaped.
 impl fmt::Display for InputError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let message = crate::output::escape::terminal(&self.message);
+        let message = crate::escape::terminal(&self.message);
         match self.location() {
-            Some(location) => write!(
-                f,
-                "{}: {message}",
-                crate::output::escape::terminal(&location)
-            ),
+            Some(location) => write!(f, "{}: {message}", crate::escape::terminal(&location)),
             None => write!(f, "{message}"),
         }
     }

@@ -31,6 +31,11 @@ impl fmt::Display for Severity {
     }
 }
 
+/// The label for an operation's place in the description.
+pub fn declared_here(op: &Operation) -> String {
+    format!("{} {} is declared here", op.method, op.path)
+}
+
 /// A place a finding points at, with what to say there.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Label {

@@ -102,7 +102,7 @@ fn merge(mut group: Vec<Finding>, order: &HashMap<(&str, &str), usize>, api: &Ap
                 // The operation's finding pointed at the shared place itself (a policy
                 // entry, a route): the label goes where the operation is declared.
                 let declared = api.operations.get(index_of(member));
-                declared.map(|op| Label::new(&op.loc, crate::rules::declared_here(op)))
+                declared.map(|op| Label::new(&op.loc, crate::finding::declared_here(op)))
             } else {
                 Some(Label::new(
                     &site,

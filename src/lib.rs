@@ -18,6 +18,7 @@ pub mod commands;
 pub mod contract;
 pub mod diff;
 pub mod error;
+pub mod escape;
 pub mod finding;
 pub mod group;
 pub mod init;

@@ -10,7 +10,7 @@ use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::sync::Arc;
 
-use super::diff::{DiffFormat, DiffOutput, check_options, note, policy, rendered, side};
+use super::compare::{DiffFormat, DiffOutput, check_options, note, policy, rendered, side};
 use super::sides::{self, Counterpart, SidePaths};
 use super::{InputArgs, Outcome, write_output};
 use crate::check::load_given;

@@ -26,10 +26,10 @@ use std::path::{Path, PathBuf};
 
 use crate::check::{GivenPolicies, POLICY_FILE_NAMES};
 use crate::error::InputError;
+use crate::escape::terminal;
 use crate::layers::detect::{HandedOver, LayerFile, handed_over};
 use crate::load::LoadOptions;
 use crate::load::discover::{self, STDIN};
-use crate::output::escape::terminal;
 use crate::source::path_text;
 
 /// What to check for the files handed over.

@@ -127,13 +127,13 @@ enum Format {
 }
 
 pub fn run(args: CheckArgs) -> Outcome {
-    super::diff::source_links_unused(
+    super::compare::source_links_unused(
         args.source_links.is_some(),
         args.format == Format::Markdown,
         args.quiet,
     );
     if let Some(revision) = &args.base {
-        use super::diff::{DiffFormat, DiffOutput};
+        use super::compare::{DiffFormat, DiffOutput};
         let format = match args.format {
             Format::Human | Format::Concise => DiffFormat::Text,
             Format::Json => DiffFormat::Json,
@@ -254,7 +254,7 @@ pub fn run(args: CheckArgs) -> Outcome {
         let count = baseline::write(path, &results).map_err(|e| vec![e])?;
         eprintln!(
             "wrote {count} findings to the baseline {}",
-            crate::output::escape::terminal(&crate::source::path_text(path))
+            crate::escape::terminal(&crate::source::path_text(path))
         );
         return Ok(ExitCode::SUCCESS);
     }
@@ -334,7 +334,7 @@ fn contract_only_notice(results: &[CheckResult]) {
         let names: Vec<String> = without
             .iter()
             .take(3)
-            .map(|r| crate::output::escape::terminal(&r.description).into_owned())
+            .map(|r| crate::escape::terminal(&r.description).into_owned())
             .collect();
         let more = if without.len() > names.len() {
             format!(" and {} more", without.len() - names.len())

@@ -5,6 +5,7 @@ mod base_revision;
 pub mod catalogue;
 mod changed;
 pub mod check;
+pub mod compare;
 pub mod diff;
 pub mod init;
 mod inputs;

@@ -25,24 +25,23 @@ pub struct ManArgs {
     dir: Option<PathBuf>,
 }
 
-/// Prints the completion script for a shell.
-pub fn completions(args: &CompletionsArgs) -> Outcome {
-    let mut command = crate::cli::command();
+/// Prints the completion script for a shell, from the command line's definition.
+pub fn completions(args: &CompletionsArgs, mut command: clap::Command) -> Outcome {
     let mut script = Vec::new();
     clap_complete::generate(args.shell, &mut command, "retrylint", &mut script);
     print(&String::from_utf8_lossy(&script))
 }
 
-/// Prints the manual page, or writes every page into a folder.
-pub fn man(args: &ManArgs) -> Outcome {
-    let command = crate::cli::command();
+/// Prints the manual page, or writes every page into a folder, from the command line's
+/// definition.
+pub fn man(args: &ManArgs, command: clap::Command) -> Outcome {
     let Some(dir) = &args.dir else {
         return print(&render(command)?);
     };
     let cannot = |e: std::io::Error| {
         vec![InputError::new(format!(
             "cannot write manual pages into `{}`: {e}",
-            crate::output::escape::terminal(&crate::source::path_text(dir))
+            crate::escape::terminal(&crate::source::path_text(dir))
         ))]
     };
     std::fs::create_dir_all(dir).map_err(cannot)?;

@@ -19,10 +19,10 @@ use std::collections::{BTreeMap, HashMap};
 use std::fmt::Write;
 
 use crate::contract::Contract;
+use crate::escape::{self, yaml_quoted as quote};
 use crate::layers::chain::Bound;
 use crate::layers::{Position, UNBOUNDED_ATTEMPTS};
 use crate::model::{Api, Operation};
-use crate::output::escape::{self, yaml_quoted as quote};
 use crate::policy::Selector;
 
 mod choice;

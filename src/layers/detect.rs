@@ -223,7 +223,7 @@ pub fn detect(path: &Path, walked: bool, options: &LoadOptions) -> Result<Detect
 #[derive(Debug)]
 pub enum HandedOver {
     /// A retrylint policy: named as a policy beside a description is named
-    /// ([`crate::check::POLICY_FILE_NAMES`], whatever it holds: the descriptions beside it
+    /// ([`crate::policy::POLICY_FILE_NAMES`], whatever it holds: the descriptions beside it
     /// read it), or shaped like one (`version` and a policy section, no `apiVersion`).
     Policy,
     /// Retry settings of a proxy, gateway or mesh, or the Gateway API `Gateway`s and
@@ -246,7 +246,7 @@ pub fn handed_over(path: &Path, options: &LoadOptions) -> Result<HandedOver, Inp
     let named_policy = path
         .file_name()
         .and_then(|n| n.to_str())
-        .is_some_and(|n| crate::check::POLICY_FILE_NAMES.contains(&n));
+        .is_some_and(|n| crate::policy::POLICY_FILE_NAMES.contains(&n));
     if named_policy {
         return Ok(HandedOver::Policy);
     }

@@ -70,7 +70,7 @@ impl Git {
                 .join(git_dir);
             return Ok(Git { git_dir, work_tree });
         }
-        let work_tree = crate::load::git_work_tree(&root).ok_or_else(|| {
+        let work_tree = crate::source::git_work_tree(&root).ok_or_else(|| {
             failed(
                 "find the git repository",
                 format!("no `.git` in `{}` or any folder above it", path_text(&root)),

@@ -24,7 +24,7 @@ use crate::source::{ParseLimits, SourceFile, path_text};
 pub use crate::location::FileId;
 pub use open::{io_reason, read_bounded, read_text};
 pub use refs::Target;
-pub use root::{Root, git_work_tree, root_for, root_for_stdin};
+pub use root::{Root, root_for, root_for_stdin};
 
 /// What loading may do.
 #[derive(Debug, Clone)]

@@ -94,7 +94,7 @@ impl Revision {
         if revision.starts_with('-') || revision.contains(['\n', '\0']) {
             return Err(InputError::new(format!(
                 "`{}` is not a revision",
-                crate::output::escape::terminal(revision)
+                crate::escape::terminal(revision)
             )));
         }
         let verified = git
@@ -106,7 +106,7 @@ impl Revision {
         if !verified.status.success() {
             return Err(InputError::new(format!(
                 "`{}` is not a commit of the repository at `{}`",
-                crate::output::escape::terminal(revision),
+                crate::escape::terminal(revision),
                 path_text(&git.work_tree)
             )));
         }
@@ -291,7 +291,7 @@ impl Revision {
                 "list the revision's files",
                 format!(
                     "git could not list `{}:{folder}`",
-                    crate::output::escape::terminal(&self.revision)
+                    crate::escape::terminal(&self.revision)
                 ),
             ));
         }
@@ -301,7 +301,7 @@ impl Revision {
     fn too_many(&self, folder: &str) -> InputError {
         InputError::new(format!(
             "`{}:{folder}` and the folders read before it hold more than {} entries; refusing to read more of the revision",
-            crate::output::escape::terminal(&self.revision),
+            crate::escape::terminal(&self.revision),
             self.limits.max_files
         ))
         .with_help("raise the limit with --max-files N")
@@ -351,10 +351,7 @@ impl Revision {
         if state.written.contains(inner) {
             return Ok(());
         }
-        let shown = format!(
-            "{}:{inner}",
-            crate::output::escape::terminal(&self.revision)
-        );
+        let shown = format!("{}:{inner}", crate::escape::terminal(&self.revision));
         if state.reader.is_none() {
             state.reader = Some(BlobReader::start(&self.git)?);
         }
@@ -374,14 +371,14 @@ impl Revision {
             return Err(InputError::new(format!(
                 "more than {} files of {} are read; refusing to read `{shown}`",
                 self.limits.max_files,
-                crate::output::escape::terminal(&self.revision),
+                crate::escape::terminal(&self.revision),
             ))
             .with_help("raise the limit with --max-files N"));
         }
         if state.bytes_written.saturating_add(size) > self.limits.max_total_bytes {
             return Err(InputError::new(format!(
                 "the files read from {} would exceed {} bytes in all; refusing to read `{shown}`",
-                crate::output::escape::terminal(&self.revision),
+                crate::escape::terminal(&self.revision),
                 self.limits.max_total_bytes
             ))
             .with_help("raise the limit with --max-total-bytes BYTES"));

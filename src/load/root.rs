@@ -11,7 +11,7 @@ use std::path::{Path, PathBuf};
 
 use super::io_reason;
 use crate::error::InputError;
-use crate::source::path_text;
+use crate::source::{git_work_tree, path_text};
 
 /// A root folder, canonical, with how messages name it.
 #[derive(Debug, Clone)]
@@ -86,14 +86,6 @@ pub fn root_for_stdin(given: Option<&Path>) -> Result<Root, InputError> {
             Ok(Root { dir, shown })
         }
     }
-}
-
-/// The nearest folder at or above `folder` that holds a `.git` entry (folder or file).
-pub fn git_work_tree(folder: &Path) -> Option<PathBuf> {
-    folder
-        .ancestors()
-        .find(|dir| std::fs::symlink_metadata(dir.join(".git")).is_ok())
-        .map(Path::to_path_buf)
 }
 
 /// A folder named relative to the current one when it lies inside it.

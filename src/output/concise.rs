@@ -1,7 +1,8 @@
 //! `--format concise`: one line per finding, `file:line:column: severity[rule] message`,
 //! then the summary line — for terminals on large APIs, editors and `grep`.
 
-use super::{CheckResult, Place, Shown, Summary, escape};
+use super::{CheckResult, Place, Shown, Summary};
+use crate::escape;
 use crate::finding::Severity;
 
 /// Renders the findings `shown` selects, one per line, then the summary line.

@@ -15,7 +15,7 @@ use std::ops::Range;
 
 use miette::{LabeledSpan, MietteError, MietteSpanContents, SourceCode, SourceSpan, SpanContents};
 
-use super::escape;
+use crate::escape;
 use crate::source::{LineIndex, Span};
 
 /// A line longer than this many bytes is cut around its labels.

@@ -10,8 +10,8 @@
 //! message; also `:` and `,` in properties), so each finding is exactly one line, and
 //! the plain lines start with text of ours, never with `::`.
 
-use super::escape::{github_data as data, github_property as property};
 use super::{CheckResult, FailOn, Place, Summary};
+use crate::escape::{github_data as data, github_property as property};
 use crate::finding::{Finding, Severity};
 
 /// How many annotations of one level Actions shows per step.

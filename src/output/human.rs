@@ -12,8 +12,9 @@ use std::fmt;
 use miette::{Diagnostic, GraphicalReportHandler, GraphicalTheme, LabeledSpan, SourceCode};
 
 use super::excerpt::{Excerpt, Mark};
-use super::{CheckResult, Shown, Summary, escape};
+use super::{CheckResult, Shown, Summary};
 use crate::error::{ErrorSite, InputError};
+use crate::escape;
 use crate::finding::{Finding, Severity};
 use crate::source::LineIndex;
 

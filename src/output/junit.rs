@@ -3,8 +3,8 @@
 //! written to the test case's `system-out`, so the report fails exactly when the exit
 //! code does.
 
-use super::escape::xml as escape;
 use super::{CheckResult, FailOn, Place};
+use crate::escape::xml as escape;
 use crate::finding::Finding;
 
 /// The test case of findings that are about the policy, not one operation.

@@ -10,9 +10,9 @@
 use std::collections::HashMap;
 use std::fmt::Write;
 
-use super::escape::{markdown_code as code, markdown_text as text};
 use super::source_links::SourceLinks;
 use super::{CheckResult, Place, Summary};
+use crate::escape::{markdown_code as code, markdown_text as text};
 use crate::finding::{Affected, Finding, Severity};
 
 /// The first line of every Markdown comment (`check`, `check --base`, `diff`): a bot

@@ -2,7 +2,6 @@
 
 pub mod color;
 pub mod concise;
-pub mod escape;
 pub mod excerpt;
 pub mod github;
 pub mod gitlab;

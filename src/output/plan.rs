@@ -77,7 +77,7 @@ fn layers(out: &mut String, analysis: &Analysis, index: usize) {
             l.name,
             hop.route_text()
         );
-        let _ = writeln!(out, "  {}:", crate::output::escape::terminal(&text));
+        let _ = writeln!(out, "  {}:", crate::escape::terminal(&text));
         if r.budget_only {
             let _ = writeln!(
                 out,
@@ -129,7 +129,7 @@ fn signals(policy: &Effective) -> String {
 
 /// The operation's method, path and operationId, on one line whatever they hold.
 fn heading(op: &Operation) -> String {
-    crate::output::escape::terminal(&op.title()).into_owned()
+    crate::escape::terminal(&op.title()).into_owned()
 }
 
 fn table(out: &mut String, policy: &Effective, schedule: &Schedule) {

@@ -148,7 +148,7 @@ impl Uris<'_> {
 }
 
 fn encode(path: &str) -> String {
-    super::escape::uri_path(path)
+    crate::escape::uri_path(path)
 }
 
 /// `file:///a/b` for an absolute path (on Windows, `file:///C:/a/b`).
@@ -203,7 +203,7 @@ fn result(
     let mut value = json!({
         "ruleId": finding.rule,
         "level": level(finding.severity),
-        "message": { "text": super::escape::sarif_text(&message(finding)) },
+        "message": { "text": crate::escape::sarif_text(&message(finding)) },
         "locations": [location(&Place::of(primary, sources), uris.of(&sources[primary.file]), None, None)],
         "partialFingerprints": { "retrylint/v2": fingerprint(finding, sources, checked.root_file) },
     });
@@ -265,7 +265,7 @@ fn location(place: &Place, artifact: Value, id: Option<usize>, text: Option<&str
         value["id"] = json!(id);
     }
     if let Some(text) = text {
-        value["message"] = json!({ "text": super::escape::sarif_text(text) });
+        value["message"] = json!({ "text": crate::escape::sarif_text(text) });
     }
     value
 }

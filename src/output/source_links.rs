@@ -8,7 +8,7 @@
 //! that leaves the current folder, names no file of the repository); the link's text is
 //! the same code span the place has without the option.
 
-use super::escape::{markdown_code, uri_path};
+use crate::escape::{markdown_code, uri_path};
 
 /// The URL prefix places are linked under.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -42,7 +42,7 @@ impl SourceLinks {
         {
             return Err(format!(
                 "the URL holds {}, which a link prefix may not; percent-encode it",
-                super::escape::terminal(&format!("{bad:?}"))
+                crate::escape::terminal(&format!("{bad:?}"))
             ));
         }
         let bytes = url.as_bytes();

@@ -10,7 +10,7 @@ use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU32, Ordering};
 
 use crate::error::InputError;
-use crate::output::escape;
+use crate::escape;
 
 /// Writes `text` to the file at `path` (replaced whole), or to standard output without one.
 pub fn to_file_or_stdout(path: Option<&Path>, text: &str) -> Result<(), InputError> {

@@ -25,6 +25,12 @@ pub use selector::{Rank, Selector};
 use crate::load::FileId;
 use crate::location::Loc;
 
+/// The name of the policy file looked for beside a description.
+pub const POLICY_FILE_NAME: &str = "retry-policy.yaml";
+
+/// Every name a policy beside a description may have, the usual one first.
+pub const POLICY_FILE_NAMES: [&str; 2] = [POLICY_FILE_NAME, "retry-policy.yml"];
+
 /// A value together with the place it was written.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Spanned<T> {

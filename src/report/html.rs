@@ -10,7 +10,7 @@ use std::fmt::Write;
 
 use super::{FindingReport, OperationReport, Readiness, Report};
 use crate::contract::ContractState;
-use crate::output::escape;
+use crate::escape;
 
 const CSS: &str = include_str!("html/report.css");
 const JS: &str = include_str!("html/report.js");

@@ -515,7 +515,4 @@ pub fn describe_signals(signals: &[&Spanned<Signal>]) -> String {
     }
 }
 
-/// The label for an operation's place in the description.
-pub fn declared_here(op: &Operation) -> String {
-    format!("{} {} is declared here", op.method, op.path)
-}
+pub use crate::finding::declared_here;

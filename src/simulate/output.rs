@@ -197,11 +197,7 @@ pub fn text(report: &Report) -> String {
         "operations"
     };
     let operations = report.operations.join(", ");
-    let _ = writeln!(
-        out,
-        "{label}: {}",
-        crate::output::escape::terminal(&operations)
-    );
+    let _ = writeln!(out, "{label}: {}", crate::escape::terminal(&operations));
     match report.loop_lines().as_slice() {
         [] => {}
         [(_, loops)] => {
@@ -210,11 +206,7 @@ pub fn text(report: &Report) -> String {
         lines => {
             let _ = writeln!(out, "loops{}:", report.loops_note());
             for (operation, loops) in lines {
-                let _ = writeln!(
-                    out,
-                    "  {}: {loops}",
-                    crate::output::escape::terminal(operation)
-                );
+                let _ = writeln!(out, "  {}: {loops}", crate::escape::terminal(operation));
             }
         }
     }

@@ -290,14 +290,19 @@ pub fn path_text(path: &std::path::Path) -> String {
     path.to_string_lossy().replace('\\', "/")
 }
 
+/// The nearest folder at or above `folder` that holds a `.git` entry (folder or file).
+pub fn git_work_tree(folder: &std::path::Path) -> Option<std::path::PathBuf> {
+    folder
+        .ancestors()
+        .find(|dir| std::fs::symlink_metadata(dir.join(".git")).is_ok())
+        .map(std::path::Path::to_path_buf)
+}
+
 /// A resolved path named relative to its git work tree, else to the current folder,
 /// else absolute.
 pub fn identity_of(canonical: &std::path::Path) -> String {
     let current = std::env::current_dir().and_then(std::fs::canonicalize).ok();
-    let base = canonical
-        .parent()
-        .and_then(crate::load::git_work_tree)
-        .or(current);
+    let base = canonical.parent().and_then(git_work_tree).or(current);
     match base.as_deref().and_then(|b| canonical.strip_prefix(b).ok()) {
         Some(relative) => path_text(relative),
         None => path_text(canonical),

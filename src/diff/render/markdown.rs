@@ -11,8 +11,8 @@
 
 use std::fmt::Write;
 
+use crate::escape::{markdown_code as code, markdown_text as text};
 use crate::location::Loc;
-use crate::output::escape::{markdown_code as code, markdown_text as text};
 use crate::output::markdown::{by_severity, item};
 use crate::output::source_links::{SourceLinks, place};
 

@@ -5,10 +5,10 @@ pub mod json;
 pub mod markdown;
 
 use crate::contract::ContractState;
+use crate::escape::{github_data, github_property, terminal};
 use crate::finding::CheckResult;
 use crate::location::Loc;
 use crate::output::FailOn;
-use crate::output::escape::{github_data, github_property, terminal};
 
 use super::{Class, Diff, OperationDiff, Side};
 

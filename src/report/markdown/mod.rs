@@ -19,7 +19,7 @@ mod summary;
 
 use super::{FindingReport, OperationReport, Readiness, Report, ScheduleReport};
 use crate::contract::ContractState;
-use crate::output::escape;
+use crate::escape;
 use crate::plan::millis;
 
 /// Characters the report may use before it stops listing operations.
