@@ -11,6 +11,12 @@
 
 #![forbid(unsafe_code)]
 
+mod api;
+pub use api::{
+    CheckOptions, CheckResult, Finding, InputError, Label, Severity, check_file, check_files,
+    check_str,
+};
+
 pub mod baseline;
 pub mod check;
 pub mod cli;

@@ -26,6 +26,16 @@ impl Stdin {
         }
     }
 
+    /// Text already at hand (an editor's buffer) standing at `name`, as standard input
+    /// named by `--stdin-filename` does.
+    pub fn with_text(name: PathBuf, text: String) -> Stdin {
+        Stdin {
+            named: true,
+            display: name,
+            text: OnceLock::from(Ok(text)),
+        }
+    }
+
     /// The text, read at the first call (at most `max_size` bytes).
     pub fn text(&self, max_size: u64) -> Result<String, InputError> {
         self.text
