@@ -1,5 +1,5 @@
 //! Hostile descriptions and policies, sized by their callers: the inputs that once took
-//! gigabytes or minutes. Shared by `benches/hostile.rs` and `tests/limits.rs`.
+//! gigabytes or minutes. Shared by `benches/hostile.rs` and `tests/cli/limits.rs`.
 
 #![allow(dead_code)]
 

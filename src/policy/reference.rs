@@ -1,7 +1,7 @@
 //! The reference of the policy fields, checked in as `docs/policy-fields.md`: one table row
 //! per field of the field table.
 //!
-//! `tests/generated.rs` fails when the checked-in file differs from [`markdown`], and
+//! `tests/cli/generated.rs` fails when the checked-in file differs from [`markdown`], and
 //! rewrites it when asked to (see there).
 
 use std::fmt::Write;
@@ -13,7 +13,7 @@ pub fn markdown() -> String {
     let mut out = String::from(
         "# Policy fields\n\
          \n\
-         <!-- Generated from src/policy/fields.rs by `UPDATE_GENERATED=1 cargo test --test generated`: edit the table there. -->\n\
+         <!-- Generated from src/policy/fields.rs by `UPDATE_GENERATED=1 cargo test --test cli generated::`: edit the table there. -->\n\
          \n\
          Every field of a policy object, as `defaults`, each `operations` entry and a description's\n\
          `x-retry-policy` write it; they merge field by field (the README's policy section says\n\

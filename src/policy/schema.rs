@@ -2,7 +2,7 @@
 //! printed by `retrylint schema`: the policy object comes from the field table, the rest of
 //! the file (its top level, durations, conditions, `lint`) is written here.
 //!
-//! `tests/generated.rs` fails when the checked-in file differs from [`text`], and rewrites
+//! `tests/cli/generated.rs` fails when the checked-in file differs from [`text`], and rewrites
 //! it when asked to (see there).
 
 use serde_json::{Map, Value, json};

@@ -1,0 +1,657 @@
+//! Real public descriptions (set `RETRYLINT_CORPUS` to the corpus folder): each loads,
+//! with every `$ref` followed, to the expected number of operations, and checks cleanly
+//! against a policy that retries everything.
+//!
+//! Every test here is `#[ignore]`d, so that a plain `cargo test` reports them as ignored
+//! instead of passing them unrun; `.ci/run` runs them with `--include-ignored` and the
+//! corpus. Run without `RETRYLINT_CORPUS`, each fails and says why.
+
+use crate::common;
+
+use std::path::{Path, PathBuf};
+
+use retrylint::load::{LoadOptions, Loader};
+
+/// Description (relative to the corpus), operations, files reached through `$ref`s.
+const CORPUS: &[(&str, usize, usize)] = &[
+    ("github/api.github.com.json", 1223, 1),
+    ("stripe/spec3.yaml", 468, 1),
+    ("stripe/spec3.json", 417, 1),
+    ("box/openapi.json", 296, 1),
+    ("twilio/twilio_api_v2010.json", 197, 1),
+    ("adyen/CheckoutService-v71.json", 28, 1),
+    ("asana/asana_oas.yaml", 247, 1),
+    // 999 files, the four `links` files of the SSH-key responses, and the 81 schema
+    // files of JSON request bodies (read for a key in the body).
+    (
+        "digitalocean/specification/DigitalOcean-public.v2.yaml",
+        659,
+        1084,
+    ),
+];
+
+/// The policy of the catalogue issue: retries everything, no plan for unknown outcomes.
+/// (Its Retry-After ceiling is 4s: two waits of 5s would leave no time for the third attempt.)
+const ISSUE_POLICY: &str = "version: 1\ndefaults: {maxAttempts: 3, deadline: 10s, retryOn: [503, timeout], backoff: {base: 100ms, cap: 2s, jitter: full}, retryAfter: {honor: true, max: 4s}}\n";
+
+/// Retries everything, with a plan for unknown outcomes.
+const RETRYING_POLICY: &str = "version: 1\ndefaults: {maxAttempts: 3, deadline: 10s, retryOn: [503, timeout], backoff: {base: 100ms, cap: 2s, jitter: full}, retryAfter: {honor: true, max: 4s}, onUnknownOutcome: fail}\n";
+
+/// Writes a policy into the scratch folder and returns its path.
+fn policy_file(name: &str, text: &str) -> PathBuf {
+    let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("corpus-policy");
+    std::fs::create_dir_all(&dir).unwrap();
+    let path = dir.join(name);
+    std::fs::write(&path, text).unwrap();
+    path
+}
+
+/// `retrylint check SPEC -p POLICY --format FORMAT --show-infos` (every finding counted).
+fn check(spec: &Path, policy: &Path, format: &str) -> common::Run {
+    common::retrylint(&[
+        "check",
+        spec.to_str().unwrap(),
+        "-p",
+        policy.to_str().unwrap(),
+        "--format",
+        format,
+        "--show-infos",
+    ])
+}
+
+/// The corpus folder `RETRYLINT_CORPUS` names. A corpus test that runs without it fails
+/// (a test that reads nothing must not pass), so a new one left without `#[ignore]` fails
+/// a plain `cargo test` at once.
+fn corpus() -> PathBuf {
+    let Some(dir) = std::env::var_os("RETRYLINT_CORPUS").map(PathBuf::from) else {
+        panic!(
+            "RETRYLINT_CORPUS is not set: the corpus tests read the public descriptions in that folder; \
+             run them with RETRYLINT_CORPUS=DIR cargo test --test cli corpus:: -- --include-ignored"
+        );
+    };
+    assert!(
+        dir.is_dir(),
+        "RETRYLINT_CORPUS names `{}`, which is not a folder",
+        dir.display()
+    );
+    dir
+}
+
+#[test]
+#[ignore = "needs RETRYLINT_CORPUS"]
+fn every_corpus_description_loads_with_its_operation_count() {
+    let dir = corpus();
+    for &(path, operations, files) in CORPUS {
+        let mut loader = Loader::new(LoadOptions::default());
+        let root = loader
+            .load_root(&dir.join(path))
+            .unwrap_or_else(|e| panic!("{path}: {e}"));
+        let api =
+            retrylint::model::build(&mut loader, root).unwrap_or_else(|e| panic!("{path}: {e}"));
+        assert_eq!(api.operations.len(), operations, "{path}: operations");
+        assert_eq!(loader.file_count(), files, "{path}: files reached");
+    }
+}
+
+#[test]
+#[ignore = "needs RETRYLINT_CORPUS"]
+fn every_corpus_description_checks_against_a_retrying_policy() {
+    let dir = corpus();
+    let policy = policy_file("retry-policy.yaml", ISSUE_POLICY);
+    let specs: Vec<String> = CORPUS
+        .iter()
+        .map(|(p, _, _)| dir.join(p).to_string_lossy().into_owned())
+        .collect();
+    let mut args = vec!["check", "-p", policy.to_str().unwrap()];
+    args.extend(specs.iter().map(String::as_str));
+    let run = common::retrylint(&args);
+    assert_eq!(run.code, 1, "{}", run.stderr);
+    let summary = run.stdout.lines().last().unwrap_or_default();
+    let total: usize = CORPUS.iter().map(|(_, n, _)| n).sum();
+    assert!(
+        // GitHub declares 270 x-webhooks: reported as not checked.
+        summary.contains(&format!("in {total} operations (270 webhooks not checked)")),
+        "{summary}"
+    );
+    // Stripe's POSTs carry no idempotency key in the policy: every one is reported.
+    assert!(run.stdout.contains(
+        "error[unprotected-write-retry]: POST /v1/charges is retried on 503 and timeout"
+    ));
+}
+
+/// The human output of GitHub's description against `policy`.
+fn human_text_of(dir: &Path, policy: &Path) -> String {
+    check(&dir.join("github/api.github.com.json"), policy, "human").stdout
+}
+
+/// How often each rule fires, from human output.
+fn counts(stdout: &str) -> std::collections::BTreeMap<String, usize> {
+    let mut out = std::collections::BTreeMap::new();
+    for line in stdout.lines() {
+        let Some(start) = line.find('[') else {
+            continue;
+        };
+        let Some(end) = line.find("]:") else { continue };
+        if line.trim_start().starts_with(['×', '⚠', '☞']) {
+            *out.entry(line[start + 1..end].to_string()).or_default() += 1;
+        }
+    }
+    out
+}
+
+#[test]
+#[ignore = "needs RETRYLINT_CORPUS"]
+fn github_and_stripe_findings_match_what_their_descriptions_say() {
+    let dir = corpus();
+    let policy = policy_file("counts.yaml", ISSUE_POLICY);
+    let run = |spec: &str| {
+        let path = dir.join(spec);
+        let run = check(&path, &policy, "human");
+        assert_eq!(run.code, 1, "{}", run.stderr);
+        counts(&run.stdout)
+    };
+    let github = run("github/api.github.com.json");
+    // 193 POST + 70 PATCH, none with a key in the policy.
+    assert_eq!(github["unprotected-write-retry"], 263);
+    assert_eq!(github["unknown-outcome-unhandled"], 263);
+    // Every operation but the 77 that declare 503 is retried on an undeclared 503: one
+    // finding, at the defaults' `retryOn` that every one of them inherits.
+    assert_eq!(github["retry-status-undeclared"], 1);
+    assert!(human_text_of(&dir, &policy).contains(&format!(
+        "503 is retried, but it is not among the declared responses of {} operations",
+        1223 - 77
+    )));
+    // The description's 429s and 503s with no Retry-After are its own gaps, reported
+    // with a policy as without (the contract test below counts them too): 79 uses, of
+    // two shared responses and four written in their operations.
+    assert_eq!(github["retry-after-header-undeclared"], 6);
+    assert_eq!(github.len(), 4, "{github:?}");
+    let stripe = run("stripe/spec3.yaml");
+    assert_eq!(stripe["unprotected-write-retry"], 222);
+    assert_eq!(stripe["unknown-outcome-unhandled"], 222);
+    // Stripe declares `default` responses and no 429 or 503.
+    assert_eq!(stripe.len(), 2, "{stripe:?}");
+}
+
+#[test]
+#[ignore = "needs RETRYLINT_CORPUS"]
+fn sarif_of_every_corpus_description_validates() {
+    let dir = corpus();
+    let policy = policy_file("sarif.yaml", RETRYING_POLICY);
+    for (spec, _, _) in CORPUS {
+        let path = dir.join(spec);
+        let run = check(&path, &policy, "sarif");
+        assert_eq!(run.code, 1, "{spec}: {}", run.stderr);
+        let errors = common::sarif_errors(&run.stdout);
+        assert!(
+            errors.is_empty(),
+            "{spec}: {:?}",
+            &errors[..errors.len().min(5)]
+        );
+    }
+}
+
+#[test]
+#[ignore = "needs RETRYLINT_CORPUS"]
+fn a_baseline_of_github_leaves_only_a_new_unprotected_post() {
+    let dir = corpus();
+    let work = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("corpus-baseline");
+    std::fs::create_dir_all(&work).unwrap();
+    let original = std::fs::read_to_string(dir.join("github/api.github.com.json")).unwrap();
+    std::fs::write(work.join("api.github.com.json"), &original).unwrap();
+    std::fs::write(work.join("retry-policy.yaml"), RETRYING_POLICY).unwrap();
+    let written = common::retrylint_in(
+        &work,
+        &[
+            "check",
+            "api.github.com.json",
+            "--write-baseline",
+            "baseline.json",
+        ],
+    );
+    assert_eq!(written.code, 0, "{}", written.stderr);
+    let clean = common::retrylint_in(
+        &work,
+        &[
+            "check",
+            "api.github.com.json",
+            "--baseline",
+            "baseline.json",
+        ],
+    );
+    assert_eq!(
+        clean.code,
+        0,
+        "{}",
+        clean.stdout.lines().last().unwrap_or_default()
+    );
+    // One more POST, retried by the defaults, with no key.
+    let grown = original.replacen(
+        "\"paths\": {",
+        "\"paths\": {\n    \"/retrylint/new\": {\"post\": {\"operationId\": \"createNew\", \"responses\": {\"default\": {\"description\": \"error\"}}}},",
+        1,
+    );
+    assert_ne!(grown, original);
+    std::fs::write(work.join("api.github.com.json"), grown).unwrap();
+    let new = common::retrylint_in(
+        &work,
+        &[
+            "check",
+            "api.github.com.json",
+            "--baseline",
+            "baseline.json",
+            "--format",
+            "json",
+        ],
+    );
+    assert_eq!(new.code, 1);
+    let doc: serde_json::Value = serde_json::from_str(&new.stdout).unwrap();
+    let findings = doc["findings"].as_array().unwrap();
+    assert_eq!(findings.len(), 1, "{:#?}", findings);
+    assert_eq!(findings[0]["rule"], "unprotected-write-retry");
+    assert_eq!(findings[0]["operation"]["path"], "/retrylint/new");
+}
+
+/// The small descriptions of the corpus, besides those of [`CORPUS`].
+const EXAMPLES: &[&str] = &[
+    "oai-examples/v3.0/petstore.yaml",
+    "oai-examples/v3.0/petstore-expanded.yaml",
+    "oai-examples/v3.0/callback-example.yaml",
+    "oai-examples/v3.0/link-example.yaml",
+    "oai-examples/v3.0/api-with-examples.yaml",
+    "oai-examples/v3.0/uspto.yaml",
+    "oai-examples/v3.1/webhook-example.yaml",
+];
+
+#[test]
+#[ignore = "needs RETRYLINT_CORPUS"]
+fn init_then_check_is_quiet_on_every_corpus_description() {
+    let dir = corpus();
+    let work = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("corpus-init");
+    let _ = std::fs::remove_dir_all(&work);
+    std::fs::create_dir_all(&work).unwrap();
+    let specs = CORPUS
+        .iter()
+        .map(|(p, _, _)| *p)
+        .chain(EXAMPLES.iter().copied());
+    for (i, spec) in specs.enumerate() {
+        let path = dir.join(spec);
+        let policy = work.join(format!("policy-{i}.yaml"));
+        let init = common::retrylint(&[
+            "init",
+            path.to_str().unwrap(),
+            "-o",
+            policy.to_str().unwrap(),
+        ]);
+        assert_eq!(init.code, 0, "{spec}: {}", init.stderr);
+        let check = check(&path, &policy, "json");
+        assert_eq!(check.code, 0, "{spec}: {}", check.transcript());
+        // The policy is the client's: no note about checking the contract only.
+        assert!(check.stderr.is_empty(), "{spec}: {}", check.stderr);
+        let doc: serde_json::Value = serde_json::from_str(&check.stdout).unwrap();
+        let summary = &doc["summary"];
+        eprintln!(
+            "{spec}: {} errors, {} warnings, {} infos",
+            summary["errors"], summary["warnings"], summary["infos"]
+        );
+        // Nothing about the choices init made: no error, no info, and no warning but the
+        // description's own gaps, which no policy fills.
+        assert_eq!(summary["errors"], 0, "{spec}: {}", check.stdout);
+        assert_eq!(summary["infos"], 0, "{spec}: {}", check.stdout);
+        let warnings: Vec<&str> = doc["findings"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter(|f| f["severity"] == "warning")
+            .filter_map(|f| f["rule"].as_str())
+            .collect();
+        assert!(
+            warnings
+                .iter()
+                .all(|r| *r == "retry-after-header-undeclared"),
+            "{spec}: {warnings:?}"
+        );
+    }
+}
+
+#[test]
+#[ignore = "needs RETRYLINT_CORPUS"]
+fn init_keys_adyen_payments_only_once_the_key_is_required() {
+    let dir = corpus();
+    let path = dir.join("adyen/CheckoutService-v71.json");
+    let run = common::retrylint(&["init", path.to_str().unwrap()]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    // 22 operations take an optional Idempotency-Key: none is retried, each says why.
+    assert_eq!(run.stdout.matches(", optional Idempotency-Key").count(), 22);
+    assert!(!run.stdout.contains("keyHeader: \"Idempotency-Key\""));
+    // With the key required, the same operations would be retried with it.
+    let mut doc: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap();
+    let key = &mut doc["components"]["parameters"]["Idempotency-Key"]["required"];
+    assert_eq!(*key, false, "the shared key parameter is optional");
+    *key = serde_json::Value::Bool(true);
+    let required = serde_json::to_string(&doc).unwrap();
+    let work = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("corpus-adyen-required");
+    let _ = std::fs::remove_dir_all(&work);
+    std::fs::create_dir_all(&work).unwrap();
+    std::fs::write(work.join("openapi.json"), required).unwrap();
+    let run = common::retrylint_in(&work, &["init", "openapi.json"]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    assert!(
+        run.stdout.matches("keyHeader: \"Idempotency-Key\"").count() >= 20,
+        "{}",
+        run.stdout
+    );
+}
+
+#[test]
+#[ignore = "needs RETRYLINT_CORPUS"]
+fn the_markdown_report_of_github_fits_a_pull_request_comment() {
+    let dir = corpus();
+    let policy = policy_file("report.yaml", RETRYING_POLICY);
+    let path = dir.join("github/api.github.com.json");
+    let run = common::retrylint(&[
+        "report",
+        path.to_str().unwrap(),
+        "-p",
+        policy.to_str().unwrap(),
+    ]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    // GitHub refuses comments over 65,536 characters.
+    assert!(
+        run.stdout.chars().count() < 65_536,
+        "{} characters",
+        run.stdout.chars().count()
+    );
+    assert!(run.stdout.contains("### Operations by rule"));
+    assert!(
+        run.stdout
+            .contains("`retrylint report --format html` shows them all")
+    );
+}
+
+#[test]
+#[ignore = "needs RETRYLINT_CORPUS"]
+fn findings_on_digitalocean_referenced_operations_point_into_resources() {
+    let dir = corpus();
+    let policy = policy_file("digitalocean.yaml", ISSUE_POLICY);
+    let spec = dir.join("digitalocean/specification/DigitalOcean-public.v2.yaml");
+    let run = check(&spec, &policy, "json");
+    assert_eq!(run.code, 1, "{}", run.stderr);
+    let doc: serde_json::Value = serde_json::from_str(&run.stdout).unwrap();
+    // Every DigitalOcean operation is a `$ref` from the root file into `resources/`: a
+    // finding that points at the `$ref` also points where the operation is written.
+    let mut about_operations = 0;
+    for f in doc["findings"].as_array().unwrap() {
+        let places = common::finding_files(f);
+        if !places
+            .iter()
+            .any(|p| p.ends_with("DigitalOcean-public.v2.yaml"))
+        {
+            continue;
+        }
+        about_operations += 1;
+        assert!(
+            f["related"].as_array().unwrap().iter().any(|r| {
+                r["location"]["file"]
+                    .as_str()
+                    .is_some_and(|p| p.contains("/specification/resources/"))
+            }),
+            "{f}"
+        );
+    }
+    assert!(about_operations > 300, "{about_operations}");
+}
+
+/// A description's contract counts, as `report` gives them without a policy:
+/// retry-safe, retry-safe-with-reconcile, key-incomplete, unprotected, writes, operations
+/// declaring neither 429 nor 503, operations whose 429/503 say nothing of when to come back.
+const CONTRACT_COUNTS: &[(&str, [usize; 7])] = &[
+    // 193 POST + 70 PATCH, none with a key or a status endpoint; 77 operations declare
+    // 503 and 2 declare 429, none with Retry-After.
+    (
+        "github/api.github.com.json",
+        [960, 0, 0, 263, 263, 1145, 78],
+    ),
+    // Stripe documents Idempotency-Key in prose only; every response but 200 is `default`.
+    ("stripe/spec3.yaml", [246, 0, 0, 222, 222, 468, 0]),
+    ("stripe/spec3.json", [233, 0, 0, 184, 184, 417, 0]),
+    // Box declares 429 with Retry-After on a few operations.
+    ("box/openapi.json", [220, 0, 0, 76, 76, 291, 5]),
+    // 22 of Adyen's 28 operations take an optional Idempotency-Key.
+    ("adyen/CheckoutService-v71.json", [4, 0, 22, 2, 24, 28, 0]),
+    ("asana/asana_oas.yaml", [166, 0, 0, 81, 81, 245, 2]),
+    ("twilio/twilio_api_v2010.json", [135, 0, 0, 62, 62, 197, 0]),
+    // Every DigitalOcean operation declares 429 with `ratelimit-reset`. `POST /v1/batches`
+    // takes a required body `request_id` described as "Client-supplied idempotency key",
+    // with 409 for a reused one: retry-safe.
+    (
+        "digitalocean/specification/DigitalOcean-public.v2.yaml",
+        [503, 0, 0, 156, 157, 0, 0],
+    ),
+];
+
+#[test]
+#[ignore = "needs RETRYLINT_CORPUS"]
+fn the_contract_of_every_corpus_description_is_what_it_declares() {
+    let dir = corpus();
+    for (spec, expected) in CONTRACT_COUNTS {
+        let path = dir.join(spec);
+        let run = common::retrylint(&["report", path.to_str().unwrap(), "--format", "json"]);
+        assert_eq!(run.code, 0, "{spec}: {}", run.stderr);
+        let doc: serde_json::Value = serde_json::from_str(&run.stdout).unwrap();
+        let c = &doc["summary"]["contract"];
+        let got = [
+            &c["states"]["retrySafe"],
+            &c["states"]["retrySafeWithReconcile"],
+            &c["states"]["keyIncomplete"],
+            &c["states"]["unprotected"],
+            &c["writes"],
+            &c["withoutThrottleStatus"],
+            &c["withoutWaitHint"],
+        ]
+        .map(|v| v.as_u64().unwrap_or(u64::MAX) as usize);
+        assert_eq!(&got, expected, "{spec}");
+        // Without a policy nothing is called ready: readiness judges a client's policy.
+        assert!(doc["summary"]["readiness"].is_null(), "{spec}");
+        let operations = doc["operations"].as_array().unwrap();
+        assert!(
+            operations.iter().all(|o| o["readiness"].is_null()),
+            "{spec}"
+        );
+        if spec.starts_with("adyen") {
+            let optional = operations
+                .iter()
+                .filter(|o| o["contract"]["key"] == "optional `Idempotency-Key`")
+                .count();
+            assert_eq!(optional, 22, "{spec}");
+        }
+    }
+}
+
+#[test]
+#[ignore = "needs RETRYLINT_CORPUS"]
+fn check_without_a_policy_checks_the_contract_of_every_corpus_description() {
+    let dir = corpus();
+    for (spec, expected) in CONTRACT_COUNTS {
+        let path = dir.join(spec);
+        let run = common::retrylint(&["check", path.to_str().unwrap(), "--format", "json"]);
+        assert_eq!(run.code, 0, "{spec}: {}", run.transcript());
+        assert!(
+            run.stderr.contains(
+                "no retry policy: checked the description's contract only; 25 policy rules did not run"
+            ),
+            "{spec}: {}",
+            run.stderr
+        );
+        let doc: serde_json::Value = serde_json::from_str(&run.stdout).unwrap();
+        assert!(doc["policy"].is_null(), "{spec}");
+        let mut fired = std::collections::BTreeMap::<String, usize>::new();
+        for f in doc["findings"].as_array().unwrap() {
+            *fired
+                .entry(f["rule"].as_str().unwrap().to_string())
+                .or_default() += 1;
+        }
+        let count = |rule: &str| fired.get(rule).copied().unwrap_or(0);
+        // One finding per unprotected write, one per operation without 429 or 503.
+        assert_eq!(
+            count("write-without-retry-protection"),
+            expected[3],
+            "{spec}"
+        );
+        assert_eq!(count("throttle-status-undeclared"), expected[5], "{spec}");
+        assert_eq!(
+            doc["summary"]["contract"]["unprotected"].as_u64(),
+            Some(expected[3] as u64),
+            "{spec}"
+        );
+        if spec.starts_with("github") {
+            // 77 operations declare 503 and 2 declare 429, none with Retry-After: 67 and 8
+            // of the 503s are two shared responses, one finding each; four are written
+            // in their operations.
+            assert_eq!(count("retry-after-header-undeclared"), 6, "{spec}");
+            let uses: usize = doc["findings"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .filter(|f| f["rule"] == "retry-after-header-undeclared")
+                .map(|f| f["operations"].as_array().map_or(1, Vec::len))
+                .sum();
+            assert_eq!(uses, 79, "{spec}");
+        }
+        // DigitalOcean's new SSH key links to four operationIds the description lacks
+        // (`sshKeys_get_by_id` …: its reads are `sshKeys_get` and `sshKeys_list`).
+        let broken = if spec.starts_with("digitalocean") {
+            4
+        } else {
+            0
+        };
+        assert_eq!(count("link-target-missing"), broken, "{spec}");
+    }
+}
+
+/// The corpus folder searched as a folder: its 15 descriptions are found, and none of the
+/// hundreds of files DigitalOcean's description references (they have no `openapi` key).
+#[test]
+#[ignore = "needs RETRYLINT_CORPUS"]
+fn the_corpus_folder_is_searched_for_its_descriptions() {
+    let dir = corpus();
+    let run = common::retrylint(&["check", dir.to_str().unwrap(), "--format", "json"]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    let doc: serde_json::Value = serde_json::from_str(&run.stdout).unwrap();
+    let found: Vec<String> = doc["summary"]["descriptions"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|d| {
+            let d = d.as_str().unwrap();
+            d[d.find("corpus/").map_or(0, |i| i + "corpus/".len())..].to_string()
+        })
+        .collect();
+    assert_eq!(found.len(), 15, "{found:?}");
+    for expected in [
+        "adyen/CheckoutService-v71.json",
+        "digitalocean/specification/DigitalOcean-public.v2.yaml",
+        "github/api.github.com.json",
+        "stripe/spec3.json",
+        "stripe/spec3.yaml",
+        "oai-examples/v3.1/webhook-example.yaml",
+    ] {
+        assert!(found.iter().any(|f| f == expected), "{expected}: {found:?}");
+    }
+    assert!(
+        !found.iter().any(|f| f.contains("/resources/")),
+        "{found:?}"
+    );
+}
+
+/// Stripe's description against a copy that declares `Idempotency-Key` on every POST:
+/// one improvement per write, and nothing else.
+#[test]
+#[ignore = "needs RETRYLINT_CORPUS"]
+fn stripe_with_a_key_on_every_post_is_222_improvements() {
+    let dir = corpus();
+    // The YAML description (468 operations, 222 POSTs); the copy is written as JSON.
+    let base = dir.join("stripe/spec3.yaml");
+    let text = std::fs::read_to_string(&base).unwrap();
+    let (node, _) = retrylint::source::parse(&text, retrylint::source::ParseLimits::default())
+        .expect("Stripe's description parses");
+    let mut doc = common::to_json(&node);
+    let mut posts = 0;
+    for (_, item) in doc["paths"].as_object_mut().unwrap() {
+        if let Some(post) = item.get_mut("post").and_then(|p| p.as_object_mut()) {
+            let parameters = post
+                .entry("parameters")
+                .or_insert_with(|| serde_json::json!([]));
+            parameters.as_array_mut().unwrap().push(serde_json::json!({
+                "name": "Idempotency-Key",
+                "in": "header",
+                "required": false,
+                "schema": {"type": "string", "maxLength": 255}
+            }));
+            posts += 1;
+        }
+    }
+    assert_eq!(posts, 222);
+    let work = common::scratch("corpus-stripe-keyed");
+    let head = work.join("spec3.json");
+    std::fs::write(&head, serde_json::to_string(&doc).unwrap()).unwrap();
+    let run = common::retrylint(&[
+        "diff",
+        base.to_str().unwrap(),
+        head.to_str().unwrap(),
+        "--format",
+        "json",
+    ]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    let diff: serde_json::Value = serde_json::from_str(&run.stdout).unwrap();
+    assert_eq!(diff["summary"]["improvements"], 222, "{}", diff["summary"]);
+    assert_eq!(diff["summary"]["regressions"], 0);
+    assert_eq!(diff["summary"]["neutral"], 0);
+    let kinds: std::collections::BTreeSet<&str> = diff["operations"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .flat_map(|o| o["changes"].as_array().unwrap())
+        .map(|c| c["kind"].as_str().unwrap())
+        .collect();
+    assert_eq!(kinds.into_iter().collect::<Vec<_>>(), ["key-added"]);
+    // Each write is now keyed, if optionally: no longer unprotected.
+    assert_eq!(
+        diff["findings"]["fixed"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter(|f| f["rule"] == "write-without-retry-protection")
+            .count(),
+        222
+    );
+}
+
+#[test]
+#[ignore = "needs RETRYLINT_CORPUS"]
+fn github_reports_each_shared_response_once() {
+    let dir = corpus();
+    let path = dir.join("github/api.github.com.json");
+    let run = common::retrylint(&["check", path.to_str().unwrap()]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    assert!(
+        run.stdout.contains(
+            "the shared 503 response `service_unavailable` declares no Retry-After header: clients of 67 operations cannot tell when to try again"
+        ),
+        "{}",
+        run.stdout
+    );
+    assert!(
+        run.stdout
+            .contains("… and 62 more places (67 operations in all")
+    );
+    assert_eq!(
+        counts(&run.stdout)["retry-after-header-undeclared"],
+        6,
+        "79 uses of a 503 or 429 with no Retry-After, in six places"
+    );
+    // 16,883 lines when each operation's use was a finding of its own.
+    let lines = run.stdout.lines().count();
+    assert!(lines < 16_000, "{lines} lines");
+}

@@ -1,0 +1,59 @@
+//! The integration tests: one binary (linking once is most of an integration test's
+//! build), one module per subject. Each runs the real `retrylint` binary on real files, or
+//! the library where a test reads its values. The fuzzer is a binary of its own: it puts a
+//! limit on the allocator of its whole process.
+
+mod action_support;
+mod common;
+#[path = "../../benches/support/hostile.rs"]
+mod hostile;
+
+mod action;
+mod action_install;
+mod base_revision;
+mod body_keys;
+mod catalogue;
+mod container;
+mod contract;
+mod contract_sources;
+mod corpus;
+mod diff;
+mod distribution;
+mod docs;
+mod errors;
+mod files;
+mod formats;
+mod gateway_implementation;
+mod generated;
+mod grouping;
+mod hook;
+mod infos;
+mod init;
+mod injection;
+mod inputs;
+mod layer_fidelity;
+mod layer_inputs;
+mod layer_keys;
+mod layers;
+mod limits;
+mod model;
+mod nothing_skipped;
+mod output_options;
+mod plan;
+mod proxy_fidelity;
+mod pull_request;
+mod readme;
+mod release;
+mod report;
+mod report_html;
+mod rules;
+mod schema;
+mod sdk_layer;
+mod sdk_retries;
+mod shell;
+mod simulate;
+mod simulate_faults;
+mod simulate_properties;
+mod suppress;
+mod tricky;
+mod write_failure;
