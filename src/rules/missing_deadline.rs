@@ -42,3 +42,28 @@ impl Rule for MissingDeadline {
         ));
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use crate::rules::tester::Tester;
+
+    const LIST_ORDERS: &str = "paths:\n  /orders:\n    get:\n      operationId: listOrders\n      responses:\n        '200': {description: ok}\n";
+
+    #[test]
+    fn cases() {
+        Tester::new("missing-deadline")
+            .fail_with(LIST_ORDERS, "version: 1\ndefaults: {maxAttempts: 3}\n")
+            .fail_with(
+                LIST_ORDERS,
+                "version: 1\ndefaults: {maxAttempts: 1}\noperations:\n  listOrders: {maxAttempts: 2}\n",
+            )
+            .pass_with(LIST_ORDERS, "version: 1\ndefaults: {maxAttempts: 3, deadline: 5s}\n")
+            // One attempt is no retry: there is nothing to bound.
+            .pass_with(LIST_ORDERS, "version: 1\ndefaults: {maxAttempts: 1}\n")
+            // No attempts written: the rule has no count to judge.
+            .pass_with(LIST_ORDERS, "version: 1\ndefaults: {retryOn: [503]}\n")
+            // No policy at all: nothing is retried by a client.
+            .pass(LIST_ORDERS)
+            .test();
+    }
+}

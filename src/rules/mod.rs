@@ -38,6 +38,8 @@ mod route_matches_nothing;
 mod shared;
 mod side_effect_on_safe_method;
 mod status_endpoint_missing;
+#[cfg(test)]
+mod tester;
 mod throttle_status_undeclared;
 mod unbounded_attempts;
 mod unknown_outcome_unhandled;

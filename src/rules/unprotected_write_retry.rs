@@ -93,3 +93,36 @@ impl Rule for UnprotectedWriteRetry {
         out.push(finding);
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use crate::rules::tester::Tester;
+
+    const CREATE_ORDER: &str = "paths:\n  /orders:\n    post:\n      operationId: createOrder\n      responses:\n        '201': {description: created}\n";
+    const REPLACE_ORDER: &str = "paths:\n  /orders/{id}:\n    put:\n      operationId: replaceOrder\n      parameters: [{name: id, in: path, required: true, schema: {type: string}}]\n      responses:\n        '200': {description: replaced}\n";
+    const RETRIED: &str = "version: 1\ndefaults: {maxAttempts: 3, deadline: 5s, retryOn: [503]}\n";
+
+    #[test]
+    fn cases() {
+        Tester::new("unprotected-write-retry")
+            .policy(RETRIED)
+            .fail(CREATE_ORDER)
+            // A timeout may come after the server took the order.
+            .fail_with(
+                CREATE_ORDER,
+                "version: 1\ndefaults: {maxAttempts: 3, deadline: 5s, retryOn: [timeout]}\n",
+            )
+            // PUT is idempotent: a repeat replaces with the same.
+            .pass(REPLACE_ORDER)
+            // A connection never made means a request never processed.
+            .pass_with(
+                CREATE_ORDER,
+                "version: 1\ndefaults: {maxAttempts: 3, deadline: 5s, retryOn: [connect-failure]}\n",
+            )
+            // Not retried at all.
+            .pass_with(CREATE_ORDER, "version: 1\ndefaults: {maxAttempts: 1, deadline: 5s}\n")
+            // A read is safe to repeat.
+            .pass(&CREATE_ORDER.replace("post:", "get:"))
+            .test();
+    }
+}
