@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Builds both container images of the Dockerfile and runs them as the README shows: the
+# Builds both container images of the Dockerfile and runs them as docs/src/ci.md shows: the
 # minimal one on the demo (`docker run … check`), the CI one as a GitLab job runs its
 # image (`sh -c` with the job's script, in the checkout, as a user that does not own it),
 # with `check --base` reading a revision with git.

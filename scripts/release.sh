@@ -13,8 +13,9 @@
 # - the work tree is clean, on the release branch (RELEASE_BRANCH, default main), and
 #   that branch's commit is the remote's (the tag names a commit everyone has);
 # - CHANGELOG.md, when there is one, has a heading for the version;
-# - README.md and action.yml pin no retrylint tag that does not exist (the one being made
-#   excepted): `retrylint@vX`, `--tag vX`, `rev: vX`, `releases/download/vX`, `version=vX`.
+# - README.md, action.yml and the manual's pages (docs/src/*.md) pin no retrylint tag that
+#   does not exist (the one being made excepted): `retrylint@vX`, `--tag vX`, `rev: vX`,
+#   `releases/download/vX`, `version=vX`.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -72,14 +73,19 @@ if [ -f CHANGELOG.md ] && ! grep -Eq "^#+ .*\\b(v?)$version\\b" CHANGELOG.md; th
   fail "CHANGELOG.md has no heading for $version"
 fi
 
+# Every file that holds install instructions with a pin.
+pinning=(README.md action.yml)
+for page in docs/src/*.md; do
+  if [ -f "$page" ]; then pinning+=("$page"); fi
+done
 missing=""
-while IFS= read -r pinned; do
+while IFS=: read -r file pinned; do
   if [ -n "$pinned" ] && [ "$pinned" != "$tag" ] && ! git rev-parse -q --verify "refs/tags/$pinned" >/dev/null; then
-    missing="$missing $pinned"
+    missing="$missing $file:$pinned"
   fi
-done < <(grep -ohE "(retrylint@|--tag |rev: |releases/download/|version=)v[0-9]+\.[0-9]+\.[0-9]+[0-9A-Za-z.-]*" README.md action.yml \
-  | sed -E 's/.*(v[0-9])/\1/' | sort -u)
-if [ -n "$missing" ]; then fail "README.md or action.yml pins tags that do not exist:$missing"; fi
+done < <(grep -oHE "(retrylint@|--tag |rev: |releases/download/|version=)v[0-9]+\.[0-9]+\.[0-9]+[0-9A-Za-z.-]*" "${pinning[@]}" \
+  | sed -E 's/:.*(v[0-9])/:\1/' | sort -u)
+if [ -n "$missing" ]; then fail "pins of tags that do not exist:$missing"; fi
 
 commit="$(git rev-parse HEAD)"
 if $dry_run; then

@@ -47,3 +47,8 @@ pub mod suppress;
 #[cfg(doctest)]
 #[doc = include_str!("../README.md")]
 pub struct ReadmeDoctests;
+
+/// The Rust examples of the manual's library page run as doc tests too.
+#[cfg(doctest)]
+#[doc = include_str!("../docs/src/library.md")]
+pub struct LibraryPageDoctests;

@@ -24,13 +24,13 @@ use crate::location::Loc;
 /// Where the project lives; rule pages are under it.
 pub const REPOSITORY_URL: &str = env!("CARGO_PKG_REPOSITORY");
 
-/// The published page of a rule (for the two suppression warnings, the README's
-/// section on suppressions).
+/// The published page of a rule (for the two suppression warnings, the manual's page on
+/// suppressions).
 pub fn rule_url(rule: &str) -> String {
     if crate::rules::by_name(rule).is_some() {
         format!("{REPOSITORY_URL}/blob/main/rules/{rule}.md")
     } else {
-        format!("{REPOSITORY_URL}#suppressions-and-baselines")
+        format!("{REPOSITORY_URL}/blob/main/docs/src/suppressions.md")
     }
 }
 

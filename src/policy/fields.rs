@@ -1,5 +1,5 @@
 //! The fields of a policy object, one row each: the one list the reader, the JSON Schema,
-//! `simulate --compare` and the reference in `docs/policy-fields.md` take their names from.
+//! `simulate --compare` and the reference in `docs/src/policy-fields.md` take their names from.
 //!
 //! A row names a field as the policy file writes it, dotted inside a section
 //! (`backoff.base` is `base` under `backoff:`), with the kind of value it holds, a line of

@@ -1,4 +1,4 @@
-//! The reference of the policy fields, checked in as `docs/policy-fields.md`: one table row
+//! The reference of the policy fields, checked in as `docs/src/policy-fields.md`: one table row
 //! per field of the field table.
 //!
 //! `tests/cli/generated.rs` fails when the checked-in file differs from [`markdown`], and
@@ -16,7 +16,7 @@ pub fn markdown() -> String {
          <!-- Generated from src/policy/fields.rs by `UPDATE_GENERATED=1 cargo test --test cli generated::`: edit the table there. -->\n\
          \n\
          Every field of a policy object, as `defaults`, each `operations` entry and a description's\n\
-         `x-retry-policy` write it; they merge field by field (the README's policy section says\n\
+         `x-retry-policy` write it; they merge field by field ([the retry policy](policy.md) says\n\
          which wins). A dotted name is a key inside a section: `backoff.base` is `base` under\n\
          `backoff:`. Durations are strings with units (`250ms`, `2s`, `1m30s`, `24h`).\n\
          \n\

@@ -119,16 +119,23 @@ fn rules_lists_every_rule_and_explain_prints_its_page() {
 }
 
 #[test]
-fn the_readme_lists_every_rule_with_its_severity() {
-    let readme = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/README.md"))
-        .expect("the README");
+fn the_rules_page_lists_every_rule_with_its_severity() {
+    let page = common::docs::page("rules.md");
+    let table = page
+        .split_once("<!-- rules-table:start -->")
+        .and_then(|(_, rest)| rest.split_once("<!-- rules-table:end -->"))
+        .map(|(table, _)| table)
+        .expect("the rules table between its markers");
     for rule in retrylint::rules::ALL {
         let meta = rule.meta();
         let row = format!(
-            "| [`{0}`](rules/{0}.md) | {1} |",
+            "| [`{0}`](../../rules/{0}.md) | {1} |",
             meta.name,
             meta.severity.as_str()
         );
-        assert!(readme.contains(&row), "README's rules table lacks {row}");
+        assert!(
+            table.contains(&row),
+            "docs/src/rules.md's rules table lacks {row}"
+        );
     }
 }

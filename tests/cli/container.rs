@@ -1,9 +1,9 @@
-//! The container images and the README's recipes for them. No container engine is needed:
-//! the Dockerfile's stages are read for what each image must be (the default one the
-//! binary alone, the `ci` one a job image with a shell, git and retrylint on PATH, no
-//! entrypoint, an unprivileged user), the README's commands are the ones
-//! scripts/check-images.sh runs (GitHub's CI runs it), and the README's GitLab job script
-//! runs here, line by line as GitLab runs it, with the tests' binary.
+//! The container images and the recipes for them in the manual's CI page
+//! (`docs/src/ci.md`). No container engine is needed: the Dockerfile's stages are read for
+//! what each image must be (the default one the binary alone, the `ci` one a job image
+//! with a shell, git and retrylint on PATH, no entrypoint, an unprivileged user), the
+//! page's commands are the ones scripts/check-images.sh runs (GitHub's CI runs it), and
+//! its GitLab job script runs here, line by line as GitLab runs it, with the tests' binary.
 
 use crate::action_support;
 use crate::common;
@@ -11,7 +11,7 @@ use crate::common;
 use std::process::Command;
 
 use action_support::{bin_dir, have_all, printed, root};
-use common::{git, scratch};
+use common::{docs, git, scratch};
 
 /// One stage of the Dockerfile: its name, its base and its instructions (continuation
 /// lines joined).
@@ -98,24 +98,19 @@ fn the_dockerfile_builds_a_minimal_image_by_default_and_a_ci_job_image() {
     }
 }
 
-/// The fenced `language` blocks of the README between `from` and the next `## `.
-fn readme_blocks(from: &str, language: &str) -> Vec<String> {
-    let readme = std::fs::read_to_string(root().join("README.md")).unwrap();
-    let start = readme.find(from).unwrap_or_else(|| panic!("{from}"));
-    let rest = &readme[start + from.len()..];
-    let section = &rest[..rest.find("\n## ").unwrap_or(rest.len())];
-    let fence = format!("```{language}\n");
-    section
-        .split(&fence)
-        .skip(1)
-        .map(|block| block[..block.find("```").unwrap_or(0)].to_owned())
+/// The fenced `language` blocks of the CI page's section under `heading`.
+fn ci_page_blocks(heading: &str, language: &str) -> Vec<String> {
+    let page = docs::page("ci.md");
+    docs::blocks(docs::section(&page, heading), language)
+        .into_iter()
+        .map(str::to_owned)
         .collect()
 }
 
 #[test]
-fn the_readme_container_commands_are_the_ones_ci_runs() {
+fn the_documented_container_commands_are_the_ones_ci_runs() {
     let script = std::fs::read_to_string(root().join("scripts/check-images.sh")).unwrap();
-    let commands: Vec<String> = readme_blocks("**In a container**", "sh")
+    let commands: Vec<String> = ci_page_blocks("## Containers", "sh")
         .iter()
         .flat_map(|block| block.lines().map(str::to_owned).collect::<Vec<_>>())
         .collect();
@@ -144,11 +139,11 @@ fn the_readme_container_commands_are_the_ones_ci_runs() {
 
 #[cfg(unix)]
 #[test]
-fn the_readme_gitlab_job_runs_as_gitlab_runs_it() {
-    if !have_all(&["sh", "git"], "the README's GitLab job") {
+fn the_documented_gitlab_job_runs_as_gitlab_runs_it() {
+    if !have_all(&["sh", "git"], "the GitLab job of docs/src/ci.md") {
         return;
     }
-    let block = readme_blocks("### GitLab CI", "yaml");
+    let block = ci_page_blocks("## GitLab CI", "yaml");
     let (node, _) =
         retrylint::source::parse(&block[0], retrylint::source::ParseLimits::default()).unwrap();
     let job = common::to_json(&node)["retrylint"].clone();

@@ -467,10 +467,9 @@ fn check_base_reads_the_previous_commit_with_git() {
 }
 
 #[test]
-fn the_readme_shows_the_comment_as_it_is() {
-    let readme =
-        std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/README.md")).unwrap();
-    let section = &readme[readme.find("## Review a change").expect("the section")..];
+fn the_review_page_shows_the_comment_as_it_is() {
+    let page = common::docs::page("review.md");
+    let section = &page[page.find("# Review a change").expect("the page's title")..];
     let start = section.find("```markdown\n").expect("a markdown block") + "```markdown\n".len();
     let end = start
         + section[start..]

@@ -1,5 +1,6 @@
 //! How retrylint reaches users: the GitHub Action and its scripts, the release and CI
-//! workflows, the pre-commit hooks and the README's instructions — validated against the
+//! workflows, the pre-commit hooks and the instructions of the README and the manual's CI
+//! page (`docs/src/ci.md`) — validated against the
 //! published schemas, and the scripts run for real where the tools they use are here.
 
 use crate::action_support;
@@ -9,7 +10,7 @@ use std::path::Path;
 use std::process::Command;
 
 use action_support::{have, root};
-use common::{schema_errors, scratch, yaml_file};
+use common::{docs, schema_errors, scratch, yaml_file};
 use serde_json::Value;
 
 #[test]
@@ -81,21 +82,6 @@ fn the_workflows_validate() {
     }
 }
 
-/// The fenced blocks of a README section, by their language.
-fn blocks<'a>(readme: &'a str, section: &str, language: &str) -> Vec<&'a str> {
-    let start = readme.find(section).unwrap_or_else(|| panic!("{section}"));
-    let rest = &readme[start + section.len()..];
-    let end = rest.find("\n## ").unwrap_or(rest.len());
-    let body = &rest[..end];
-    let fence = format!("```{language}\n");
-    body.match_indices(&fence)
-        .map(|(i, _)| {
-            let from = i + fence.len();
-            &body[from..from + body[from..].find("```").unwrap()]
-        })
-        .collect()
-}
-
 fn yaml(text: &str) -> Value {
     let (node, _) =
         retrylint::source::parse(text, retrylint::source::ParseLimits::default()).unwrap();
@@ -103,10 +89,10 @@ fn yaml(text: &str) -> Value {
 }
 
 #[test]
-fn the_readme_workflows_and_hooks_are_valid() {
-    let readme = std::fs::read_to_string(root().join("README.md")).unwrap();
+fn the_ci_page_workflows_and_hooks_are_valid() {
+    let page = docs::page("ci.md");
     let mut workflows = 0;
-    for block in blocks(&readme, "## In CI", "yaml") {
+    for block in docs::blocks(&page, "yaml") {
         let value = yaml(block);
         if value.get("jobs").is_some() {
             assert_eq!(
@@ -119,7 +105,7 @@ fn the_readme_workflows_and_hooks_are_valid() {
     }
     assert!(
         workflows >= 2,
-        "the README shows the action and a plain workflow"
+        "the CI page shows the action and a plain workflow"
     );
     // The pre-commit example names a revision that exists, and hooks that exist.
     let hooks = yaml_file(".pre-commit-hooks.yaml");
@@ -133,7 +119,7 @@ fn the_readme_workflows_and_hooks_are_valid() {
         .iter()
         .map(|h| h["id"].as_str().unwrap())
         .collect();
-    let example = blocks(&readme, "### pre-commit", "yaml");
+    let example = docs::blocks(docs::section(&page, "## pre-commit"), "yaml");
     let config = yaml(example[0]);
     let repo = &config["repos"][0];
     for hook in repo["hooks"].as_array().unwrap() {
@@ -210,7 +196,7 @@ fn look_for_revision(rev: &str, ids: &[String]) {
     }
 }
 
-/// Each `uses:` of a workflow, the action or a README example, with its line.
+/// Each `uses:` of a workflow, the action or an example of the docs, with its line.
 fn uses_lines(text: &str) -> Vec<&str> {
     text.lines()
         .map(str::trim_start)
@@ -223,17 +209,20 @@ fn uses_lines(text: &str) -> Vec<&str> {
 
 #[test]
 fn every_action_used_is_pinned_to_a_commit_with_its_version() {
-    let mut files = vec!["action.yml".to_owned(), "README.md".to_owned()];
+    let mut workflows = Vec::new();
     for entry in std::fs::read_dir(root().join(".github/workflows")).unwrap() {
         let name = entry.unwrap().file_name().to_string_lossy().into_owned();
-        files.push(format!(".github/workflows/{name}"));
+        workflows.push(format!(".github/workflows/{name}"));
     }
+    let mut files = vec!["action.yml".to_owned()];
+    files.extend(docs::readme_and_pages().into_iter().map(|(file, _)| file));
+    files.extend(workflows.iter().cloned());
     let mut checked = 0;
     for file in &files {
         let text = std::fs::read_to_string(root().join(file)).unwrap();
         for uses in uses_lines(&text) {
-            // This repository's own action: the checkout under test, or the README's
-            // `@main` (a commit of it is the pinned form, which the README says).
+            // This repository's own action: the checkout under test, or the examples'
+            // `@main` (a commit of it is the pinned form, which the CI page says).
             let own = uses.split(" #").next().unwrap_or(uses).trim();
             if own == "./" || own == "retrylint/retrylint@main" {
                 continue;
@@ -250,7 +239,7 @@ fn every_action_used_is_pinned_to_a_commit_with_its_version() {
     }
     assert!(checked >= 10, "{checked}");
     // Every checkout leaves no credentials behind for later steps.
-    for file in &files[2..] {
+    for file in &workflows {
         let text = std::fs::read_to_string(root().join(file)).unwrap();
         assert_eq!(
             text.matches("actions/checkout@").count(),
@@ -262,13 +251,12 @@ fn every_action_used_is_pinned_to_a_commit_with_its_version() {
 
 #[test]
 fn no_install_instruction_names_a_tag_that_does_not_exist() {
-    for file in [
-        "README.md",
-        "action.yml",
-        ".pre-commit-hooks.yaml",
-        "Dockerfile",
-    ] {
-        let text = std::fs::read_to_string(root().join(file)).unwrap();
+    let mut files: Vec<(String, String)> = ["action.yml", ".pre-commit-hooks.yaml", "Dockerfile"]
+        .iter()
+        .map(|file| (file.to_string(), docs::read(file)))
+        .collect();
+    files.extend(docs::readme_and_pages());
+    for (file, text) in &files {
         for pin in [
             "retrylint@v",
             "--tag v",

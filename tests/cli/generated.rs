@@ -46,14 +46,14 @@ fn the_checked_in_json_schema_is_the_generated_one() {
 #[test]
 fn the_checked_in_field_reference_is_the_generated_one() {
     up_to_date(
-        "docs/policy-fields.md",
+        "docs/src/policy-fields.md",
         &retrylint::policy::reference::markdown(),
     );
 }
 
 #[test]
-fn the_readme_points_at_the_field_reference() {
-    let readme =
-        std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/README.md")).unwrap();
-    assert!(readme.contains("(docs/policy-fields.md)"));
+fn the_policy_page_points_at_the_field_reference() {
+    let page = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/docs/src/policy.md"))
+        .unwrap();
+    assert!(page.contains("(policy-fields.md)"));
 }

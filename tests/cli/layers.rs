@@ -1,5 +1,5 @@
 //! Retry layers through the real binary: each format's fixture, the demo chain of the
-//! README (client × gateway × mesh), the report, `init` and `simulate` over layers.
+//! manual (client × gateway × mesh), the report, `init` and `simulate` over layers.
 
 use crate::common;
 
@@ -93,13 +93,9 @@ fn the_demo_chain_reaches_the_backend_27_times_and_the_mesh_default_is_reported(
 }
 
 #[test]
-fn the_readme_shows_the_numbers_the_demo_prints() {
-    let readme = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/README.md"))
-        .expect("the README");
-    let section = &readme[readme
-        .find("## Retries in your mesh")
-        .expect("a README section about layers")..];
-    let section = &section[..section[3..].find("\n## ").map_or(section.len(), |e| e + 3)];
+fn the_layers_page_shows_the_numbers_the_demo_prints() {
+    let page = common::docs::page("layers.md");
+    let section = common::docs::section(&page, "# Retries in your mesh");
     let plan = retrylint(&[
         "plan",
         DEMO,
@@ -130,7 +126,7 @@ fn the_readme_shows_the_numbers_the_demo_prints() {
     for line in quoted {
         assert!(
             plan.stdout.contains(line) || check.stdout.contains(line),
-            "the README quotes a line the demo does not print: {line:?}\n{}\n{}",
+            "docs/src/layers.md quotes a line the demo does not print: {line:?}\n{}\n{}",
             plan.stdout,
             check.stdout
         );

@@ -54,6 +54,7 @@ mod shell;
 mod simulate;
 mod simulate_faults;
 mod simulate_properties;
+mod site;
 mod suppress;
 mod tricky;
 mod write_failure;

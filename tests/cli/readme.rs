@@ -1,4 +1,5 @@
-//! The README's examples are what the binary does.
+//! The examples of the README and of every page of the manual (`docs/src`) are what the
+//! binary does.
 //!
 //! - Every ```` ```console ```` block is a `$ retrylint …` command (continued over lines
 //!   ending in `\`) and the standard output it prints, which is compared with what the
@@ -10,18 +11,21 @@
 //!   which runs it) that reads the repository's `fixtures/` runs and exits with the code
 //!   its `# exits N` comment documents. One that reads none of the repository's files is a
 //!   template for the reader's own files (`retrylint check openapi.yaml --base …`).
-//! - The only other blocks that look like output are the usage synopsis (```` ```text ````)
-//!   and the pull-request comment of `retrylint diff` (```` ```markdown ````), compared
-//!   whole by `tests/cli/diff.rs`.
+//! - The only other blocks that look like output are the usage synopsis (```` ```text ````,
+//!   in `docs/src/usage.md`) and the pull-request comment of `retrylint diff`
+//!   (```` ```markdown ````, in `docs/src/review.md`), compared whole by `tests/cli/diff.rs`.
 //! - The OpenAPI versions the README claims are the ones the binary reads.
+//!
+//! A page the tests expect (`common::docs::PAGES`) that is missing fails them.
 
 use crate::common;
 
+use common::docs::{read, readme_and_pages};
 use common::{retrylint, shell_words};
 use std::path::Path;
 
 fn readme() -> String {
-    std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/README.md")).unwrap()
+    read("README.md")
 }
 
 /// Every fenced block: its info string, its first line's number and its lines.
@@ -163,17 +167,25 @@ fn check_exit(where_: &str, command: &Command, code: i32, transcript: &str) {
 }
 
 #[test]
-fn every_console_example_prints_what_the_readme_shows() {
-    let readme = readme();
+fn every_console_example_prints_what_the_docs_show() {
     let mut run_count = 0;
-    for (_, line, lines) in blocks(&readme)
+    for (file, text) in readme_and_pages() {
+        run_count += run_console_examples(&file, &text);
+    }
+    assert!(run_count >= 6, "the console examples: {run_count}");
+}
+
+/// Runs the console examples of one file; returns how many commands ran.
+fn run_console_examples(file: &str, text: &str) -> usize {
+    let mut run_count = 0;
+    for (_, line, lines) in blocks(text)
         .into_iter()
         .filter(|(info, _, _)| info == "console")
     {
         let mut index = 0;
         assert!(
             lines.first().is_some_and(|l| l.starts_with("$ ")),
-            "README.md:{line}: a console block starts with a `$ ` command"
+            "{file}:{line}: a console block starts with a `$ ` command"
         );
         while index < lines.len() {
             let first = lines[index].strip_prefix("$ ").unwrap_or_default();
@@ -181,7 +193,7 @@ fn every_console_example_prints_what_the_readme_shows() {
             let command = Command::parse(&text);
             let arguments = command
                 .arguments()
-                .unwrap_or_else(|| panic!("README.md:{line}: `{text}` does not run retrylint"));
+                .unwrap_or_else(|| panic!("{file}:{line}: `{text}` does not run retrylint"));
             let mut expected = Vec::new();
             while next < lines.len() && !lines[next].starts_with("$ ") {
                 expected.push(lines[next].trim_end().to_string());
@@ -192,11 +204,11 @@ fn every_console_example_prints_what_the_readme_shows() {
             }
             let arguments: Vec<&str> = arguments.iter().map(String::as_str).collect();
             let run = retrylint(&arguments);
-            let where_ = format!("README.md:{line}");
+            let where_ = format!("{file}:{line}");
             check_exit(&where_, &command, run.code, &run.transcript());
             if let Err(why) = matches(&expected, &normalise(&run.stdout)) {
                 panic!(
-                    "{where_}: `{}` prints otherwise than the README shows; {why}\nit prints:\n{}",
+                    "{where_}: `{}` prints otherwise than {file} shows; {why}\nit prints:\n{}",
                     command.text, run.stdout
                 );
             }
@@ -204,18 +216,23 @@ fn every_console_example_prints_what_the_readme_shows() {
             index = next;
         }
     }
-    assert!(run_count >= 6, "the README's console examples: {run_count}");
+    run_count
 }
 
 #[test]
 fn every_sh_example_on_the_fixtures_runs_and_exits_as_documented() {
-    let readme = readme();
+    let mut ran = 0;
+    for (file, text) in readme_and_pages() {
+        ran += run_sh_examples(&file, &text);
+    }
+    assert!(ran >= 2, "the sh examples on the fixtures: {ran}");
+}
+
+/// Runs the sh examples of one file that read the fixtures; returns how many ran.
+fn run_sh_examples(file: &str, text: &str) -> usize {
     let root = Path::new(env!("CARGO_MANIFEST_DIR"));
     let mut ran = 0;
-    for (_, line, lines) in blocks(&readme)
-        .into_iter()
-        .filter(|(info, _, _)| info == "sh")
-    {
+    for (_, line, lines) in blocks(text).into_iter().filter(|(info, _, _)| info == "sh") {
         let mut index = 0;
         while index < lines.len() {
             let (text, next) = continued(&lines, index, &lines[index]);
@@ -224,7 +241,7 @@ fn every_sh_example_on_the_fixtures_runs_and_exits_as_documented() {
             let Some(arguments) = command.arguments() else {
                 continue;
             };
-            let where_ = format!("README.md:{line}");
+            let where_ = format!("{file}:{line}");
             let reads_fixtures = arguments.iter().any(|a| a.starts_with("fixtures/"));
             if !reads_fixtures {
                 // A template for the reader's own files: none of them is the repository's.
@@ -246,13 +263,15 @@ fn every_sh_example_on_the_fixtures_runs_and_exits_as_documented() {
             ran += 1;
         }
     }
-    assert!(ran >= 2, "the README's sh examples on the fixtures: {ran}");
+    ran
 }
 
 #[test]
 fn every_other_output_block_is_accounted_for() {
-    let readme = readme();
-    let blocks = blocks(&readme);
+    let blocks: Vec<_> = readme_and_pages()
+        .iter()
+        .flat_map(|(_, text)| blocks(text))
+        .collect();
     let text: Vec<_> = blocks
         .iter()
         .filter(|(info, _, _)| info == "text")

@@ -44,6 +44,12 @@ fn repository(name: &str) -> PathBuf {
     )
     .unwrap();
     std::fs::write(repo.join("action.yml"), "name: retrylint\n").unwrap();
+    std::fs::create_dir_all(repo.join("docs/src")).unwrap();
+    std::fs::write(
+        repo.join("docs/src/ci.md"),
+        "```yaml\n- uses: retrylint/retrylint@main   # or retrylint/retrylint@v1.2.3\n```\n",
+    )
+    .unwrap();
     git(&repo, &["add", "."]);
     git(&repo, &["commit", "-q", "-m", "1.2.3"]);
     git(
@@ -152,18 +158,21 @@ fn a_release_is_refused_when_the_repository_is_not_ready() {
     edit("README.md", "@main", "@main ");
     refused(&release(&repo, &["--dry-run"]), "the work tree has changes");
     git(&repo, &["checkout", "-q", "--", "README.md"]);
-    // A pin of a tag that will not exist.
-    edit("README.md", "@v1.2.3", "@v1.2.2");
-    git(&repo, &["commit", "-q", "-am", "pin"]);
-    git(&repo, &["push", "-q", "origin", "main"]);
-    refused(
-        &release(&repo, &["--dry-run"]),
-        "README.md or action.yml pins tags that do not exist: v1.2.2",
-    );
-    edit("README.md", "@v1.2.2", "@v1.2.3");
+    // A pin of a tag that will not exist, in the README or in a page of the manual.
+    for (file, pin) in [("README.md", "v1.2.2"), ("docs/src/ci.md", "v1.2.1")] {
+        edit(file, "@v1.2.3", &format!("@{pin}"));
+        git(&repo, &["commit", "-q", "-am", "pin"]);
+        git(&repo, &["push", "-q", "origin", "main"]);
+        refused(
+            &release(&repo, &["--dry-run"]),
+            &format!("pins of tags that do not exist: {file}:{pin}"),
+        );
+        edit(file, &format!("@{pin}"), "@v1.2.3");
+    }
     // Cargo.lock behind Cargo.toml.
     edit("Cargo.toml", "1.2.3", "1.3.0");
     edit("README.md", "@v1.2.3", "@v1.3.0");
+    edit("docs/src/ci.md", "@v1.2.3", "@v1.3.0");
     git(&repo, &["commit", "-q", "-am", "1.3.0"]);
     git(&repo, &["push", "-q", "origin", "main"]);
     refused(

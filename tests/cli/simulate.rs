@@ -8,7 +8,7 @@ use serde_json::Value;
 const SHOP: &str = "fixtures/shop/openapi.yaml";
 const STORM: &str = "fixtures/simulate/storm/openapi.yaml";
 
-/// The README's storm: 1,000 clients in two seconds, a 20 s outage, with and without jitter.
+/// The storm of `docs/src/simulate.md`: 1,000 clients in two seconds, a 20 s outage, with and without jitter.
 const STORM_EXAMPLE: [&str; 9] = [
     STORM,
     "--operation",
@@ -221,7 +221,7 @@ fn the_json_document_has_the_documented_shape() {
     assert!(policy["secondsOverCapacity"].is_null());
 }
 
-/// The README's storm: 1,000 clients fail together in a 20 s outage. Without jitter they
+/// The storm of `docs/src/simulate.md`: 1,000 clients fail together in a 20 s outage. Without jitter they
 /// come back in step, 2.6 times what the server can take; with full jitter the busiest
 /// second after the outage is half its capacity. The table says so before the chart.
 #[test]
@@ -340,7 +340,7 @@ fn snapshot_of_the_demo_scenario() {
     insta::assert_snapshot!("simulate-demo-json", json.stdout);
 }
 
-/// The README's example: the demo's payment through 30 s of lost responses.
+/// The example of `docs/src/simulate.md`: the demo's payment through 30 s of lost responses.
 const README_EXAMPLE: &[&str] = &[
     "simulate",
     SHOP,
@@ -362,13 +362,12 @@ fn snapshot_of_the_readme_example() {
 }
 
 #[test]
-fn the_readme_shows_the_simulation_as_it_is() {
-    let readme = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/README.md"))
-        .expect("the README");
-    let section = readme
-        .find("## Simulate an outage")
-        .map(|i| &readme[i..])
-        .expect("a Simulate an outage section");
+fn the_simulate_page_shows_the_simulation_as_it_is() {
+    let page = common::docs::page("simulate.md");
+    let section = page
+        .find("# Simulate an outage")
+        .map(|i| &page[i..])
+        .expect("the page's title");
     let start = section.find("```console\n").expect("a console block") + "```console\n".len();
     let end = start + section[start..].find("```").expect("the block ends");
     // The output after the command (`$ retrylint simulate …` and its continued lines).
@@ -379,7 +378,7 @@ fn the_readme_shows_the_simulation_as_it_is() {
         .collect();
     let run = retrylint(README_EXAMPLE);
     assert_eq!(shown, run.stdout);
-    // The storm's numbers, as the README quotes them.
+    // The storm's numbers, as the page quotes them.
     let storm = json(&STORM_EXAMPLE);
     let none = peak_from(variant(&storm, "jitter=none"), 20);
     let full = peak_from(variant(&storm, "policy"), 20);

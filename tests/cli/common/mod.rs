@@ -5,6 +5,8 @@
 use std::path::Path;
 use std::process::Command;
 
+pub mod docs;
+
 /// What one run of the binary printed.
 pub struct Run {
     pub code: i32,
@@ -117,7 +119,7 @@ pub fn copy_fixture(fixture: &str, dir: &Path, name: &str) {
         .unwrap_or_else(|e| panic!("{fixture} copied: {e}"));
 }
 
-/// The README's retry-layers demo: a payments API behind a gateway and a mesh.
+/// The retry-layers demo of `docs/src/layers.md`: a payments API behind a gateway and a mesh.
 pub mod layers_demo {
     pub const DEMO: &str = "fixtures/layers/payments/openapi.yaml";
     pub const DEMO_POLICY: &str = "fixtures/layers/payments/retry-policy.yaml";
