@@ -31,9 +31,9 @@ pub const POLICY_FILE_NAMES: [&str; 2] = [POLICY_FILE_NAME, "retry-policy.yml"];
 pub struct CheckOptions {
     pub load: LoadOptions,
     /// Only these rules (all when empty).
-    pub select: Vec<String>,
+    pub select: Vec<crate::rules::RuleId>,
     /// Not these rules.
-    pub ignore: Vec<String>,
+    pub ignore: Vec<crate::rules::RuleId>,
     /// Proxies, gateways and meshes in front of the service.
     pub layers: LayerInputs,
 }

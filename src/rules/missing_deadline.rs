@@ -1,6 +1,6 @@
 //! `missing-deadline`: retries with no overall time budget.
 
-use super::{OperationContext, Rule, declare_rule, declared_here};
+use super::{OperationContext, Rule, declared_here};
 use crate::finding::{Finding, Label};
 
 declare_rule!(
