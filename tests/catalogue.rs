@@ -118,17 +118,39 @@ fn rules_lists_every_rule_and_explain_prints_its_page() {
     );
 }
 
+/// The file whose table of rules is generated, and the path from it to the rule pages.
+const RULES_TABLE_FILE: &str = "README.md";
+const RULES_TABLE_PAGES: &str = "rules/";
+
+/// The text between `<!-- NAME:start -->` and `<!-- NAME:end -->` lines of a file of the
+/// repository.
+fn generated_block(file: &str, name: &str) -> String {
+    let path = format!("{}/{file}", env!("CARGO_MANIFEST_DIR"));
+    let text = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{path}: {e}"));
+    let start = format!("<!-- {name}:start -->\n");
+    let end = format!("<!-- {name}:end -->");
+    let from = text
+        .find(&start)
+        .unwrap_or_else(|| panic!("{file} has no `{}` line", start.trim()))
+        + start.len();
+    let to = text[from..]
+        .find(&end)
+        .unwrap_or_else(|| panic!("{file} has no `{end}` line after the start"))
+        + from;
+    text[from..to].to_string()
+}
+
+/// Fails with the text to paste when a generated block differs from the generator's.
+fn assert_generated(file: &str, name: &str, expected: &str) {
+    let committed = generated_block(file, name);
+    assert!(
+        committed == expected,
+        "{file}: the `{name}` block is stale; between its marker lines it should read:\n{expected}"
+    );
+}
+
 #[test]
-fn the_readme_lists_every_rule_with_its_severity() {
-    let readme = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/README.md"))
-        .expect("the README");
-    for rule in retrylint::rules::ALL {
-        let meta = rule.meta();
-        let row = format!(
-            "| [`{0}`](rules/{0}.md) | {1} |",
-            meta.name,
-            meta.severity.as_str()
-        );
-        assert!(readme.contains(&row), "README's rules table lacks {row}");
-    }
+fn the_rules_table_is_the_generated_one() {
+    let expected = retrylint::rules::docs::rules_table(RULES_TABLE_PAGES);
+    assert_generated(RULES_TABLE_FILE, "rules-table", &expected);
 }

@@ -5,6 +5,7 @@
 //! hook, a per-run hook, or both. Adding a rule is one file plus one line in the
 //! [`registry::rules!`] list below, which generates [`ALL`] and [`RuleId`].
 
+pub mod docs;
 mod layer_help;
 mod layered;
 mod registry;

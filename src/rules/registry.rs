@@ -148,6 +148,7 @@ mod tests {
         // Modules of the engine itself, not rules.
         let engine = [
             "mod",
+            "docs",
             "registry",
             "shared",
             "layered",
