@@ -154,3 +154,68 @@ fn the_rules_table_is_the_generated_one() {
     let expected = retrylint::rules::docs::rules_table(RULES_TABLE_PAGES);
     assert_generated(RULES_TABLE_FILE, "rules-table", &expected);
 }
+
+/// The file whose table of layer formats is generated.
+const LAYER_FORMATS_FILE: &str = "README.md";
+
+#[test]
+fn the_layer_formats_table_is_the_generated_one() {
+    let expected = retrylint::layers::format::formats_table();
+    assert_generated(LAYER_FORMATS_FILE, "layer-formats", &expected);
+}
+
+/// The formats the layer fixtures (`fixtures/layers`, and each rule's `layers` folders)
+/// hold: `-p` files by what their importers read from them, the policy by its shape, and
+/// the description's `x-speakeasy-retries` by its name.
+fn formats_in_fixtures() -> BTreeSet<String> {
+    use retrylint::layers::Format;
+    use retrylint::layers::detect::{Detected, detect, expand, import};
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures");
+    let mut folders = vec![root.join("layers")];
+    for rule in std::fs::read_dir(root.join("rules")).unwrap().flatten() {
+        for case in ["fail", "pass"] {
+            folders.push(rule.path().join(case).join("layers"));
+        }
+    }
+    folders.retain(|f| f.is_dir());
+    let options = retrylint::load::LoadOptions::default();
+    let mut found = BTreeSet::new();
+    for (path, _) in expand(&folders).unwrap() {
+        match detect(&path, true, &options).unwrap() {
+            Detected::Policy(_) => {
+                found.insert(format!("{:?}", Format::Policy));
+            }
+            Detected::Layers(file) => {
+                for layer in import(&file, 0).unwrap() {
+                    found.insert(format!("{:?}", layer.format));
+                }
+            }
+            Detected::Parents(_) | Detected::Nothing => {
+                let text = std::fs::read_to_string(&path).unwrap();
+                if text.contains(Format::Speakeasy.name()) {
+                    found.insert(format!("{:?}", Format::Speakeasy));
+                }
+            }
+        }
+    }
+    found
+}
+
+#[test]
+fn every_layer_format_has_fixtures_and_a_row_in_the_docs() {
+    let found = formats_in_fixtures();
+    let table = generated_block(LAYER_FORMATS_FILE, "layer-formats");
+    for format in retrylint::layers::Format::ALL {
+        let name = format!("{format:?}");
+        assert!(found.contains(&name), "no layer fixture holds {name}");
+        let row = format!(
+            "| {} | {}",
+            format.spec().docs.format,
+            format.default_position()
+        );
+        assert!(
+            table.contains(&row),
+            "{LAYER_FORMATS_FILE} has no row `{row}`"
+        );
+    }
+}

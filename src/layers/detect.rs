@@ -5,15 +5,14 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use super::gateway::Parents;
-use super::{IMPORTERS, ImportFile, Layer};
+use super::{Format, ImportFile, KindsUnderstood, Layer};
 use crate::error::InputError;
 use crate::load::{FileId, LoadOptions, read_text, syntax_error};
 use crate::source::{Node, SourceFile, path_text};
 
-/// The kinds of file `-p` understands, for the error about any other.
-pub const KINDS_UNDERSTOOD: &str = "a retrylint policy (`version: 1`), Istio `VirtualService` or `DestinationRule`, \
-Gateway API `HTTPRoute` or `GRPCRoute`, Linkerd `ServiceProfile` or `retry.linkerd.io` annotations on a `Service` \
-or `HTTPRoute`, or Envoy route configuration (a bootstrap with `route_config`, or a `RouteConfiguration`)";
+/// The kinds of file `-p` understands, for the error about any other: what the formats
+/// of the registry say (see [`KindsUnderstood`]).
+pub const KINDS_UNDERSTOOD: KindsUnderstood = KindsUnderstood;
 
 /// A file of retry settings, read and parsed once for the whole run.
 #[derive(Debug, Clone)]
@@ -185,7 +184,7 @@ pub fn detect(path: &Path, walked: bool, options: &LoadOptions) -> Result<Detect
     let objects = super::k8s_list::objects(documents);
     let known = objects
         .iter()
-        .any(|(_, doc)| IMPORTERS.iter().any(|i| i.recognises(doc)));
+        .any(|(_, doc)| Format::importers().any(|i| i.recognises(doc)));
     if known {
         let layer_file = LayerFile {
             file: Arc::new(file),
@@ -309,7 +308,7 @@ pub fn import_with(
     let documents = layer_file.file.root.as_seq().unwrap_or_default();
     for (pointer, doc) in super::k8s_list::objects(documents) {
         let loc = crate::location::Loc::new(id, pointer, doc.span);
-        for importer in IMPORTERS {
+        for importer in Format::importers() {
             if importer.recognises(&doc) {
                 layers.extend(importer.import(&file, &doc, &loc)?);
             }

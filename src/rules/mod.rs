@@ -6,7 +6,6 @@
 //! [`registry::rules!`] list below, which generates [`ALL`] and [`RuleId`].
 
 pub mod docs;
-mod layer_help;
 mod layered;
 mod registry;
 mod shared;
@@ -310,7 +309,7 @@ fn in_layer(mut finding: Finding, hop: &LayerHop<'_>, op: &Operation) -> Finding
     if let Some(group) = finding.shared.as_deref_mut() {
         group.after.push_str(&suffix);
     }
-    if let Some(help) = layer_help::help(finding.rule.as_str(), layer.format) {
+    if let Some(help) = layer.format.help(finding.rule) {
         finding.help = Some(help.to_string());
     }
     let in_description = std::iter::once(&finding.primary)

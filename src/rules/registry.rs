@@ -152,7 +152,6 @@ mod tests {
             "registry",
             "shared",
             "layered",
-            "layer_help",
             "suppression_warnings",
         ];
         let mut files: Vec<String> = std::fs::read_dir(dir)
