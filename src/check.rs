@@ -89,7 +89,7 @@ pub fn load_given(paths: &[PathBuf], options: &LoadOptions) -> Result<GivenPolic
     let mut read = 0usize;
     for argument in paths {
         options.prepare(argument, true)?;
-        let files = crate::layers::detect::expand(std::slice::from_ref(argument))?;
+        let files = crate::layers::detect::expand(std::slice::from_ref(argument), options)?;
         read = read.saturating_add(files.len());
         if read > options.max_files {
             return Err(InputError::new(format!(

@@ -180,7 +180,7 @@ fn formats_in_fixtures() -> BTreeSet<String> {
     folders.retain(|f| f.is_dir());
     let options = retrylint::load::LoadOptions::default();
     let mut found = BTreeSet::new();
-    for (path, _) in expand(&folders).unwrap() {
+    for (path, _) in expand(&folders, &options).unwrap() {
         match detect(&path, true, &options).unwrap() {
             Detected::Policy(_) => {
                 found.insert(format!("{:?}", Format::Policy));
