@@ -180,6 +180,13 @@ mod tests {
             assert_eq!(id.as_str().parse::<RuleId>(), Ok(id));
             assert_eq!(id.as_str().replace('-', "_").parse::<RuleId>().ok(), None);
         }
+        for (id, module) in RuleId::ALL.iter().zip(super::super::RULE_MODULES) {
+            assert_eq!(
+                id.as_str().replace('-', "_"),
+                *module,
+                "a rule's file is its name"
+            );
+        }
         for (id, rule) in RuleId::ALL.iter().zip(super::super::ALL) {
             assert_eq!(rule.meta().id, *id);
             assert!(id.is_rule());
