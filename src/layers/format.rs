@@ -19,8 +19,9 @@ pub struct FormatSpec {
     pub label: &'static str,
     /// The position its layers take unless a file says otherwise.
     pub position: Position,
-    /// The Kubernetes objects whose kind alone makes a document the format's (empty for a
-    /// format recognised by shape or annotations, or not read from `-p` files).
+    /// The Kubernetes objects whose kind alone makes a document the format's: the
+    /// importers of Kubernetes formats recognise documents by it ([`FormatSpec::reads_object`]).
+    /// Empty for a format recognised by shape or annotations, or not read from `-p` files.
     pub objects: &'static [ObjectKinds],
     /// How the error about a file `-p` cannot read names the format (`None` for a format
     /// `-p` does not read); see [`KindsUnderstood`].
@@ -39,6 +40,16 @@ pub struct FormatSpec {
     /// The fix for a client-policy rule's finding in the format's own terms, where it
     /// differs from the policy's.
     pub help: &'static [(RuleId, &'static str)],
+}
+
+impl FormatSpec {
+    /// Whether the document is a Kubernetes object of a kind the format reads (by its
+    /// API group, whatever the version, and its kind).
+    pub fn reads_object(&self, doc: &crate::source::Node) -> bool {
+        self.objects
+            .iter()
+            .any(|o| super::k8s::is_object(doc, o.group, o.kinds))
+    }
 }
 
 /// Kinds of one API group (`networking.istio.io`) a format reads, whatever the version.

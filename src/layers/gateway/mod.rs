@@ -113,7 +113,7 @@ pub static SPEC: FormatSpec = FormatSpec {
 
 impl Importer for HttpRoute {
     fn recognises(&self, doc: &Node) -> bool {
-        RouteKind::of(doc).is_some() || backend_policy::recognises(doc)
+        SPEC.reads_object(doc)
     }
 
     fn import(

@@ -116,7 +116,7 @@ pub struct VirtualService;
 
 impl Importer for VirtualService {
     fn recognises(&self, doc: &Node) -> bool {
-        k8s::is_object(doc, GROUP, &["VirtualService"]) || destination_rule::recognises(doc)
+        SPEC.reads_object(doc)
     }
 
     fn import(

@@ -14,7 +14,6 @@ mod status;
 mod tests;
 
 use super::format::{DocsRow, FormatSpec, ObjectKinds, RetryAfter};
-use super::k8s;
 use super::{ImportFile, Importer, Layer, Position};
 use crate::error::InputError;
 use crate::location::Loc;
@@ -101,7 +100,7 @@ pub struct ServiceProfile;
 
 impl Importer for ServiceProfile {
     fn recognises(&self, doc: &Node) -> bool {
-        k8s::is_object(doc, GROUP, &["ServiceProfile"])
+        PROFILE_SPEC.reads_object(doc)
     }
 
     fn import(
