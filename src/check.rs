@@ -27,9 +27,9 @@ pub use crate::policy::{POLICY_FILE_NAME, POLICY_FILE_NAMES};
 pub struct CheckOptions {
     pub load: LoadOptions,
     /// Only these rules (all when empty).
-    pub select: Vec<String>,
+    pub select: Vec<crate::rules::RuleId>,
     /// Not these rules.
-    pub ignore: Vec<String>,
+    pub ignore: Vec<crate::rules::RuleId>,
     /// Proxies, gateways and meshes in front of the service.
     pub layers: LayerInputs,
 }
@@ -85,7 +85,7 @@ pub fn load_given(paths: &[PathBuf], options: &LoadOptions) -> Result<GivenPolic
     let mut read = 0usize;
     for argument in paths {
         options.prepare(argument, true)?;
-        let files = crate::layers::detect::expand(std::slice::from_ref(argument))?;
+        let files = crate::layers::detect::expand(std::slice::from_ref(argument), options)?;
         read = read.saturating_add(files.len());
         if read > options.max_files {
             return Err(InputError::new(format!(

@@ -6,6 +6,7 @@ use std::fmt;
 use crate::load::Sources;
 use crate::location::Loc;
 use crate::model::Operation;
+use crate::rules::RuleId;
 
 /// How serious a finding is.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
@@ -73,7 +74,7 @@ impl OperationRef {
 /// One reported problem.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Finding {
-    pub rule: &'static str,
+    pub rule: RuleId,
     pub severity: Severity,
     pub message: String,
     pub help: Option<String>,
@@ -114,7 +115,7 @@ pub struct Affected {
 impl Finding {
     /// A finding at `primary`. The engine sets the rule's severity; a rule may lower one
     /// finding below it (the engine keeps the lower of the two).
-    pub fn new(rule: &'static str, message: impl Into<String>, primary: Label) -> Finding {
+    pub fn new(rule: RuleId, message: impl Into<String>, primary: Label) -> Finding {
         Finding {
             rule,
             severity: Severity::Error,

@@ -16,6 +16,7 @@ use std::collections::HashMap;
 use crate::finding::{Affected, Finding, Label};
 use crate::location::Loc;
 use crate::model::Api;
+use crate::rules::RuleId;
 
 /// What a grouped message says between its parts: the operation when there is one
 /// (`GET /orders`), else how many (`6 operations`); the list is the finding's.
@@ -27,7 +28,7 @@ pub fn operations_text(affected: &[Affected]) -> String {
 }
 
 /// What makes two marked findings one: the rule, the shared place and the message.
-type GroupKey = (&'static str, Loc, String, String);
+type GroupKey = (RuleId, Loc, String, String);
 
 /// Merges the marked findings of each rule at each shared place; other findings pass
 /// through unchanged. The order of the result is the order of first appearance (the

@@ -13,31 +13,13 @@ use crate::load::Sources;
 use crate::location::Loc;
 use crate::model::Api;
 use crate::policy::{PolicyFile, Selector};
-use crate::rules::{self, RuleLevels, RuleMeta};
+use crate::rules::{self, RuleId, RuleLevels};
 use crate::source::{Span, Syntax};
 
 /// Reported for a suppression with no reason.
-pub const WITHOUT_REASON: &str = "suppression-without-reason";
+pub const WITHOUT_REASON: RuleId = RuleId::SuppressionWithoutReason;
 /// Reported for a suppression that silences no finding.
-pub const UNUSED: &str = "unused-suppression";
-
-/// What the two suppression warnings say about themselves (for SARIF rule entries).
-pub static META: [RuleMeta; 2] = [
-    RuleMeta {
-        name: WITHOUT_REASON,
-        severity: Severity::Warning,
-        scope: rules::Scope::Description,
-        summary: "a suppression gives no reason",
-        doc: "# suppression-without-reason\n\n## What it checks\n\nA suppression (`x-retrylint-ignore`, a `# retrylint: ignore[rule]` comment or a `lint.ignore` entry) without a reason.\n\n## Fix\n\nSay why the finding does not apply, so that the next reader can judge it.\n",
-    },
-    RuleMeta {
-        name: UNUSED,
-        severity: Severity::Warning,
-        scope: rules::Scope::Description,
-        summary: "a suppression silences no finding",
-        doc: "# unused-suppression\n\n## What it checks\n\nA suppression that silenced no finding of a rule that ran: the finding it was written for is gone.\n\n## Fix\n\nRemove the suppression.\n",
-    },
-];
+pub const UNUSED: RuleId = RuleId::UnusedSuppression;
 
 /// What a suppression covers.
 #[derive(Debug, Clone)]
@@ -53,7 +35,7 @@ enum Scope {
 /// One suppression, wherever it was written.
 #[derive(Debug, Clone)]
 struct Suppression {
-    rules: Vec<String>,
+    rules: Vec<RuleId>,
     reason: Option<String>,
     /// Where it is written, for the warnings about it.
     loc: Loc,
@@ -92,9 +74,9 @@ impl Suppressions {
                 ));
             };
             for entry in map.entries() {
-                known_rule(&entry.key, file, entry.key_span)?;
+                let rule = known_rule(&entry.key, file, entry.key_span)?;
                 list.push(Suppression {
-                    rules: vec![entry.key.to_string()],
+                    rules: vec![rule],
                     reason: entry.value.scalar_text().map(str::to_string),
                     loc: ext.loc.entry(&entry.key, entry.key_span, &entry.value),
                     scope: Scope::Operation(index),
@@ -107,8 +89,12 @@ impl Suppressions {
             }
         }
         for entry in policy.map(|p| p.lint.ignore.as_slice()).unwrap_or_default() {
+            // The policy reader checked the name; one it let through unknown silences nothing.
+            let Some(rule) = RuleId::rule_named(&entry.rule.value) else {
+                continue;
+            };
             list.push(Suppression {
-                rules: vec![entry.rule.value.clone()],
+                rules: vec![rule],
                 reason: entry.reason.as_ref().map(|r| r.value.clone()),
                 loc: entry.loc.clone(),
                 scope: Scope::Selectors(entry.operations.iter().map(|s| s.value.clone()).collect()),
@@ -137,7 +123,7 @@ impl Suppressions {
         let mut suppressed = 0;
         // A finding of a shared place counts once per suppression that silences it,
         // however many operations share the place (it is reported once).
-        let mut shared_silenced: std::collections::HashSet<(&str, Loc, usize)> =
+        let mut shared_silenced: std::collections::HashSet<(RuleId, Loc, usize)> =
             std::collections::HashSet::new();
         for finding in findings {
             let op = finding
@@ -161,7 +147,12 @@ impl Suppressions {
             }
         }
         for (s, used) in self.list.iter().zip(used) {
-            let rules = s.rules.join(", ");
+            let rules = s
+                .rules
+                .iter()
+                .map(|r| r.as_str())
+                .collect::<Vec<_>>()
+                .join(", ");
             if s.reason.as_deref().is_none_or(|r| r.trim().is_empty()) {
                 kept.push(
                     Finding::new(
@@ -175,7 +166,7 @@ impl Suppressions {
                 );
             }
             // A suppression of a rule that did not run cannot be judged stale.
-            let all_ran = s.rules.iter().all(|r| levels.severity(r).is_some());
+            let all_ran = s.rules.iter().all(|&r| levels.severity(r).is_some());
             if !used && all_ran {
                 kept.push(
                     Finding::new(
@@ -203,22 +194,21 @@ impl Suppressions {
 /// The suppressions looked up by what a finding carries, so that many of them cost a
 /// lookup per finding rather than a scan: comments by rule, file and line, operation
 /// suppressions by rule and operation; `lint.ignore` entries (a few) by rule.
-struct Index<'s> {
-    lines: HashMap<(&'s str, usize, u32), usize>,
-    operations: HashMap<(&'s str, usize), usize>,
-    selectors: HashMap<&'s str, Vec<usize>>,
+struct Index {
+    lines: HashMap<(RuleId, usize, u32), usize>,
+    operations: HashMap<(RuleId, usize), usize>,
+    selectors: HashMap<RuleId, Vec<usize>>,
 }
 
-impl<'s> Index<'s> {
-    fn new(list: &'s [Suppression]) -> Index<'s> {
+impl Index {
+    fn new(list: &[Suppression]) -> Index {
         let mut index = Index {
             lines: HashMap::new(),
             operations: HashMap::new(),
             selectors: HashMap::new(),
         };
         for (i, s) in list.iter().enumerate() {
-            for rule in &s.rules {
-                let rule = rule.as_str();
+            for &rule in &s.rules {
                 match &s.scope {
                     Scope::Lines { file, lines } => {
                         for line in lines {
@@ -258,7 +248,7 @@ impl<'s> Index<'s> {
             })
             .min();
         let by_operation = op.and_then(|o| self.operations.get(&(rule, o)).copied());
-        let by_selector = self.selectors.get(rule).and_then(|candidates| {
+        let by_selector = self.selectors.get(&rule).and_then(|candidates| {
             candidates.iter().copied().find(|&i| match &list[i].scope {
                 Scope::Selectors(selectors) => {
                     selectors.is_empty()
@@ -276,9 +266,14 @@ impl<'s> Index<'s> {
     }
 }
 
-fn known_rule(name: &str, file: &crate::source::SourceFile, span: Span) -> Result<(), InputError> {
-    if rules::by_name(name).is_some() {
-        return Ok(());
+/// The catalogue rule a suppression names; any other name is an input error at `span`.
+fn known_rule(
+    name: &str,
+    file: &crate::source::SourceFile,
+    span: Span,
+) -> Result<RuleId, InputError> {
+    if let Some(rule) = RuleId::rule_named(name) {
+        return Ok(rule);
     }
     let error = InputError::at(
         file,
@@ -328,8 +323,11 @@ fn comments(id: usize, file: &crate::source::SourceFile) -> Result<Vec<Suppressi
             .filter(|n| !n.is_empty())
         {
             let name_at = start + line[hash..].find(name).map_or(hash, |i| hash + i);
-            known_rule(name, file, Span::new(name_at, name_at + name.len()))?;
-            rules.push(name.to_string());
+            rules.push(known_rule(
+                name,
+                file,
+                Span::new(name_at, name_at + name.len()),
+            )?);
         }
         let reason = rest[close + 1..].trim();
         // A comment alone on its line covers the next line too.

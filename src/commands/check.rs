@@ -161,16 +161,8 @@ pub fn run(args: CheckArgs) -> Outcome {
             &output,
         );
     }
-    for name in args.select.iter().chain(&args.ignore) {
-        if crate::rules::by_name(name).is_none() {
-            let mut error =
-                InputError::new(format!("unknown rule `{name}` in --select or --ignore"));
-            if let Some(near) = crate::error::did_you_mean(name, crate::rules::names()) {
-                error = error.with_help(format!("did you mean `{near}`?"));
-            }
-            return Err(vec![error]);
-        }
-    }
+    let select = rule_list(&args.select)?;
+    let ignore = rule_list(&args.ignore)?;
     let load = args.input.load_options();
     let given = load_given(&args.input.policy, &load).map_err(|e| vec![e])?;
     // A hook's changed files: descriptions, and the policies and layers they read.
@@ -201,8 +193,8 @@ pub fn run(args: CheckArgs) -> Outcome {
     };
     let options = CheckOptions {
         load,
-        select: args.select,
-        ignore: args.ignore,
+        select,
+        ignore,
         layers: LayerInputs {
             files: layer_files,
             hosts: args.input.hosts.clone(),
@@ -385,4 +377,21 @@ impl Progress {
             eprint!("\r\x1b[2K");
         }
     }
+}
+
+/// The rules `--select` or `--ignore` names; a name that is no rule's is an input error.
+fn rule_list(names: &[String]) -> Result<Vec<crate::rules::RuleId>, Vec<InputError>> {
+    names
+        .iter()
+        .map(|name| {
+            crate::rules::RuleId::rule_named(name).ok_or_else(|| {
+                let mut error =
+                    InputError::new(format!("unknown rule `{name}` in --select or --ignore"));
+                if let Some(near) = crate::error::did_you_mean(name, crate::rules::names()) {
+                    error = error.with_help(format!("did you mean `{near}`?"));
+                }
+                vec![error]
+            })
+        })
+        .collect()
 }

@@ -12,7 +12,7 @@ use crate::model::Operation;
 use crate::policy::{Effective, Jitter, SideEffect};
 
 use super::matching::Pair;
-use super::{Change, Class, OperationDiff, Presence};
+use super::{Change, ChangeKind, Class, OperationDiff, Presence};
 
 /// The changes of one pair of operations.
 pub fn of(pair: &Pair, base: &Analysis, head: &Analysis) -> OperationDiff {
@@ -52,7 +52,7 @@ pub fn of(pair: &Pair, base: &Analysis, head: &Analysis) -> OperationDiff {
             let contract = &head.contracts[h];
             diff.changes.push(if contract.state == ContractState::Unprotected {
                 Change {
-                    kind: "new-unprotected-write",
+                    kind: ChangeKind::NewUnprotectedWrite,
                     class: Class::Regression,
                     message: "a new write with no idempotency key and no status endpoint: no client can retry it safely".into(),
                     base: None,
@@ -60,7 +60,7 @@ pub fn of(pair: &Pair, base: &Analysis, head: &Analysis) -> OperationDiff {
                 }
             } else {
                 Change {
-                    kind: "operation-added",
+                    kind: ChangeKind::OperationAdded,
                     class: Class::Neutral,
                     message: format!("a new operation ({})", contract.state.as_str()),
                     base: None,
@@ -69,7 +69,7 @@ pub fn of(pair: &Pair, base: &Analysis, head: &Analysis) -> OperationDiff {
             });
         }
         (Some(b), None) => diff.changes.push(Change {
-            kind: "operation-removed",
+            kind: ChangeKind::OperationRemoved,
             class: Class::Neutral,
             message: "the operation is no longer described".into(),
             base: Some(base.api.operations[b].loc.clone()),
@@ -90,7 +90,7 @@ struct Changes {
 impl Changes {
     fn add(
         &mut self,
-        kind: &'static str,
+        kind: ChangeKind,
         class: Class,
         message: String,
         base: Option<&Loc>,
@@ -118,7 +118,7 @@ fn contract(out: &mut Changes, b: &Contract, h: &Contract) {
             _ => (Class::Neutral, "its effect changed"),
         };
         out.add(
-            "idempotency-changed",
+            ChangeKind::IdempotencyChanged,
             class,
             format!("{} → {}: {what}", b.effect.as_str(), h.effect.as_str()),
             b.effect_evidence.loc(),
@@ -128,7 +128,7 @@ fn contract(out: &mut Changes, b: &Contract, h: &Contract) {
     // The idempotency key.
     match (&b.key, &h.key) {
         (Some(bk), None) => out.add(
-            "key-removed",
+            ChangeKind::KeyRemoved,
             Class::Regression,
             format!(
                 "the idempotency key {} is no longer declared: a retry can repeat the write",
@@ -138,7 +138,7 @@ fn contract(out: &mut Changes, b: &Contract, h: &Contract) {
             None,
         ),
         (None, Some(hk)) => out.add(
-            "key-added",
+            ChangeKind::KeyAdded,
             Class::Improvement,
             format!(
                 "declares the idempotency key {}{}",
@@ -155,7 +155,7 @@ fn contract(out: &mut Changes, b: &Contract, h: &Contract) {
         (Some(bk), Some(hk)) => {
             if !bk.name.eq_ignore_ascii_case(&hk.name) || bk.place != hk.place {
                 out.add(
-                    "key-renamed",
+                    ChangeKind::KeyRenamed,
                     Class::Regression,
                     format!(
                         "the idempotency key is renamed from {} to {}: clients that send {} lose their protection",
@@ -167,7 +167,7 @@ fn contract(out: &mut Changes, b: &Contract, h: &Contract) {
             }
             if bk.required && !hk.required {
                 out.add(
-                    "key-made-optional",
+                    ChangeKind::KeyMadeOptional,
                     Class::Regression,
                     format!("the idempotency key {} is no longer required: the server may accept a write without it", hk.quoted()),
                     Some(&bk.loc),
@@ -175,7 +175,7 @@ fn contract(out: &mut Changes, b: &Contract, h: &Contract) {
                 );
             } else if !bk.required && hk.required {
                 out.add(
-                    "key-made-required",
+                    ChangeKind::KeyMadeRequired,
                     Class::Improvement,
                     format!("the idempotency key {} is now required", hk.quoted()),
                     Some(&bk.loc),
@@ -188,14 +188,14 @@ fn contract(out: &mut Changes, b: &Contract, h: &Contract) {
     // The status endpoint.
     match (&b.status, &h.status) {
         (Some(bs), None) => out.add(
-            "status-endpoint-removed",
+            ChangeKind::StatusEndpointRemoved,
             Class::Regression,
             "the status endpoint (link or 202 with Location) is gone: a client cannot learn whether a timed-out write happened".into(),
             Some(&bs.loc),
             None,
         ),
         (None, Some(hs)) => out.add(
-            "status-endpoint-added",
+            ChangeKind::StatusEndpointAdded,
             Class::Improvement,
             "offers a status endpoint: a client can learn whether a timed-out write happened".into(),
             None,
@@ -209,14 +209,14 @@ fn contract(out: &mut Changes, b: &Contract, h: &Contract) {
         let ht = h.throttling.iter().find(|t| t.status == status);
         match (bt, ht) {
             (Some(bt), None) => out.add(
-                "throttle-status-removed",
+                ChangeKind::ThrottleStatusRemoved,
                 Class::Regression,
                 format!("no longer declares {status}: clients cannot tell how the server asks them to slow down"),
                 Some(&bt.loc),
                 None,
             ),
             (None, Some(ht)) => out.add(
-                "throttle-status-added",
+                ChangeKind::ThrottleStatusAdded,
                 Class::Improvement,
                 format!("declares {status}"),
                 None,
@@ -225,14 +225,14 @@ fn contract(out: &mut Changes, b: &Contract, h: &Contract) {
             (Some(bt), Some(ht)) => match (&bt.wait, &ht.wait) {
                 (WaitHint::None, WaitHint::None) => {}
                 (_, WaitHint::None) => out.add(
-                    "wait-hint-removed",
+                    ChangeKind::WaitHintRemoved,
                     Class::Regression,
                     format!("its {status} no longer says when to come back (Retry-After or RateLimit removed)"),
                     Some(&bt.loc),
                     Some(&ht.loc),
                 ),
                 (WaitHint::None, _) => out.add(
-                    "wait-hint-added",
+                    ChangeKind::WaitHintAdded,
                     Class::Improvement,
                     format!("its {status} now says when to come back"),
                     Some(&bt.loc),
@@ -248,7 +248,7 @@ fn contract(out: &mut Changes, b: &Contract, h: &Contract) {
         for code in &b.conflicts {
             if !h.conflicts.contains(code) {
                 out.add(
-                    "conflict-response-removed",
+                    ChangeKind::ConflictResponseRemoved,
                     Class::Regression,
                     format!("no longer declares {code}, the answer to a reused or in-flight key"),
                     None,
@@ -259,7 +259,7 @@ fn contract(out: &mut Changes, b: &Contract, h: &Contract) {
         for code in &h.conflicts {
             if !b.conflicts.contains(code) {
                 out.add(
-                    "conflict-response-added",
+                    ChangeKind::ConflictResponseAdded,
                     Class::Improvement,
                     format!("declares {code}, the answer to a reused or in-flight key"),
                     None,
@@ -288,7 +288,7 @@ fn policy(out: &mut Changes, base: &Analysis, head: &Analysis, b: usize, h: usiz
     match (retried(be), retried(he)) {
         (false, true) => {
             out.add(
-                "newly-retried",
+                ChangeKind::NewlyRetried,
                 risky,
                 format!(
                     "now retried ({} attempts){}",
@@ -306,7 +306,7 @@ fn policy(out: &mut Changes, base: &Analysis, head: &Analysis, b: usize, h: usiz
         }
         (true, false) => {
             out.add(
-                "no-longer-retried",
+                ChangeKind::NoLongerRetried,
                 Class::Neutral,
                 "no longer retried".into(),
                 attempts_at(be),
@@ -325,7 +325,7 @@ fn policy(out: &mut Changes, base: &Analysis, head: &Analysis, b: usize, h: usiz
     for signal in he.retry_on() {
         if !before.contains(&signal.value) {
             out.add(
-                "retried-on-new-signal",
+                ChangeKind::RetriedOnNewSignal,
                 risky,
                 format!("now also retried on {}", signal.value),
                 None,
@@ -337,7 +337,7 @@ fn policy(out: &mut Changes, base: &Analysis, head: &Analysis, b: usize, h: usiz
     let (ba, ha) = (be.max_attempts(), he.max_attempts());
     if ha > ba {
         out.add(
-            "max-attempts-up",
+            ChangeKind::MaxAttemptsUp,
             Class::Regression,
             format!("maxAttempts {ba} → {ha}"),
             attempts_at(Some(be)),
@@ -345,7 +345,7 @@ fn policy(out: &mut Changes, base: &Analysis, head: &Analysis, b: usize, h: usiz
         );
     } else if ha < ba {
         out.add(
-            "max-attempts-down",
+            ChangeKind::MaxAttemptsDown,
             Class::Improvement,
             format!("maxAttempts {ba} → {ha}"),
             attempts_at(Some(be)),
@@ -364,9 +364,9 @@ fn policy(out: &mut Changes, base: &Analysis, head: &Analysis, b: usize, h: usiz
         };
         out.add(
             if up {
-                "amplification-up"
+                ChangeKind::AmplificationUp
             } else {
-                "amplification-down"
+                ChangeKind::AmplificationDown
             },
             if up {
                 Class::Regression
@@ -386,7 +386,7 @@ fn policy(out: &mut Changes, base: &Analysis, head: &Analysis, b: usize, h: usiz
     let (bd, hd) = (&be.policy.deadline, &he.policy.deadline);
     match (bd, hd) {
         (Some(bd), None) => out.add(
-            "deadline-removed",
+            ChangeKind::DeadlineRemoved,
             Class::Regression,
             format!(
                 "the deadline of {} is gone: the call may now take as long as its attempts do",
@@ -396,7 +396,7 @@ fn policy(out: &mut Changes, base: &Analysis, head: &Analysis, b: usize, h: usiz
             None,
         ),
         (None, Some(hd)) => out.add(
-            "deadline-added",
+            ChangeKind::DeadlineAdded,
             Class::Improvement,
             format!("a deadline of {}", hd.value),
             None,
@@ -406,7 +406,7 @@ fn policy(out: &mut Changes, base: &Analysis, head: &Analysis, b: usize, h: usiz
             let needed = crate::plan::schedule::worst_case(he).and_then(|s| s.needed);
             let cut = needed.is_some_and(|n| hd.value < n);
             out.add(
-                if cut { "deadline-below-worst-case" } else { "deadline-shortened" },
+                if cut { ChangeKind::DeadlineBelowWorstCase } else { ChangeKind::DeadlineShortened },
                 if cut { Class::Regression } else { Class::Neutral },
                 match needed {
                     Some(n) if cut => format!("deadline {} → {}, below the {} its attempts need: later attempts are cut off", bd.value, hd.value, n),
@@ -428,14 +428,14 @@ fn policy(out: &mut Changes, base: &Analysis, head: &Analysis, b: usize, h: usiz
     };
     match (jitter(be), jitter(he)) {
         (Some(_), None) => out.add(
-            "jitter-removed",
+            ChangeKind::JitterRemoved,
             Class::Regression,
             "retries no longer use jitter: after a shared failure every client retries at the same moments".into(),
             be.policy.jitter.as_ref().map(|j| &j.loc),
             he.policy.jitter.as_ref().map(|j| &j.loc),
         ),
         (None, Some(_)) => out.add(
-            "jitter-added",
+            ChangeKind::JitterAdded,
             Class::Improvement,
             "retries now use jitter".into(),
             be.policy.jitter.as_ref().map(|j| &j.loc),
@@ -449,13 +449,13 @@ fn policy(out: &mut Changes, base: &Analysis, head: &Analysis, b: usize, h: usiz
     }
     match (be.honors_retry_after(), he.honors_retry_after()) {
         (true, false) => out.add(
-            "retry-after-ignored",
+            ChangeKind::RetryAfterIgnored,
             Class::Regression,
             "Retry-After is no longer honoured: a throttled client comes back before the server asked".into(),
             honour_at(be),
             honour_at(he),
         ),
-        (false, true) => out.add("retry-after-honoured", Class::Improvement, "Retry-After is now honoured".into(), honour_at(be), honour_at(he)),
+        (false, true) => out.add(ChangeKind::RetryAfterHonoured, Class::Improvement, "Retry-After is now honoured".into(), honour_at(be), honour_at(he)),
         _ => {}
     }
 }

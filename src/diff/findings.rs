@@ -9,6 +9,7 @@ use std::collections::HashMap;
 use std::path::Path;
 
 use crate::finding::Finding;
+use crate::rules::RuleId;
 
 use super::Side;
 use super::matching::template;
@@ -16,7 +17,7 @@ use super::matching::template;
 /// The indices of the head's new findings, of the base's fixed ones, and how many are in
 /// both. A finding that appears twice must be fixed twice.
 pub fn compare(base: &Side, head: &Side) -> (Vec<usize>, Vec<usize>, usize) {
-    let mut remaining: HashMap<String, Vec<usize>> = HashMap::new();
+    let mut remaining: HashMap<(RuleId, String), Vec<usize>> = HashMap::new();
     for (i, f) in base.checked.findings.iter().enumerate() {
         remaining.entry(identity(f, base)).or_default().push(i);
     }
@@ -33,8 +34,9 @@ pub fn compare(base: &Side, head: &Side) -> (Vec<usize>, Vec<usize>, usize) {
     (new, fixed, unchanged)
 }
 
-/// A finding's identity within its version.
-pub fn identity(finding: &Finding, side: &Side) -> String {
+/// A finding's identity within its version: its rule, and its place, operation and
+/// anchor as one text.
+pub fn identity(finding: &Finding, side: &Side) -> (RuleId, String) {
     let analysis = &side.checked.analysis;
     let sources = &analysis.sources;
     let loc = &finding.primary.loc;
@@ -68,5 +70,8 @@ pub fn identity(finding: &Finding, side: &Side) -> String {
     } else {
         &loc.pointer
     };
-    format!("{}\u{0}{place}\u{0}{operation}\u{0}{anchor}", finding.rule)
+    (
+        finding.rule,
+        format!("{place}\u{0}{operation}\u{0}{anchor}"),
+    )
 }

@@ -8,6 +8,7 @@
 //! improvement or neutral ([`changes`]); findings are compared by an identity that does
 //! not depend on where each version lies ([`findings`]).
 
+pub mod change_kind;
 pub mod changes;
 pub mod findings;
 pub mod matching;
@@ -18,6 +19,8 @@ use serde::Serialize;
 use crate::check::Checked;
 use crate::contract::ContractState;
 use crate::location::Loc;
+
+pub use change_kind::ChangeKind;
 
 /// One version of a description, checked.
 pub struct Side {
@@ -101,7 +104,7 @@ impl Class {
 #[derive(Debug, Clone)]
 pub struct Change {
     /// A stable name: `key-removed`, `deadline-removed`, …
-    pub kind: &'static str,
+    pub kind: ChangeKind,
     pub class: Class,
     pub message: String,
     /// Where the base says it (the thing removed or changed).

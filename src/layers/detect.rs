@@ -5,15 +5,15 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use super::gateway::Parents;
-use super::{IMPORTERS, ImportFile, Layer};
+use super::{Format, ImportFile, KindsUnderstood, Layer};
 use crate::error::InputError;
+use crate::load::discover::data_files;
 use crate::load::{FileId, LoadOptions, read_text, syntax_error};
 use crate::source::{Node, SourceFile, path_text};
 
-/// The kinds of file `-p` understands, for the error about any other.
-pub const KINDS_UNDERSTOOD: &str = "a retrylint policy (`version: 1`), Istio `VirtualService` or `DestinationRule`, \
-Gateway API `HTTPRoute` or `GRPCRoute`, Linkerd `ServiceProfile` or `retry.linkerd.io` annotations on a `Service` \
-or `HTTPRoute`, or Envoy route configuration (a bootstrap with `route_config`, or a `RouteConfiguration`)";
+/// The kinds of file `-p` understands, for the error about any other: what the formats
+/// of the registry say (see [`KindsUnderstood`]).
+pub const KINDS_UNDERSTOOD: KindsUnderstood = KindsUnderstood;
 
 /// A file of retry settings, read and parsed once for the whole run.
 #[derive(Debug, Clone)]
@@ -48,7 +48,10 @@ pub enum Detected {
 
 /// Expands `-p` arguments: a folder stands for its YAML and JSON files, found recursively
 /// and in name order; files stay in the order given.
-pub fn expand(paths: &[PathBuf]) -> Result<Vec<(PathBuf, bool)>, InputError> {
+pub fn expand(
+    paths: &[PathBuf],
+    options: &LoadOptions,
+) -> Result<Vec<(PathBuf, bool)>, InputError> {
     let mut out = Vec::new();
     for path in paths {
         let meta = std::fs::metadata(path).map_err(|e| {
@@ -59,8 +62,7 @@ pub fn expand(paths: &[PathBuf]) -> Result<Vec<(PathBuf, bool)>, InputError> {
             ))
         })?;
         if meta.is_dir() {
-            let mut found = Vec::new();
-            walk(path, &mut found, 0)?;
+            let mut found = walk(path, options)?;
             found.sort();
             out.extend(found.into_iter().map(|p| (p, true)));
         } else {
@@ -73,40 +75,19 @@ pub fn expand(paths: &[PathBuf]) -> Result<Vec<(PathBuf, bool)>, InputError> {
 /// How deep a `-p` folder is walked.
 pub const MAX_WALK_DEPTH: usize = 16;
 
-fn walk(folder: &Path, out: &mut Vec<PathBuf>, depth: usize) -> Result<(), InputError> {
-    let entries = std::fs::read_dir(folder).map_err(|e| {
-        InputError::new(format!(
-            "cannot read the folder `{}`: {}",
-            path_text(folder),
-            crate::load::io_reason(&e)
-        ))
-    })?;
-    for entry in entries.flatten() {
-        let path = entry.path();
-        let name = entry.file_name();
-        let hidden = name.to_string_lossy().starts_with('.');
-        // Symbolic links are not followed while walking: a link out of the folder is not
-        // a file the user named.
-        let Ok(kind) = entry.file_type() else {
-            continue;
-        };
-        if hidden || kind.is_symlink() {
-            continue;
-        }
-        if kind.is_dir() {
-            if depth >= MAX_WALK_DEPTH {
-                // Not walked further, and not in silence: what lies there is named.
-                if let Some(deeper) = first_data_file(&path, MAX_HIDDEN_SEARCH) {
-                    return Err(too_deep(&deeper));
-                }
-                continue;
-            }
-            walk(&path, out, depth + 1)?;
-        } else if kind.is_file() && crate::load::discover::has_data_extension(&path) {
-            out.push(path);
+/// The YAML and JSON files of a `-p` folder, walked as folders of descriptions are
+/// ([`data_files`]: hidden files, and ignored ones git does not track, left out; links
+/// not followed), at most [`MAX_WALK_DEPTH`] folders deep. A file deeper than that is not
+/// skipped in silence: it is an error that names it.
+fn walk(folder: &Path, options: &LoadOptions) -> Result<Vec<PathBuf>, InputError> {
+    // Depth 1 is the folder's own entries: its files are read 0 folders deep.
+    let walked = data_files(folder, Some(MAX_WALK_DEPTH + 1), options)?;
+    for deeper in &walked.not_entered {
+        if let Some(file) = first_data_file(deeper, MAX_HIDDEN_SEARCH) {
+            return Err(too_deep(&file));
         }
     }
-    Ok(())
+    Ok(walked.files)
 }
 
 /// How many entries below the depth limit are looked through for a file the walk leaves.
@@ -185,7 +166,7 @@ pub fn detect(path: &Path, walked: bool, options: &LoadOptions) -> Result<Detect
     let objects = super::k8s_list::objects(documents);
     let known = objects
         .iter()
-        .any(|(_, doc)| IMPORTERS.iter().any(|i| i.recognises(doc)));
+        .any(|(_, doc)| Format::importers().any(|i| i.recognises(doc)));
     if known {
         let layer_file = LayerFile {
             file: Arc::new(file),
@@ -309,11 +290,72 @@ pub fn import_with(
     let documents = layer_file.file.root.as_seq().unwrap_or_default();
     for (pointer, doc) in super::k8s_list::objects(documents) {
         let loc = crate::location::Loc::new(id, pointer, doc.span);
-        for importer in IMPORTERS {
+        for importer in Format::importers() {
             if importer.recognises(&doc) {
                 layers.extend(importer.import(&file, &doc, &loc)?);
             }
         }
     }
     Ok(layers)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A scratch folder of this test's own under the system's temporary folder.
+    fn scratch(name: &str) -> PathBuf {
+        let dir = std::env::temp_dir().join(format!("retrylint-{name}-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        dir
+    }
+
+    fn write(dir: &Path, relative: &str, text: &str) {
+        let path = dir.join(relative);
+        if let Some(parent) = path.parent() {
+            std::fs::create_dir_all(parent).unwrap();
+        }
+        std::fs::write(path, text).unwrap();
+    }
+
+    #[test]
+    fn a_folder_is_walked_as_folders_of_descriptions_are() {
+        let dir = scratch("p-walk");
+        write(&dir, ".ignore", "generated/\n");
+        write(&dir, "b.yaml", "");
+        write(&dir, "a/route.json", "");
+        write(&dir, "notes.txt", "");
+        write(&dir, ".hidden/route.yaml", "");
+        write(&dir, "generated/route.yaml", "");
+        let found = expand(std::slice::from_ref(&dir), &LoadOptions::default()).unwrap();
+        let names: Vec<String> = found
+            .iter()
+            .map(|(path, walked)| {
+                assert!(walked);
+                path_text(path.strip_prefix(&dir).unwrap())
+            })
+            .collect();
+        assert_eq!(names, ["a/route.json", "b.yaml"]);
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+
+    #[test]
+    fn a_file_deeper_than_the_walk_is_named() {
+        let dir = scratch("p-deep");
+        let deep: Vec<String> = (0..=MAX_WALK_DEPTH).map(|i| format!("d{i}")).collect();
+        let at_limit = deep[..MAX_WALK_DEPTH].join("/");
+        write(&dir, &format!("{at_limit}/read.yaml"), "");
+        let found = expand(std::slice::from_ref(&dir), &LoadOptions::default()).unwrap();
+        assert_eq!(found.len(), 1, "{found:?}");
+        write(&dir, &format!("{}/too-deep.yaml", deep.join("/")), "");
+        let error = expand(std::slice::from_ref(&dir), &LoadOptions::default()).unwrap_err();
+        assert!(
+            error
+                .message
+                .contains("too-deep.yaml` lies more than 16 folders deep"),
+            "{}",
+            error.message
+        );
+        let _ = std::fs::remove_dir_all(&dir);
+    }
 }

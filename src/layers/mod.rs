@@ -7,13 +7,17 @@
 //! located in the layer's file, or noted as the format's built-in default) and the
 //! matches that [`bind`] them to the description's operations.
 //!
-//! Read [`detect`] for how a file's format is recognised, [`bind`] for which operations a
+//! Each format declares what it is beside its importer ([`format::FormatSpec`]), and
+//! [`formats!`](format::formats) lists them once. Read [`detect`] for how a file's format
+//! is recognised, [`bind`] for which operations a
 //! route covers, and [`chain`] for what the layers add up to per operation.
 
 pub mod bind;
 pub mod chain;
+mod client_policy;
 pub mod detect;
 pub mod envoy;
+pub mod format;
 pub mod gateway;
 pub mod hosts;
 pub mod istio;
@@ -28,6 +32,7 @@ pub mod speakeasy;
 pub(crate) mod test_support;
 pub mod values;
 
+pub use format::{FormatSpec, KindsUnderstood};
 pub use route_regex::{RegexEngine, RouteRegex};
 
 use std::fmt;
@@ -84,74 +89,14 @@ impl fmt::Display for Position {
     }
 }
 
-/// The formats retries are read from.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub enum Format {
-    /// retrylint's own `retry-policy.yaml`.
-    Policy,
-    /// `x-speakeasy-retries` in the description.
-    Speakeasy,
-    /// Istio `VirtualService`.
-    Istio,
-    /// Gateway API `HTTPRoute`.
-    GatewayApi,
-    /// Linkerd `ServiceProfile`.
-    LinkerdProfile,
-    /// Linkerd `retry.linkerd.io/*` and `timeout.linkerd.io/*` annotations.
-    LinkerdAnnotations,
-    /// Envoy route configuration.
-    Envoy,
-}
-
-impl Format {
-    /// How the format is named in messages.
-    pub fn name(self) -> &'static str {
-        match self {
-            Format::Policy => "retry policy",
-            Format::Speakeasy => "x-speakeasy-retries",
-            Format::Istio => "Istio VirtualService",
-            Format::GatewayApi => "Gateway API HTTPRoute",
-            Format::LinkerdProfile => "Linkerd ServiceProfile",
-            Format::LinkerdAnnotations => "Linkerd annotations",
-            Format::Envoy => "Envoy route configuration",
-        }
-    }
-
-    /// The position a layer of this format takes unless its file says otherwise.
-    pub fn default_position(self) -> Position {
-        match self {
-            Format::Policy | Format::Speakeasy => Position::Client,
-            Format::Envoy => Position::Edge,
-            Format::GatewayApi => Position::Gateway,
-            Format::Istio | Format::LinkerdProfile | Format::LinkerdAnnotations => Position::Mesh,
-        }
-    }
-
-    /// Whether the format can honour `Retry-After`: with a setting (the policy, Envoy), or
-    /// always (the SDKs Speakeasy generates, each language in its own way).
-    pub fn can_honor_retry_after(self) -> bool {
-        matches!(self, Format::Policy | Format::Envoy | Format::Speakeasy)
-    }
-
-    /// Whether the format has no way at all to honour `Retry-After` (Istio, Gateway API
-    /// and Linkerd expose none).
-    pub fn cannot_honor_retry_after(self) -> bool {
-        matches!(
-            self,
-            Format::Istio
-                | Format::GatewayApi
-                | Format::LinkerdProfile
-                | Format::LinkerdAnnotations
-        )
-    }
-
-    /// Whether the format can limit retries with a budget.
-    pub fn can_budget(self) -> bool {
-        matches!(
-            self,
-            Format::Envoy | Format::LinkerdProfile | Format::GatewayApi
-        )
-    }
+format::formats! {
+    Policy => client_policy::SPEC,
+    Speakeasy => speakeasy::SPEC,
+    Istio => istio::SPEC,
+    GatewayApi => gateway::SPEC,
+    LinkerdProfile => linkerd::PROFILE_SPEC,
+    LinkerdAnnotations => linkerd::ANNOTATIONS_SPEC,
+    Envoy => envoy::SPEC,
 }
 
 /// One layer: the routes of one object (a `VirtualService`, an `HTTPRoute`, a
@@ -328,8 +273,6 @@ impl ImportFile<'_> {
 
 /// A format that turns one document of a file into layers.
 pub trait Importer: Sync {
-    fn format(&self) -> Format;
-
     /// Whether the document is this format's (by `apiVersion`/`kind`, or by its shape).
     fn recognises(&self, doc: &Node) -> bool;
 
@@ -341,15 +284,6 @@ pub trait Importer: Sync {
         loc: &Loc,
     ) -> Result<Vec<Layer>, crate::error::InputError>;
 }
-
-/// Every importer of files given with `-p`, in the order they are tried.
-pub static IMPORTERS: &[&dyn Importer] = &[
-    &istio::VirtualService,
-    &gateway::HttpRoute,
-    &linkerd::ServiceProfile,
-    &linkerd::Annotations,
-    &envoy::RouteConfig,
-];
 
 #[cfg(test)]
 mod tests {

@@ -21,6 +21,7 @@ use std::cmp::Reverse;
 
 pub use sdk::Language;
 
+use super::format::{DocsRow, FormatSpec, RetryAfter};
 use super::names::Name;
 use super::values::{bad_value, boolean, field, list, mapping, text, whole_number};
 use super::{Format, Layer, PathMatch, Route, RouteMatch, StringMatch};
@@ -29,10 +30,57 @@ use crate::load::Sources;
 use crate::location::Loc;
 use crate::model::{Api, Extension, Operation};
 use crate::policy::{Duration, PolicyObject, Signal, Spanned, parse_signal};
+use crate::rules::RuleId;
 use crate::source::{Node, SourceFile, Value};
 
 /// The extension, as layers and messages name it.
 const NAME: &str = "x-speakeasy-retries";
+
+/// What `x-speakeasy-retries` is as a format: read from the description, not with `-p`.
+pub static SPEC: FormatSpec = FormatSpec {
+    label: NAME,
+    position: super::Position::Client,
+    objects: &[],
+    understood: None,
+    family: "Speakeasy",
+    importer: None,
+    // The SDKs Speakeasy generates honour it, each language in its own way.
+    retry_after: RetryAfter::Can,
+    budget: false,
+    docs: DocsRow {
+        format: "`x-speakeasy-retries` in the description",
+        position_note: "",
+        read: "root and operation settings",
+        defaults: "Speakeasy's backoff defaults; the attempts of the generated SDK's loop for the language that retries the most (named in every finding); `Retry-After` as that SDK honours it",
+    },
+    help: &[
+        (RuleId::MissingDeadline, "set `backoff.maxElapsedTime`"),
+        (
+            RuleId::UnprotectedWriteRetry,
+            "give the operation `x-speakeasy-retries: {strategy: none}`, or have the SDK send an idempotency key the server deduplicates on",
+        ),
+        (
+            RuleId::RetryOnNonTransient,
+            "remove the status from `statusCodes`",
+        ),
+        (
+            RuleId::UnboundedAttempts,
+            "lower `backoff.maxElapsedTime`, or raise `initialInterval`: the SDK retries until maxElapsedTime has passed",
+        ),
+        (
+            RuleId::RetryAfterUnbounded,
+            "bound Retry-After in an SDK hook, or use the TypeScript SDK, which waits at most `maxInterval`",
+        ),
+        (
+            RuleId::ImmediateRetry,
+            "set `backoff.initialInterval` and `backoff.maxInterval`",
+        ),
+        (
+            RuleId::InvalidBackoff,
+            "set `backoff.initialInterval` and `backoff.maxInterval`",
+        ),
+    ],
+};
 
 /// Speakeasy's documented backoff defaults: (field, milliseconds or exponent, note).
 const DEFAULT_INITIAL: (&str, i64, &str) = (

@@ -83,6 +83,35 @@ fn walk(
     depth: Option<usize>,
     options: &LoadOptions,
 ) -> Result<Vec<PathBuf>, InputError> {
+    let found = data_files(dir, depth, options)?.files.into_iter();
+    Ok(found
+        .map(|path| match path.strip_prefix("./") {
+            Ok(inside) => inside.to_path_buf(),
+            Err(_) => path,
+        })
+        .filter(|path| may_be_description(path, options))
+        .collect())
+}
+
+/// What [`data_files`] found under a folder.
+#[derive(Debug, Default)]
+pub struct DataFiles {
+    /// The YAML and JSON files, in the order of the walk (names sorted per folder).
+    pub files: Vec<PathBuf>,
+    /// The folders at the depth limit, which the walk did not enter.
+    pub not_entered: Vec<PathBuf>,
+}
+
+/// The YAML and JSON files under `dir` as git sees the folder (hidden entries and what a
+/// `.gitignore` or `.ignore` names are left out, but a file git tracks is taken whatever
+/// they say), regular files only, without following symbolic links, to `depth` levels
+/// when given, named as the walk names them (`dir/…`): the one walk of folders, for
+/// descriptions and for `-p`.
+pub fn data_files(
+    dir: &Path,
+    depth: Option<usize>,
+    options: &LoadOptions,
+) -> Result<DataFiles, InputError> {
     let mut builder = ignore::WalkBuilder::new(dir);
     builder
         .standard_filters(true)
@@ -90,29 +119,40 @@ fn walk(
         .follow_links(false)
         .max_depth(depth)
         .sort_by_file_name(|a, b| a.cmp(b));
-    let mut found = Vec::new();
-    // Every file the walk looked at, description or not.
-    let mut seen = std::collections::HashSet::new();
+    let mut found = DataFiles::default();
     for entry in builder.build() {
         let entry = entry
             .map_err(|e| InputError::new(format!("cannot search `{}`: {e}", path_text(dir))))?;
         let path = entry.path();
-        if entry.file_type().is_some_and(|t| t.is_file()) && has_data_extension(path) {
-            let path = path.strip_prefix("./").unwrap_or(path).to_path_buf();
-            if may_be_description(&path, options) {
-                found.push(path.clone());
-            }
-            seen.insert(path);
+        let kind = entry.file_type();
+        if kind.is_some_and(|t| t.is_file()) && has_data_extension(path) {
+            found.files.push(path.to_path_buf());
+        } else if kind.is_some_and(|t| t.is_dir()) && Some(entry.depth()) == depth {
+            found.not_entered.push(path.to_path_buf());
         }
     }
-    let ignored = super::tracked::ignored_but_tracked(dir, depth, &seen, options);
-    if !ignored.is_empty() {
-        found.extend(
-            ignored
+    // Git names tracked files from the folder without a leading `./`.
+    let seen: std::collections::HashSet<PathBuf> = found
+        .files
+        .iter()
+        .map(|p| p.strip_prefix("./").unwrap_or(p).to_path_buf())
+        .collect();
+    let tracked = super::tracked::ignored_but_tracked(dir, depth, &seen, options);
+    if !tracked.is_empty() {
+        let named = |path: PathBuf| {
+            if dir.starts_with(".") {
+                Path::new(".").join(path)
+            } else {
+                path
+            }
+        };
+        found.files.extend(
+            tracked
                 .into_iter()
-                .filter(|path| has_data_extension(path) && may_be_description(path, options)),
+                .filter(|path| has_data_extension(path))
+                .map(named),
         );
-        found.sort();
+        found.files.sort();
     }
     Ok(found)
 }

@@ -135,7 +135,7 @@ pub fn finding<'a>(
     place: &dyn Fn(&Loc) -> Place,
 ) -> JsonFinding<'a> {
     JsonFinding {
-        rule: f.rule,
+        rule: f.rule.as_str(),
         severity: f.severity.as_str(),
         message: &f.message,
         help: f.help.as_deref(),

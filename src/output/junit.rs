@@ -101,7 +101,7 @@ pub fn render(results: &[CheckResult], fail_on: FailOn) -> String {
                 if fail_on.fails(f.severity) {
                     suites.push_str(&format!(
                         "      <failure type=\"{}\" message=\"{}\">{}</failure>\n",
-                        escape(f.rule),
+                        escape(f.rule.as_str()),
                         escape(&f.message),
                         body
                     ));

@@ -20,14 +20,15 @@ use crate::finding::{Finding, Severity};
 use crate::load::FileId;
 use crate::load::Sources;
 use crate::location::Loc;
+use crate::rules::RuleId;
 
 /// Where the project lives; rule pages are under it.
 pub const REPOSITORY_URL: &str = env!("CARGO_PKG_REPOSITORY");
 
-/// The published page of a rule (for the two suppression warnings, the manual's page on
-/// suppressions).
-pub fn rule_url(rule: &str) -> String {
-    if crate::rules::by_name(rule).is_some() {
+/// The published page of a rule (for the two suppression warnings, the manual's page
+/// on suppressions).
+pub fn rule_url(rule: RuleId) -> String {
+    if rule.is_rule() {
         format!("{REPOSITORY_URL}/blob/main/rules/{rule}.md")
     } else {
         format!("{REPOSITORY_URL}/blob/main/docs/src/suppressions.md")
@@ -35,7 +36,7 @@ pub fn rule_url(rule: &str) -> String {
 }
 
 /// How to learn more about a rule, as the last line of a finding.
-pub fn explain_hint(rule: &str) -> String {
+pub fn explain_hint(rule: RuleId) -> String {
     format!("more: retrylint explain {rule}")
 }
 
@@ -281,7 +282,13 @@ pub fn fingerprint(finding: &Finding, sources: &Sources, root: FileId) -> String
             .map(|name| name.to_string_lossy().into_owned())
             .unwrap_or_default()
     };
-    hash(&["v2", finding.rule, &scope, &operation, anchor(loc, sources)])
+    hash(&[
+        "v2",
+        finding.rule.as_str(),
+        &scope,
+        &operation,
+        anchor(loc, sources),
+    ])
 }
 
 /// The fingerprints of version 1 baselines, which named the file by its path: the rule,
@@ -294,7 +301,7 @@ pub fn legacy_fingerprints(finding: &Finding, sources: &Sources) -> Vec<String> 
             .map(|o| format!("{} {}", o.method, o.path))
             .unwrap_or_default();
         hash(&[
-            finding.rule,
+            finding.rule.as_str(),
             sources[loc.file].identity(),
             &operation,
             anchor(loc, sources),

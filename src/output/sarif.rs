@@ -11,7 +11,7 @@ use serde_json::{Value, json};
 
 use super::{CheckResult, Place, fingerprint};
 use crate::finding::{Finding, Severity};
-use crate::rules::{self, RuleMeta};
+use crate::rules::RuleMeta;
 use crate::source::SourceFile;
 
 /// How many results GitHub code scanning accepts in one run (it shows the first 5,000).
@@ -39,9 +39,8 @@ pub fn render(results: &[CheckResult], root: Option<&Path>) -> Sarif {
     };
     let mut used: Vec<&'static RuleMeta> = Vec::new();
     for finding in results.iter().flat_map(|r| &r.findings) {
-        if let Some(meta) = rules::meta(finding.rule)
-            && !used.iter().any(|m| m.name == meta.name)
-        {
+        let meta = finding.rule.meta();
+        if !used.iter().any(|m| m.id == meta.id) {
             used.push(meta);
         }
     }
@@ -51,7 +50,7 @@ pub fn render(results: &[CheckResult], root: Option<&Path>) -> Sarif {
         .iter()
         .flat_map(|r| {
             r.findings.iter().map(|f| {
-                let index = used.iter().position(|m| m.name == f.rule);
+                let index = used.iter().position(|m| m.id == f.rule);
                 result(f, r, index, &uris)
             })
         })
@@ -178,7 +177,7 @@ fn rule(meta: &RuleMeta) -> Value {
         "shortDescription": { "text": meta.summary },
         "fullDescription": { "text": what_it_checks(meta.doc).unwrap_or(meta.summary) },
         "help": { "text": meta.doc, "markdown": meta.doc },
-        "helpUri": super::rule_url(meta.name),
+        "helpUri": super::rule_url(meta.id),
         "defaultConfiguration": { "level": level(meta.severity) },
         "properties": {
             "tags": ["reliability", "api", "retry", meta.scope.as_str()],

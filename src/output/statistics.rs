@@ -30,14 +30,14 @@ pub fn of_findings<'a>(findings: impl IntoIterator<Item = &'a Finding>) -> Vec<R
         // A rule may report below its default severity: count each severity apart.
         match counts
             .iter_mut()
-            .find(|s| s.rule == finding.rule && s.rank == finding.severity)
+            .find(|s| s.rule == finding.rule.as_str() && s.rank == finding.severity)
         {
             Some(statistic) => statistic.count += 1,
             None => counts.push(RuleStatistic {
-                rule: finding.rule,
+                rule: finding.rule.as_str(),
                 severity: finding.severity.as_str(),
                 count: 1,
-                summary: crate::rules::meta(finding.rule).map_or("", |m| m.summary),
+                summary: finding.rule.meta().summary,
                 url: super::rule_url(finding.rule),
                 rank: finding.severity,
             }),

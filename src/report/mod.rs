@@ -227,7 +227,7 @@ pub fn build(checked: &Checked, policy: Option<String>) -> Report {
     let analysis = &checked.analysis;
     let sources = &analysis.sources;
     let finding_report = |f: &Finding| FindingReport {
-        rule: f.rule,
+        rule: f.rule.as_str(),
         severity: f.severity.as_str(),
         message: f.message.clone(),
         help: f.help.clone(),
@@ -352,7 +352,12 @@ fn operation(
         contract: contract::ContractReport::default(),
         reason: findings
             .iter()
-            .min_by_key(|f| (std::cmp::Reverse(f.severity), catalogue_rank(f.rule)))
+            .min_by_key(|f| {
+                (
+                    std::cmp::Reverse(f.severity),
+                    catalogue_rank(f.rule.as_str()),
+                )
+            })
             .map(|f| reason_of(f, op))
             .unwrap_or_default(),
         retried: policy.is_some_and(Effective::is_retried),

@@ -1,6 +1,6 @@
 //! `ambiguous-policy-match`: two equally specific selectors claim one operation.
 
-use super::{OperationContext, Rule, declare_rule};
+use super::{OperationContext, Rule};
 use crate::finding::{Finding, Label};
 
 declare_rule!(

@@ -1,6 +1,6 @@
 //! `attempts-exceed-deadline`: attempts the deadline never lets run.
 
-use super::{OperationContext, Rule, declare_rule};
+use super::{OperationContext, Rule};
 use crate::finding::{Finding, Label};
 use crate::plan::schedule::{self, RetryAfterBound, Schedule};
 use crate::plan::{StopReason, millis, ms};

@@ -1,6 +1,6 @@
 //! `backoff-without-jitter`: retries that wake in step after a shared failure.
 
-use super::{OperationContext, Rule, declare_rule};
+use super::{OperationContext, Rule};
 use crate::finding::{Finding, Label};
 use crate::policy::Jitter;
 

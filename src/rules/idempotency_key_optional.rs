@@ -1,7 +1,7 @@
 //! `idempotency-key-optional`: the key the policy relies on is declared, but optional (a
 //! header, or the query or body key of the operation's contract).
 
-use super::{OperationContext, Rule, declare_rule};
+use super::{OperationContext, Rule};
 use crate::finding::{Finding, Label};
 
 declare_rule!(

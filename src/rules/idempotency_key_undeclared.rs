@@ -1,7 +1,7 @@
 //! `idempotency-key-undeclared`: the policy sends a key header the operation does not
 //! declare, neither as a header nor as the query or body key of its contract.
 
-use super::{OperationContext, Rule, declare_rule, declared_here};
+use super::{OperationContext, Rule, declared_here};
 use crate::error::did_you_mean;
 use crate::finding::{Finding, Label};
 

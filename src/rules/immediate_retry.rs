@@ -1,6 +1,6 @@
 //! `immediate-retry`: retries sent back to back.
 
-use super::{OperationContext, Rule, declare_rule};
+use super::{OperationContext, Rule};
 use crate::finding::{Finding, Label};
 use crate::policy::Duration;
 

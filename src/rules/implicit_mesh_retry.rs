@@ -1,7 +1,7 @@
 //! `implicit-mesh-retry`: a mesh route with no retry settings retries by its default.
 
 use super::layered::{is_non_idempotent, layered, loops, protection};
-use super::{OperationContext, Rule, declare_rule, declared_here};
+use super::{OperationContext, Rule, declared_here};
 use crate::finding::{Finding, Label, Severity};
 use crate::layers::Format;
 

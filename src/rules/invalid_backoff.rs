@@ -1,6 +1,6 @@
 //! `invalid-backoff`: budget values that cannot work.
 
-use super::{OperationContext, Rule, declare_rule};
+use super::{OperationContext, Rule};
 use crate::finding::{Finding, Label};
 use crate::location::Loc;
 use crate::policy::Duration;
@@ -108,7 +108,7 @@ impl Rule for InvalidBackoff {
         }
         for problem in problems {
             let mut finding = Finding::new(
-                Self::META.name,
+                Self::META.id,
                 problem.message,
                 Label::new(problem.loc, problem.label),
             )

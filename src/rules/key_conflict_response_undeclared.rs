@@ -1,6 +1,6 @@
 //! `key-conflict-response-undeclared`: no documented answer to a reused or in-flight key.
 
-use super::{OperationContext, Rule, declare_rule, declared_here};
+use super::{OperationContext, Rule, declared_here};
 use crate::finding::{Finding, Label};
 
 declare_rule!(

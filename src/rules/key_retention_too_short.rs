@@ -1,6 +1,6 @@
 //! `key-retention-too-short`: the server forgets the key before the client stops retrying.
 
-use super::{OperationContext, Rule, declare_rule};
+use super::{OperationContext, Rule};
 use crate::finding::{Finding, Label};
 
 declare_rule!(

@@ -1,6 +1,6 @@
 //! `key-retention-undeclared`: a retried operation relies on a key of unknown lifetime.
 
-use super::{OperationContext, Rule, declare_rule};
+use super::{OperationContext, Rule};
 use crate::finding::{Finding, Label};
 
 declare_rule!(

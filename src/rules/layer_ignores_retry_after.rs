@@ -2,7 +2,7 @@
 //! statuses that carry it.
 
 use super::layered::{layered, loops};
-use super::{OperationContext, Rule, declare_rule};
+use super::{OperationContext, Rule};
 use crate::finding::{Finding, Label};
 
 declare_rule!(

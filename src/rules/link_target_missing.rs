@@ -1,7 +1,7 @@
 //! `link-target-missing`: a write's response link, the status endpoint a client would
 //! use, names an operation the description does not have.
 
-use super::{Rule, RunContext, declare_rule};
+use super::{Rule, RunContext};
 use crate::error::did_you_mean;
 use crate::finding::{Finding, Label};
 use crate::model::LinkTarget;
@@ -59,7 +59,7 @@ impl Rule for LinkTargetMissing {
                 };
                 out.push(
                     Finding::new(
-                        Self::META.name,
+                        Self::META.id,
                         format!(
                             "{} {} links (`{}`) to the {what} `{name}`, which no operation of the description has: clients and tools cannot follow it, and it is no status endpoint for the write",
                             op.method, op.path, link.name

@@ -1,6 +1,6 @@
 //! `log-leaks-secret`: retry logs that carry credentials, keys or payloads.
 
-use super::{OperationContext, Rule, declare_rule};
+use super::{OperationContext, Rule};
 use crate::finding::{Finding, Label};
 
 declare_rule!(
@@ -68,7 +68,7 @@ impl Rule for LogLeaksSecret {
             };
             out.push(
                 Finding::new(
-                    Self::META.name,
+                    Self::META.id,
                     format!("the retry log includes `{}`, {what}", field.value),
                     Label::new(&field.loc, "leaks into logs"),
                 )

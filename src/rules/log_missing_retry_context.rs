@@ -1,6 +1,6 @@
 //! `log-missing-retry-context`: retry logs that cannot explain a retry storm.
 
-use super::{OperationContext, Rule, declare_rule};
+use super::{OperationContext, Rule};
 use crate::finding::{Finding, Label};
 
 /// What a retry log line needs to reconstruct what happened.
@@ -40,7 +40,7 @@ impl Rule for LogMissingRetryContext {
         }
         out.push(
             Finding::new(
-                Self::META.name,
+                Self::META.id,
                 format!(
                     "the retry log lacks {}: a retry storm cannot be reconstructed from it",
                     missing.join(", ")

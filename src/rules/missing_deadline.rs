@@ -1,6 +1,6 @@
 //! `missing-deadline`: retries with no overall time budget.
 
-use super::{OperationContext, Rule, declare_rule, declared_here};
+use super::{OperationContext, Rule, declared_here};
 use crate::finding::{Finding, Label};
 
 declare_rule!(
@@ -45,13 +45,14 @@ impl Rule for MissingDeadline {
 
 #[cfg(test)]
 mod tests {
+    use crate::rules::RuleId;
     use crate::rules::tester::Tester;
 
     const LIST_ORDERS: &str = "paths:\n  /orders:\n    get:\n      operationId: listOrders\n      responses:\n        '200': {description: ok}\n";
 
     #[test]
     fn cases() {
-        Tester::new("missing-deadline")
+        Tester::new(RuleId::MissingDeadline)
             .fail_with(LIST_ORDERS, "version: 1\ndefaults: {maxAttempts: 3}\n")
             .fail_with(
                 LIST_ORDERS,

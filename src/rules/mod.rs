@@ -2,50 +2,17 @@
 //!
 //! A rule declares its metadata with [`declare_rule!`] (name, default severity, summary,
 //! and its doc page from `rules/<name>.md`), then implements [`Rule`] with a per-operation
-//! hook, a per-run hook, or both. Adding a rule is one file plus one line in [`ALL`].
+//! hook, a per-run hook, or both. Adding a rule is one file plus one line in the
+//! [`registry::rules!`] list below, which generates [`ALL`] and [`RuleId`]. A rule's
+//! passing and failing cases sit in its own file, run by `tester::Tester` in process.
 
-mod ambiguous_policy_match;
-mod attempts_exceed_deadline;
-mod backoff_without_jitter;
-mod idempotency_key_optional;
-mod idempotency_key_undeclared;
-mod immediate_retry;
-mod implicit_mesh_retry;
-mod invalid_backoff;
-mod key_conflict_response_undeclared;
-mod key_retention_too_short;
-mod key_retention_undeclared;
-mod layer_help;
-mod layer_ignores_retry_after;
+pub mod docs;
 mod layered;
-mod link_target_missing;
-mod log_leaks_secret;
-mod log_missing_retry_context;
-mod missing_deadline;
-mod multi_layer_write_retry;
-mod operation_not_routed;
-mod policy_contradicts_spec;
-mod policy_matches_nothing;
-mod request_id_as_idempotency_key;
-mod retry_after_header_undeclared;
-mod retry_after_ignored;
-mod retry_after_unbounded;
-mod retry_amplification;
-mod retry_budget_missing;
-mod retry_on_non_transient;
-mod retry_status_undeclared;
-mod route_matches_nothing;
+mod registry;
 mod shared;
-mod side_effect_on_safe_method;
-mod status_endpoint_missing;
+mod suppression_warnings;
 #[cfg(test)]
 mod tester;
-mod throttle_status_undeclared;
-mod unbounded_attempts;
-mod unknown_outcome_unhandled;
-mod unknown_outcome_unsupported;
-mod unprotected_write_retry;
-mod write_without_retry_protection;
 
 use std::collections::HashMap;
 use std::sync::Arc;
@@ -62,6 +29,8 @@ use crate::policy::{Effective, Level, Matches, PolicyFile, Signal, Spanned};
 /// What every rule says about itself.
 #[derive(Debug)]
 pub struct RuleMeta {
+    /// The id findings of the rule carry.
+    pub id: RuleId,
     /// The kebab-case name: the problem, not the fix.
     pub name: &'static str,
     pub severity: Severity,
@@ -81,6 +50,7 @@ macro_rules! declare_rule {
 
         impl $ty {
             pub const META: $crate::rules::RuleMeta = $crate::rules::RuleMeta {
+                id: $crate::rules::RuleId::$ty,
                 name: $name,
                 severity: $crate::finding::Severity::$severity,
                 scope: $crate::rules::Scope::$scope,
@@ -96,7 +66,6 @@ macro_rules! declare_rule {
         }
     };
 }
-use declare_rule;
 
 /// What a rule judges, which decides when it runs.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -149,66 +118,71 @@ pub trait Rule: Describe + Sync {
     }
 }
 
-/// Every rule, in the order of the rule catalogue.
-pub static ALL: &[&dyn Rule] = &[
-    &unprotected_write_retry::UnprotectedWriteRetry,
-    &idempotency_key_undeclared::IdempotencyKeyUndeclared,
-    &idempotency_key_optional::IdempotencyKeyOptional,
-    &request_id_as_idempotency_key::RequestIdAsIdempotencyKey,
-    &status_endpoint_missing::StatusEndpointMissing,
-    &write_without_retry_protection::WriteWithoutRetryProtection,
-    &link_target_missing::LinkTargetMissing,
-    &key_retention_too_short::KeyRetentionTooShort,
-    &key_retention_undeclared::KeyRetentionUndeclared,
-    &key_conflict_response_undeclared::KeyConflictResponseUndeclared,
-    &side_effect_on_safe_method::SideEffectOnSafeMethod,
-    &retry_on_non_transient::RetryOnNonTransient,
-    &retry_after_ignored::RetryAfterIgnored,
-    &retry_after_unbounded::RetryAfterUnbounded,
-    &retry_after_header_undeclared::RetryAfterHeaderUndeclared,
-    &retry_status_undeclared::RetryStatusUndeclared,
-    &throttle_status_undeclared::ThrottleStatusUndeclared,
-    &missing_deadline::MissingDeadline,
-    &unbounded_attempts::UnboundedAttempts,
-    &invalid_backoff::InvalidBackoff,
-    &immediate_retry::ImmediateRetry,
-    &backoff_without_jitter::BackoffWithoutJitter,
-    &attempts_exceed_deadline::AttemptsExceedDeadline,
-    &unknown_outcome_unhandled::UnknownOutcomeUnhandled,
-    &unknown_outcome_unsupported::UnknownOutcomeUnsupported,
-    &policy_matches_nothing::PolicyMatchesNothing,
-    &ambiguous_policy_match::AmbiguousPolicyMatch,
-    &policy_contradicts_spec::PolicyContradictsSpec,
-    &log_leaks_secret::LogLeaksSecret,
-    &log_missing_retry_context::LogMissingRetryContext,
-    &implicit_mesh_retry::ImplicitMeshRetry,
-    &multi_layer_write_retry::MultiLayerWriteRetry,
-    &retry_amplification::RetryAmplification,
-    &layer_ignores_retry_after::LayerIgnoresRetryAfter,
-    &retry_budget_missing::RetryBudgetMissing,
-    &route_matches_nothing::RouteMatchesNothing,
-    &operation_not_routed::OperationNotRouted,
-];
+registry::rules! {
+    rules {
+        unprotected_write_retry => UnprotectedWriteRetry,
+        idempotency_key_undeclared => IdempotencyKeyUndeclared,
+        idempotency_key_optional => IdempotencyKeyOptional,
+        request_id_as_idempotency_key => RequestIdAsIdempotencyKey,
+        status_endpoint_missing => StatusEndpointMissing,
+        write_without_retry_protection => WriteWithoutRetryProtection,
+        link_target_missing => LinkTargetMissing,
+        key_retention_too_short => KeyRetentionTooShort,
+        key_retention_undeclared => KeyRetentionUndeclared,
+        key_conflict_response_undeclared => KeyConflictResponseUndeclared,
+        side_effect_on_safe_method => SideEffectOnSafeMethod,
+        retry_on_non_transient => RetryOnNonTransient,
+        retry_after_ignored => RetryAfterIgnored,
+        retry_after_unbounded => RetryAfterUnbounded,
+        retry_after_header_undeclared => RetryAfterHeaderUndeclared,
+        retry_status_undeclared => RetryStatusUndeclared,
+        throttle_status_undeclared => ThrottleStatusUndeclared,
+        missing_deadline => MissingDeadline,
+        unbounded_attempts => UnboundedAttempts,
+        invalid_backoff => InvalidBackoff,
+        immediate_retry => ImmediateRetry,
+        backoff_without_jitter => BackoffWithoutJitter,
+        attempts_exceed_deadline => AttemptsExceedDeadline,
+        unknown_outcome_unhandled => UnknownOutcomeUnhandled,
+        unknown_outcome_unsupported => UnknownOutcomeUnsupported,
+        policy_matches_nothing => PolicyMatchesNothing,
+        ambiguous_policy_match => AmbiguousPolicyMatch,
+        policy_contradicts_spec => PolicyContradictsSpec,
+        log_leaks_secret => LogLeaksSecret,
+        log_missing_retry_context => LogMissingRetryContext,
+        implicit_mesh_retry => ImplicitMeshRetry,
+        multi_layer_write_retry => MultiLayerWriteRetry,
+        retry_amplification => RetryAmplification,
+        layer_ignores_retry_after => LayerIgnoresRetryAfter,
+        retry_budget_missing => RetryBudgetMissing,
+        route_matches_nothing => RouteMatchesNothing,
+        operation_not_routed => OperationNotRouted,
+    }
+    suppression_warnings {
+        SuppressionWithoutReason => suppression_warnings::WITHOUT_REASON,
+        UnusedSuppression => suppression_warnings::UNUSED,
+    }
+}
 
 pub use retry_amplification::DEFAULT_MAX_AMPLIFICATION;
 pub use shared::definition_name;
 
+pub use registry::UnknownRule;
+
 /// The names of all rules.
 pub fn names() -> Vec<&'static str> {
-    ALL.iter().map(|r| r.meta().name).collect()
+    RuleId::ALL.iter().map(|id| id.as_str()).collect()
 }
 
 /// The rule with this name.
 pub fn by_name(name: &str) -> Option<&'static dyn Rule> {
-    ALL.iter().copied().find(|r| r.meta().name == name)
+    RuleId::rule_named(name).and_then(RuleId::rule)
 }
 
 /// What is known about a name findings carry: a catalogue rule, or one of the two
 /// warnings about suppressions.
 pub fn meta(name: &str) -> Option<&'static RuleMeta> {
-    by_name(name)
-        .map(|r| r.meta())
-        .or_else(|| crate::suppress::META.iter().find(|m| m.name == name))
+    name.parse::<RuleId>().ok().map(RuleId::meta)
 }
 
 /// Everything known about one description's check.
@@ -277,7 +251,7 @@ impl OperationContext<'_> {
     ) -> Finding {
         let op = self.op;
         Finding::new(
-            rule.name,
+            rule.id,
             format!("{} {} {message}", op.method, op.path),
             primary,
         )
@@ -338,7 +312,7 @@ fn in_layer(mut finding: Finding, hop: &LayerHop<'_>, op: &Operation) -> Finding
     if let Some(group) = finding.shared.as_deref_mut() {
         group.after.push_str(&suffix);
     }
-    if let Some(help) = layer_help::help(finding.rule, layer.format) {
+    if let Some(help) = layer.format.help(finding.rule) {
         finding.help = Some(help.to_string());
     }
     let in_description = std::iter::once(&finding.primary)
@@ -375,50 +349,51 @@ fn within(pointer: &str, base: &str) -> bool {
 /// Which rules run, at which severity.
 #[derive(Debug, Clone, Default)]
 pub struct RuleLevels {
-    levels: HashMap<&'static str, Level>,
+    levels: HashMap<RuleId, Level>,
 }
 
 impl RuleLevels {
     /// Default severities (contract rules off when there is a policy), then `lint.rules`,
     /// then `--select` (only these) and `--ignore`.
-    pub fn new(policy: Option<&PolicyFile>, select: &[String], ignore: &[String]) -> RuleLevels {
+    pub fn new(policy: Option<&PolicyFile>, select: &[RuleId], ignore: &[RuleId]) -> RuleLevels {
         // With a client policy, contract rules wait for `lint.rules` or `--select`.
-        let mut levels: HashMap<&'static str, Level> = ALL
+        let mut levels: HashMap<RuleId, Level> = RuleId::ALL
             .iter()
-            .map(|r| {
-                let meta = r.meta();
+            .map(|&id| {
+                let meta = id.meta();
                 let level = if policy.is_some() && meta.scope == Scope::Contract {
                     Level::Off
                 } else {
                     level_of(meta.severity)
                 };
-                (meta.name, level)
+                (id, level)
             })
             .collect();
+        // The policy reader checked the names; one it let through unknown sets nothing.
         for (rule, level) in policy.map(|p| p.lint.rules.as_slice()).unwrap_or_default() {
-            if let Some(slot) = levels.get_mut(rule.value.as_str()) {
+            if let Some(slot) = RuleId::rule_named(&rule.value).and_then(|id| levels.get_mut(&id)) {
                 *slot = level.value;
             }
         }
         if !select.is_empty() {
-            for (name, level) in levels.iter_mut() {
-                if !select.iter().any(|s| s == name) {
+            for (id, level) in levels.iter_mut() {
+                if !select.contains(id) {
                     *level = Level::Off;
                 } else if *level == Level::Off {
-                    *level = by_name(name).map_or(Level::Error, |r| level_of(r.meta().severity));
+                    *level = level_of(id.meta().severity);
                 }
             }
         }
-        for name in ignore {
-            if let Some(slot) = levels.get_mut(name.as_str()) {
+        for id in ignore {
+            if let Some(slot) = levels.get_mut(id) {
                 *slot = Level::Off;
             }
         }
         RuleLevels { levels }
     }
 
-    pub fn severity(&self, rule: &str) -> Option<Severity> {
-        match self.levels.get(rule).copied().unwrap_or(Level::Off) {
+    pub fn severity(&self, rule: RuleId) -> Option<Severity> {
+        match self.levels.get(&rule).copied().unwrap_or(Level::Off) {
             Level::Off => None,
             Level::Info => Some(Severity::Info),
             Level::Warning => Some(Severity::Warning),
@@ -439,7 +414,7 @@ fn level_of(severity: Severity) -> Level {
 pub fn check(cx: &RunContext<'_>, levels: &RuleLevels) -> Vec<Finding> {
     let enabled: Vec<(&dyn Rule, Severity)> = ALL
         .iter()
-        .filter_map(|r| levels.severity(r.meta().name).map(|s| (*r, s)))
+        .filter_map(|r| levels.severity(r.meta().id).map(|s| (*r, s)))
         .collect();
     let mut findings = Vec::new();
     let mut out = Vec::new();

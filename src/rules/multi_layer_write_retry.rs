@@ -1,7 +1,7 @@
 //! `multi-layer-write-retry`: more than one layer repeats an unprotected write.
 
 use super::layered::{is_non_idempotent, layered, loops, protection};
-use super::{OperationContext, Rule, declare_rule, declared_here, describe_signals};
+use super::{OperationContext, Rule, declared_here, describe_signals};
 use crate::finding::{Finding, Label};
 
 declare_rule!(

@@ -1,7 +1,7 @@
 //! `operation-not-routed`: a layer serves the service's host but none of its routes takes
 //! some operations.
 
-use super::{Rule, RunContext, declare_rule};
+use super::{Rule, RunContext};
 use crate::finding::{Finding, Label};
 use crate::layers::Format;
 
@@ -40,7 +40,7 @@ impl Rule for OperationNotRouted {
             let first = &cx.api.operations[missing[0]];
             out.push(
                 Finding::new(
-                    Self::META.name,
+                    Self::META.id,
                     format!(
                         "{} serves the service, but none of its routes takes {} operation{}: {}",
                         layer.name,

@@ -1,6 +1,6 @@
 //! `policy-contradicts-spec`: the client's policy against the description's own word.
 
-use super::{OperationContext, Rule, declare_rule};
+use super::{OperationContext, Rule};
 use crate::finding::{Finding, Label};
 use crate::policy::SideEffect;
 
@@ -51,7 +51,7 @@ impl Rule for PolicyContradictsSpec {
             if contradicts {
                 out.push(
                     Finding::new(
-                        Self::META.name,
+                        Self::META.id,
                         format!(
                             "{} {} is declared {} by the policy, but the description says x-idempotent: {idempotent}",
                             op.method,

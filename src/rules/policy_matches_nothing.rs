@@ -1,6 +1,6 @@
 //! `policy-matches-nothing`: a policy entry whose selector selects no operation.
 
-use super::{Rule, RunContext, declare_rule};
+use super::{Rule, RunContext};
 use crate::error::did_you_mean;
 use crate::finding::{Finding, Label};
 
@@ -48,7 +48,7 @@ impl Rule for PolicyMatchesNothing {
             };
             out.push(
                 Finding::new(
-                    Self::META.name,
+                    Self::META.id,
                     format!("the selector `{selector}` matches no operation of {description}"),
                     Label::new(&entry.loc, "matches nothing"),
                 )

@@ -1,6 +1,6 @@
 //! `request-id-as-idempotency-key`: a tracing header used as if the server deduplicated on it.
 
-use super::{OperationContext, Rule, declare_rule};
+use super::{OperationContext, Rule};
 use crate::finding::{Finding, Label};
 
 /// Header names that identify a request for logs and traces, not for deduplication.

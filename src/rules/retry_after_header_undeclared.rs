@@ -1,7 +1,7 @@
 //! `retry-after-header-undeclared`: a 429 or 503 response that does not say when to come
 //! back.
 
-use super::{OperationContext, Rule, declare_rule};
+use super::{OperationContext, Rule};
 use crate::contract::WaitHint;
 use crate::finding::{Finding, Label};
 

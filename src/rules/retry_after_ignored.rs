@@ -1,7 +1,7 @@
 //! `retry-after-ignored`: 429 (or a 503 that declares Retry-After) retried without waiting
 //! what the server asks.
 
-use super::{OperationContext, Rule, declare_rule};
+use super::{OperationContext, Rule};
 use crate::finding::{Finding, Label};
 
 declare_rule!(

@@ -1,6 +1,6 @@
 //! `retry-after-unbounded`: the client waits whatever the server asks, however long.
 
-use super::{OperationContext, Rule, declare_rule};
+use super::{OperationContext, Rule};
 use crate::finding::{Finding, Label};
 
 declare_rule!(
@@ -32,7 +32,7 @@ impl Rule for RetryAfterUnbounded {
         }
         let finding =
             Finding::new(
-                Self::META.name,
+                Self::META.id,
                 "Retry-After is honoured with no retryAfter.max: a server or proxy that asks for a long wait holds the caller for it, up to the whole deadline (or forever without one)",
                 Label::new(&honor.loc, "no upper bound"),
             )

@@ -1,6 +1,6 @@
 //! `retry-amplification`: the layers' attempts multiply past a limit.
 
-use super::{OperationContext, Rule, declare_rule, declared_here};
+use super::{OperationContext, Rule, declared_here};
 use crate::finding::{Finding, Label};
 use crate::layers::chain::attempts_text;
 

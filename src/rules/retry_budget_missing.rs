@@ -1,7 +1,7 @@
 //! `retry-budget-missing`: many attempts per call, and no budget anywhere.
 
 use super::layered::{has_budget, layered, loops};
-use super::{OperationContext, Rule, declare_rule, declared_here};
+use super::{OperationContext, Rule, declared_here};
 use crate::finding::{Finding, Label};
 use crate::layers::Position;
 use crate::layers::chain::attempts_text;

@@ -1,6 +1,6 @@
 //! `retry-on-non-transient`: retrying a status that a retry cannot fix.
 
-use super::{OperationContext, Rule, declare_rule};
+use super::{OperationContext, Rule};
 use crate::finding::{Finding, Label};
 use crate::plan::is_transient_status;
 use crate::policy::Signal;
@@ -33,7 +33,7 @@ impl Rule for RetryOnNonTransient {
             // that inherits this value shares it.
             out.push(
                 Finding::new(
-                    Self::META.name,
+                    Self::META.id,
                     format!("retryOn includes {}: {why}", signal.value),
                     Label::new(&signal.loc, "retrying cannot fix this"),
                 )

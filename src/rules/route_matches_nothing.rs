@@ -3,7 +3,7 @@
 
 use std::collections::BTreeMap;
 
-use super::{Rule, RunContext, declare_rule};
+use super::{Rule, RunContext};
 use crate::finding::{Finding, Label};
 use crate::layers::Format;
 
@@ -38,7 +38,7 @@ impl Rule for RouteMatchesNothing {
             let layer = &bound.layers[first];
             out.push(
                 Finding::new(
-                    Self::META.name,
+                    Self::META.id,
                     format!(
                         "no object in {} serves the hosts of {description}: its retries were not checked",
                         cx.sources[file].name()
@@ -58,7 +58,7 @@ impl Rule for RouteMatchesNothing {
                 }
                 out.push(
                     Finding::new(
-                        Self::META.name,
+                        Self::META.id,
                         format!(
                             "route {} of {} takes none of the operations of {description}",
                             route.name, layer.name
@@ -76,7 +76,7 @@ impl Rule for RouteMatchesNothing {
             if *hits == 0 {
                 out.push(
                     Finding::new(
-                        Self::META.name,
+                        Self::META.id,
                         "this `layers` entry places no layer: no -p file or layer name matches it".to_string(),
                         Label::new(&setting.loc, "matches no layer"),
                     )

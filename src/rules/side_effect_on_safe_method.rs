@@ -1,6 +1,6 @@
 //! `side-effect-on-safe-method`: a GET (or HEAD, OPTIONS, TRACE) said to change state.
 
-use super::{OperationContext, Rule, declare_rule, declared_here};
+use super::{OperationContext, Rule, declared_here};
 use crate::finding::{Finding, Label};
 use crate::policy::{EffectSource, SideEffect};
 

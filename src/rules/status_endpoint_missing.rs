@@ -1,6 +1,6 @@
 //! `status-endpoint-missing`: the status endpoint the policy relies on does not exist.
 
-use super::{OperationContext, Rule, declare_rule};
+use super::{OperationContext, Rule};
 use crate::error::did_you_mean;
 use crate::finding::{Finding, Label};
 use crate::model::Method;

@@ -1,7 +1,7 @@
 //! `throttle-status-undeclared`: an operation that never says how the server asks
 //! clients to slow down.
 
-use super::{OperationContext, Rule, declare_rule};
+use super::{OperationContext, Rule};
 use crate::finding::{Finding, Label};
 
 declare_rule!(

@@ -1,6 +1,6 @@
 //! `unbounded-attempts`: more attempts than the project allows.
 
-use super::{OperationContext, Rule, declare_rule};
+use super::{OperationContext, Rule};
 use crate::finding::{Finding, Label};
 
 /// `lint.maxAttemptsLimit` when the policy does not set it.
@@ -34,7 +34,7 @@ impl Rule for UnboundedAttempts {
             return;
         }
         let mut finding = Finding::new(
-            Self::META.name,
+            Self::META.id,
             format!(
                 "maxAttempts is {}, above the limit of {limit}: during an outage every call multiplies the load up to {} times",
                 attempts.value, attempts.value

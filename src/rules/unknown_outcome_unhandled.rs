@@ -1,6 +1,6 @@
 //! `unknown-outcome-unhandled`: no plan for a write whose outcome is unknown.
 
-use super::{OperationContext, Rule, declare_rule, declared_here};
+use super::{OperationContext, Rule, declared_here};
 use crate::finding::{Finding, Label};
 use crate::policy::SideEffect;
 

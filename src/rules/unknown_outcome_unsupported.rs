@@ -1,6 +1,6 @@
 //! `unknown-outcome-unsupported`: an unknown-outcome plan without what it needs.
 
-use super::{OperationContext, Rule, declare_rule};
+use super::{OperationContext, Rule};
 use crate::finding::{Finding, Label};
 use crate::policy::{SideEffect, UnknownOutcome};
 

@@ -1,7 +1,7 @@
 //! `unprotected-write-retry`: a non-idempotent write retried with nothing that makes a
 //! repeat safe.
 
-use super::{OperationContext, Rule, declare_rule, declared_here, describe_signals};
+use super::{OperationContext, Rule, declared_here, describe_signals};
 use crate::finding::{Finding, Label};
 use crate::policy::SideEffect;
 
@@ -57,7 +57,7 @@ impl Rule for UnprotectedWriteRetry {
             None => "send an idempotency key the server deduplicates on (idempotency.keyHeader), name a statusEndpoint to learn the first attempt's result, or retry only on connect-failure and refused-stream".to_string(),
         };
         let mut finding = Finding::new(
-            Self::META.name,
+            Self::META.id,
             format!(
                 "{} {} is retried on {} with no idempotency key or status endpoint: a retry can repeat the write",
                 op.method,
@@ -96,6 +96,7 @@ impl Rule for UnprotectedWriteRetry {
 
 #[cfg(test)]
 mod tests {
+    use crate::rules::RuleId;
     use crate::rules::tester::Tester;
 
     const CREATE_ORDER: &str = "paths:\n  /orders:\n    post:\n      operationId: createOrder\n      responses:\n        '201': {description: created}\n";
@@ -104,7 +105,7 @@ mod tests {
 
     #[test]
     fn cases() {
-        Tester::new("unprotected-write-retry")
+        Tester::new(RuleId::UnprotectedWriteRetry)
             .policy(RETRIED)
             .fail(CREATE_ORDER)
             // A timeout may come after the server took the order.

@@ -1,6 +1,6 @@
 //! `write-without-retry-protection`: a write whose contract gives no client a safe retry.
 
-use super::{OperationContext, Rule, declare_rule};
+use super::{OperationContext, Rule};
 use crate::contract::ContractState;
 use crate::finding::{Finding, Label};
 

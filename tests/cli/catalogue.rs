@@ -118,24 +118,105 @@ fn rules_lists_every_rule_and_explain_prints_its_page() {
     );
 }
 
+/// The file whose table of rules is generated, and the path from it to the rule pages.
+const RULES_TABLE_FILE: &str = "docs/src/rules.md";
+const RULES_TABLE_PAGES: &str = "../../rules/";
+
+/// The text between `<!-- NAME:start -->` and `<!-- NAME:end -->` lines of a file of the
+/// repository.
+fn generated_block(file: &str, name: &str) -> String {
+    let path = format!("{}/{file}", env!("CARGO_MANIFEST_DIR"));
+    let text = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{path}: {e}"));
+    let start = format!("<!-- {name}:start -->\n");
+    let end = format!("<!-- {name}:end -->");
+    let from = text
+        .find(&start)
+        .unwrap_or_else(|| panic!("{file} has no `{}` line", start.trim()))
+        + start.len();
+    let to = text[from..]
+        .find(&end)
+        .unwrap_or_else(|| panic!("{file} has no `{end}` line after the start"))
+        + from;
+    text[from..to].to_string()
+}
+
+/// Fails with the text to paste when a generated block differs from the generator's.
+fn assert_generated(file: &str, name: &str, expected: &str) {
+    // Blank lines around the table, inside the markers, are the page's own.
+    let committed = generated_block(file, name);
+    assert!(
+        committed.trim_matches('\n') == expected.trim_matches('\n'),
+        "{file}: the `{name}` block is stale; between its marker lines it should read:\n{expected}"
+    );
+}
+
 #[test]
-fn the_rules_page_lists_every_rule_with_its_severity() {
-    let page = common::docs::page("rules.md");
-    let table = page
-        .split_once("<!-- rules-table:start -->")
-        .and_then(|(_, rest)| rest.split_once("<!-- rules-table:end -->"))
-        .map(|(table, _)| table)
-        .expect("the rules table between its markers");
-    for rule in retrylint::rules::ALL {
-        let meta = rule.meta();
+fn the_rules_table_is_the_generated_one() {
+    let expected = retrylint::rules::docs::rules_table(RULES_TABLE_PAGES);
+    assert_generated(RULES_TABLE_FILE, "rules-table", &expected);
+}
+
+/// The file whose table of layer formats is generated.
+const LAYER_FORMATS_FILE: &str = "docs/src/layers.md";
+
+#[test]
+fn the_layer_formats_table_is_the_generated_one() {
+    let expected = retrylint::layers::format::formats_table();
+    assert_generated(LAYER_FORMATS_FILE, "layer-formats", &expected);
+}
+
+/// The formats the layer fixtures (`fixtures/layers`, and each rule's `layers` folders)
+/// hold: `-p` files by what their importers read from them, the policy by its shape, and
+/// the description's `x-speakeasy-retries` by its name.
+fn formats_in_fixtures() -> BTreeSet<String> {
+    use retrylint::layers::Format;
+    use retrylint::layers::detect::{Detected, detect, expand, import};
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures");
+    let mut folders = vec![root.join("layers")];
+    for rule in std::fs::read_dir(root.join("rules")).unwrap().flatten() {
+        for case in ["fail", "pass"] {
+            folders.push(rule.path().join(case).join("layers"));
+        }
+    }
+    folders.retain(|f| f.is_dir());
+    let options = retrylint::load::LoadOptions::default();
+    let mut found = BTreeSet::new();
+    for (path, _) in expand(&folders, &options).unwrap() {
+        match detect(&path, true, &options).unwrap() {
+            Detected::Policy(_) => {
+                found.insert(format!("{:?}", Format::Policy));
+            }
+            Detected::Layers(file) => {
+                for layer in import(&file, 0).unwrap() {
+                    found.insert(format!("{:?}", layer.format));
+                }
+            }
+            Detected::Parents(_) | Detected::Nothing => {
+                let text = std::fs::read_to_string(&path).unwrap();
+                if text.contains(Format::Speakeasy.name()) {
+                    found.insert(format!("{:?}", Format::Speakeasy));
+                }
+            }
+        }
+    }
+    found
+}
+
+#[test]
+fn every_layer_format_has_fixtures_and_a_row_in_the_docs() {
+    let found = formats_in_fixtures();
+    let table = generated_block(LAYER_FORMATS_FILE, "layer-formats");
+    for format in retrylint::layers::Format::ALL {
+        let name = format!("{format:?}");
+        assert!(found.contains(&name), "no layer fixture holds {name}");
         let row = format!(
-            "| [`{0}`](../../rules/{0}.md) | {1} |",
-            meta.name,
-            meta.severity.as_str()
+            "| {} | {}",
+            format.spec().docs.format,
+            format.default_position()
         );
         assert!(
             table.contains(&row),
-            "docs/src/rules.md's rules table lacks {row}"
+            "{LAYER_FORMATS_FILE} has no row `{row}`"
         );
     }
 }

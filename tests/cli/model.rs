@@ -280,7 +280,10 @@ fn findings_of(name: &str, policy: &str) -> Vec<retrylint::finding::Finding> {
 
 /// The operations a grouped finding of `rule` affects, as `METHOD /path`.
 fn grouped_operations(findings: &[retrylint::finding::Finding], rule: &str) -> Vec<String> {
-    let grouped: Vec<_> = findings.iter().filter(|f| f.rule == rule).collect();
+    let grouped: Vec<_> = findings
+        .iter()
+        .filter(|f| f.rule.as_str() == rule)
+        .collect();
     assert_eq!(grouped.len(), 1, "{grouped:#?}");
     grouped[0]
         .operations()

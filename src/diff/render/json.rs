@@ -43,7 +43,7 @@ struct Operation<'a> {
 
 #[derive(Serialize)]
 struct Change<'a> {
-    kind: &'a str,
+    kind: crate::diff::ChangeKind,
     class: Class,
     message: &'a str,
     base: Option<Place>,

@@ -17,21 +17,74 @@ mod retry;
 #[cfg(test)]
 mod tests;
 
+use super::format::{DocsRow, FormatSpec, RetryAfter};
 use super::names::Name;
 use super::values::{bad_value, list, mapping, proto_field, text};
 use super::{Format, ImportFile, Importer, Layer, Route};
 use crate::error::InputError;
 use crate::location::Loc;
+use crate::rules::RuleId;
 use crate::source::{Node, SourceFile};
+
+/// What Envoy route configuration is as a format: recognised by its shape.
+pub static SPEC: FormatSpec = FormatSpec {
+    label: "Envoy route configuration",
+    position: super::Position::Edge,
+    objects: &[],
+    understood: Some(
+        "Envoy route configuration (a bootstrap with `route_config`, or a `RouteConfiguration`)",
+    ),
+    family: "Envoy",
+    importer: Some(&RouteConfig),
+    retry_after: RetryAfter::Can,
+    budget: true,
+    docs: DocsRow {
+        format: "Envoy bootstrap `route_config`, RDS `RouteConfiguration` (YAML or JSON)",
+        position_note: "",
+        read: "virtual host and route `retry_policy`, route `timeout`, `retriable_request_headers` on `:method`, cluster `retry_budget`",
+        defaults: "1 retry; 25 ms base, 10× cap; 15 s route timeout including retries",
+    },
+    help: &[
+        (
+            RuleId::MissingDeadline,
+            "set the route's `timeout` (0s turns it off): it includes every retry",
+        ),
+        (
+            RuleId::UnprotectedWriteRetry,
+            "retry writes only on `connect-failure,refused-stream,reset-before-request`, or limit retries to safe methods with `retriable_request_headers` on `:method`",
+        ),
+        (
+            RuleId::RetryOnNonTransient,
+            "remove the status from `retriable_status_codes`",
+        ),
+        (RuleId::UnboundedAttempts, "lower `num_retries`"),
+        (
+            RuleId::AttemptsExceedDeadline,
+            "lower `num_retries` or `per_try_timeout`, or raise the route's `timeout`",
+        ),
+        (
+            RuleId::RetryAfterIgnored,
+            "add `rate_limited_retry_back_off: {reset_headers: [{name: Retry-After, format: SECONDS}], max_interval: 30s}` to the retry_policy",
+        ),
+        (
+            RuleId::RetryAfterUnbounded,
+            "set `rate_limited_retry_back_off.max_interval` below the route's timeout",
+        ),
+        (
+            RuleId::ImmediateRetry,
+            "set `retry_back_off.base_interval` (and `max_interval`)",
+        ),
+        (
+            RuleId::InvalidBackoff,
+            "set `retry_back_off.base_interval` (and `max_interval`)",
+        ),
+    ],
+};
 
 /// Reads Envoy route configuration.
 pub struct RouteConfig;
 
 impl Importer for RouteConfig {
-    fn format(&self) -> Format {
-        Format::Envoy
-    }
-
     fn recognises(&self, doc: &Node) -> bool {
         !route_configurations(doc, &Loc::new(0, "", doc.span)).is_empty()
     }

@@ -12,10 +12,10 @@ use crate::location::Loc;
 use crate::source::{Node, SourceFile};
 
 /// The API group of Gateway API's experimental objects.
-const GROUP: &str = "gateway.networking.x-k8s.io";
+pub const GROUP: &str = "gateway.networking.x-k8s.io";
 
 /// The kind's names, before and after its `X` prefix.
-const KINDS: [&str; 2] = ["XBackendTrafficPolicy", "BackendTrafficPolicy"];
+pub const KINDS: [&str; 2] = ["XBackendTrafficPolicy", "BackendTrafficPolicy"];
 
 /// Whether the document is a backend traffic policy.
 pub fn recognises(doc: &Node) -> bool {

@@ -34,12 +34,14 @@ mod tests;
 pub use implementation::{Implementation, Parents};
 use rules::RouteKind;
 
+use super::format::{DocsRow, FormatSpec, ObjectKinds, RetryAfter};
 use super::k8s::{self, RETRY_AFTER, built_in};
 use super::values::{bad_value, field, k8s_duration, push_signals};
 use super::{Format, ImportFile, Importer, Layer, Route};
 use crate::error::InputError;
 use crate::location::Loc;
 use crate::policy::{PolicyObject, Signal, Spanned};
+use crate::rules::RuleId;
 use crate::source::{Node, SourceFile};
 
 /// The API group of Gateway API's standard objects.
@@ -61,13 +63,57 @@ const NOTE_CONNECTION_ERRORS: &str = "built-in default of Gateway API (GEP-1731)
 /// retry budgets.
 pub struct HttpRoute;
 
-impl Importer for HttpRoute {
-    fn format(&self) -> Format {
-        Format::GatewayApi
-    }
+/// What Gateway API routes (with `XBackendTrafficPolicy` budgets) are as a format.
+pub static SPEC: FormatSpec = FormatSpec {
+    label: "Gateway API HTTPRoute",
+    position: super::Position::Gateway,
+    objects: &[
+        ObjectKinds {
+            group: GROUP,
+            kinds: &["HTTPRoute", "GRPCRoute"],
+        },
+        ObjectKinds {
+            group: backend_policy::GROUP,
+            kinds: &backend_policy::KINDS,
+        },
+    ],
+    understood: Some("Gateway API `HTTPRoute` or `GRPCRoute`"),
+    family: "Gateway API",
+    importer: Some(&HttpRoute),
+    retry_after: RetryAfter::Cannot,
+    budget: true,
+    docs: DocsRow {
+        format: "Gateway API `HTTPRoute` (`retry`, `timeouts`), `GRPCRoute`, `XBackendTrafficPolicy`; `Gateway` and `GatewayClass` for the implementation",
+        position_note: " (mesh when its parent is a `Service`)",
+        read: "rules in precedence order, `retry.attempts/codes/backoff`, `timeouts`, `retryConstraint`; a `GRPCRoute`'s service and method as the path of a `POST` (`/S/M` exact, `/S/` prefix, `/[^/]+/M` regex, as Istio converts them)",
+        defaults: "an unset `attempts` is read as 2 retries (Istio and Envoy Gateway); connection errors retried (GEP-1731); **under Istio, a rule without `retry` and every `GRPCRoute` rule: Istio's default retries**; otherwise a rule without `retry` does not retry",
+    },
+    help: &[
+        (
+            RuleId::MissingDeadline,
+            "set `timeouts.request` on the rule: retries must fit in it",
+        ),
+        (
+            RuleId::UnprotectedWriteRetry,
+            "split the rule by `matches.method` and leave `retry` out of the write rule",
+        ),
+        (
+            RuleId::RetryOnNonTransient,
+            "remove the status from `retry.codes`",
+        ),
+        (RuleId::UnboundedAttempts, "lower `retry.attempts`"),
+        (
+            RuleId::AttemptsExceedDeadline,
+            "lower `retry.attempts` or `timeouts.backendRequest`, or raise `timeouts.request`",
+        ),
+        (RuleId::ImmediateRetry, "set `retry.backoff`"),
+        (RuleId::InvalidBackoff, "set `retry.backoff`"),
+    ],
+};
 
+impl Importer for HttpRoute {
     fn recognises(&self, doc: &Node) -> bool {
-        RouteKind::of(doc).is_some() || backend_policy::recognises(doc)
+        SPEC.reads_object(doc)
     }
 
     fn import(

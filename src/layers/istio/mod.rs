@@ -21,6 +21,7 @@
 //! outside the object) and a `DestinationRule`'s other limits. Istio exposes no
 //! `Retry-After` handling.
 
+use super::format::{DocsRow, FormatSpec, ObjectKinds, RetryAfter};
 use super::k8s::{self, RETRY_AFTER, built_in};
 use super::values::{bad_value, envoy_retry_on, field, k8s_duration, push_signals, route_regex};
 use super::{
@@ -30,6 +31,7 @@ use super::{
 use crate::error::InputError;
 use crate::location::Loc;
 use crate::policy::{Duration, Jitter, PolicyObject, Signal, Spanned};
+use crate::rules::RuleId;
 use crate::source::{Node, SourceFile, Value};
 
 mod destination_rule;
@@ -67,16 +69,54 @@ const NOTE_BACKOFF_MULTIPLIER: &str =
     "built-in default of Envoy, Istio's proxy: the backoff doubles with each retry";
 const NOTE_JITTER: &str = "built-in default of Envoy, Istio's proxy: fully jittered waits";
 
+/// What Istio's `VirtualService` (with `DestinationRule` budgets) is as a format.
+pub static SPEC: FormatSpec = FormatSpec {
+    label: "Istio VirtualService",
+    position: Position::Mesh,
+    objects: &[ObjectKinds {
+        group: GROUP,
+        kinds: &["VirtualService", "DestinationRule"],
+    }],
+    understood: Some("Istio `VirtualService` or `DestinationRule`"),
+    family: "Istio",
+    importer: Some(&VirtualService),
+    retry_after: RetryAfter::Cannot,
+    budget: false,
+    docs: DocsRow {
+        format: "Istio `VirtualService` (`v1`, `v1beta1`, `v1alpha3`), `DestinationRule`",
+        position_note: " (gateway when bound only to gateways)",
+        read: "`http[]` routes, `retries`, `timeout`; a `DestinationRule`'s `connectionPool.http.maxRetries` as a retry budget for its `host`",
+        defaults: "**a route without `retries`: 2 retries on `connect-failure,refused-stream,unavailable,cancelled`** (and 503 on older releases); an empty `retryOn` keeps those conditions",
+    },
+    help: &[
+        (
+            RuleId::MissingDeadline,
+            "set the route's `timeout`: it bounds the first attempt and every retry",
+        ),
+        (
+            RuleId::UnprotectedWriteRetry,
+            "split the route by `match.method` and give the write route `retries: {attempts: 0}`, or retry it only on `connect-failure,refused-stream`",
+        ),
+        (
+            RuleId::RetryOnNonTransient,
+            "remove the status from `retryOn`",
+        ),
+        (RuleId::UnboundedAttempts, "lower `retries.attempts`"),
+        (
+            RuleId::AttemptsExceedDeadline,
+            "lower `retries.attempts` or `perTryTimeout`, or raise the route's `timeout`",
+        ),
+        (RuleId::ImmediateRetry, "set `retries.backoff`"),
+        (RuleId::InvalidBackoff, "set `retries.backoff`"),
+    ],
+};
+
 /// Reads Istio `VirtualService` objects, and the retry limit of `DestinationRule`s.
 pub struct VirtualService;
 
 impl Importer for VirtualService {
-    fn format(&self) -> Format {
-        Format::Istio
-    }
-
     fn recognises(&self, doc: &Node) -> bool {
-        k8s::is_object(doc, GROUP, &["VirtualService"]) || destination_rule::recognises(doc)
+        SPEC.reads_object(doc)
     }
 
     fn import(

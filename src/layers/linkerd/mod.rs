@@ -13,22 +13,94 @@ mod status;
 #[cfg(test)]
 mod tests;
 
-use super::k8s;
-use super::{Format, ImportFile, Importer, Layer};
+use super::format::{DocsRow, FormatSpec, ObjectKinds, RetryAfter};
+use super::{ImportFile, Importer, Layer, Position};
 use crate::error::InputError;
 use crate::location::Loc;
+use crate::rules::RuleId;
 use crate::source::Node;
+
+/// The API group of `ServiceProfile`.
+const GROUP: &str = "linkerd.io";
+
+/// What a Linkerd `ServiceProfile` is as a format.
+pub static PROFILE_SPEC: FormatSpec = FormatSpec {
+    label: "Linkerd ServiceProfile",
+    position: Position::Mesh,
+    objects: &[ObjectKinds {
+        group: GROUP,
+        kinds: &["ServiceProfile"],
+    }],
+    understood: Some("Linkerd `ServiceProfile`"),
+    family: "Linkerd",
+    importer: Some(&ServiceProfile),
+    retry_after: RetryAfter::Cannot,
+    budget: true,
+    docs: DocsRow {
+        format: "Linkerd `ServiceProfile`",
+        position_note: "",
+        read: "routes, `isRetryable`, `responseClasses`, `timeout`, `retryBudget`",
+        defaults: "retries bounded only by the budget (20%, 10/s, 10 s); 5xx are failures; a 10 s route timeout when none is written (Linkerd 2.12's documented default)",
+    },
+    help: &[
+        (
+            RuleId::MissingDeadline,
+            "set the route's `timeout`: it includes retries",
+        ),
+        (
+            RuleId::UnprotectedWriteRetry,
+            "do not mark a write route `isRetryable`",
+        ),
+        (
+            RuleId::RetryOnNonTransient,
+            "do not make the status a failure in `responseClasses` of a retryable route",
+        ),
+    ],
+};
+
+/// What Linkerd's retry and timeout annotations are as a format.
+pub static ANNOTATIONS_SPEC: FormatSpec = FormatSpec {
+    label: "Linkerd annotations",
+    position: Position::Mesh,
+    objects: &[],
+    understood: Some("`retry.linkerd.io` annotations on a `Service` or `HTTPRoute`"),
+    family: "Linkerd",
+    importer: Some(&Annotations),
+    retry_after: RetryAfter::Cannot,
+    budget: false,
+    docs: DocsRow {
+        format: "Linkerd `retry.linkerd.io/*`, `timeout.linkerd.io/*` annotations on a `Service` or `HTTPRoute`",
+        position_note: "",
+        read: "`http`, `limit`, `timeout`, request timeout",
+        defaults: "1 retry; 25–250 ms backoff",
+    },
+    help: &[
+        (
+            RuleId::MissingDeadline,
+            "set `timeout.linkerd.io/request`: it bounds the request and its retries",
+        ),
+        (
+            RuleId::UnprotectedWriteRetry,
+            "keep the retry annotations off routes that take writes",
+        ),
+        (
+            RuleId::RetryOnNonTransient,
+            "remove the status from `retry.linkerd.io/http`",
+        ),
+        (RuleId::UnboundedAttempts, "lower `retry.linkerd.io/limit`"),
+        (
+            RuleId::AttemptsExceedDeadline,
+            "lower `retry.linkerd.io/limit` or `retry.linkerd.io/timeout`, or raise `timeout.linkerd.io/request`",
+        ),
+    ],
+};
 
 /// Reads a Linkerd `ServiceProfile`.
 pub struct ServiceProfile;
 
 impl Importer for ServiceProfile {
-    fn format(&self) -> Format {
-        Format::LinkerdProfile
-    }
-
     fn recognises(&self, doc: &Node) -> bool {
-        k8s::is_object(doc, "linkerd.io", &["ServiceProfile"])
+        PROFILE_SPEC.reads_object(doc)
     }
 
     fn import(
@@ -45,10 +117,6 @@ impl Importer for ServiceProfile {
 pub struct Annotations;
 
 impl Importer for Annotations {
-    fn format(&self) -> Format {
-        Format::LinkerdAnnotations
-    }
-
     fn recognises(&self, doc: &Node) -> bool {
         annotations::recognises(doc)
     }

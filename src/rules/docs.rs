@@ -1,0 +1,79 @@
+//! The parts of the documentation that the registry's metadata decides, generated so
+//! that they cannot drift from the code: the table of rules and each rule page's line
+//! about its default severity. A test compares them with the committed text.
+
+use super::{RuleId, Scope};
+
+/// The table of rules (a header and one row per rule, in catalogue order), each row
+/// linking the rule's page (`pages` is the path from the table's file to `rules/`, with
+/// its trailing `/`) and giving its default severity and summary.
+pub fn rules_table(pages: &str) -> String {
+    let mut out = String::from("| rule | severity | what it finds |\n|---|---|---|\n");
+    for id in RuleId::ALL {
+        let meta = id.meta();
+        out.push_str(&format!(
+            "| [`{0}`]({pages}{0}.md) | {1} | {2} |\n",
+            meta.name, meta.severity, meta.summary
+        ));
+    }
+    out
+}
+
+/// How a rule page's first paragraph starts: the rule's default severity.
+/// A rule that lowers some findings may say so after it (`**error** for …, **warning**
+/// otherwise`).
+pub fn severity_statement(id: RuleId) -> String {
+    format!("Default severity: **{}**", id.meta().severity)
+}
+
+/// How a rule page's first paragraph ends: for a contract or description rule, when it
+/// runs (empty for the others).
+pub fn scope_clause(id: RuleId) -> &'static str {
+    match id.meta().scope {
+        Scope::Contract => {
+            " · a contract rule: it runs without a client policy, and with one only when \
+             `lint.rules` (or `--select`) names it."
+        }
+        Scope::Description => " · a description rule: it runs with or without a client policy.",
+        Scope::Policy | Scope::Layers => "",
+    }
+}
+
+/// The paragraph of `page` that follows its title, with its lines joined by spaces.
+pub fn page_severity_paragraph(page: &str) -> String {
+    page.lines()
+        .skip_while(|line| line.starts_with('#') || line.trim().is_empty())
+        .take_while(|line| !line.trim().is_empty())
+        .map(str::trim)
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_page_states_its_rules_default_severity() {
+        for &id in RuleId::ALL {
+            let (start, end) = (severity_statement(id), scope_clause(id));
+            let found = page_severity_paragraph(id.meta().doc);
+            let qualified = found.strip_prefix(&start).is_some_and(|rest| {
+                rest.strip_suffix(end)
+                    .is_some_and(|between| between.is_empty() || between.starts_with(' '))
+            });
+            assert!(
+                qualified,
+                "rules/{id}.md: the paragraph under the title should read:\n{start}{end}\n\
+                 (it reads: {found})"
+            );
+        }
+    }
+
+    #[test]
+    fn the_table_has_a_row_per_rule() {
+        let table = rules_table("rules/");
+        assert_eq!(table.lines().count(), RuleId::ALL.len() + 2);
+        assert!(table.contains("| [`missing-deadline`](rules/missing-deadline.md) | error |"));
+    }
+}
