@@ -37,7 +37,7 @@ use crate::load::stdin::Stdin;
 
 pub use crate::check::CheckOptions;
 pub use crate::error::InputError;
-pub use crate::finding::{CheckResult, Finding, Label, Severity};
+pub use crate::rules::finding::{CheckResult, Finding, Label, Severity};
 
 /// Checks the description at `path` against `policy`, else against the policy file found
 /// beside it, if any.

@@ -6,8 +6,6 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 
 use crate::contract::{self, Contract, KeyHeaders};
 use crate::error::InputError;
-use crate::finding::CheckResult;
-use crate::finding::{Finding, OperationRef};
 use crate::layers::Layer;
 use crate::layers::bind::Service;
 use crate::layers::chain::{Bound, LayerHop};
@@ -16,6 +14,8 @@ use crate::layers::settings::LayerSettings;
 use crate::load::{LoadOptions, Loader, Sources, io_reason, read_source, root_for};
 use crate::model;
 use crate::policy::{Effective, Matches, PolicyFile, parse_policy_file, resolve};
+use crate::rules::finding::CheckResult;
+use crate::rules::finding::{Finding, OperationRef};
 use crate::rules::{self, RuleLevels, RunContext};
 use crate::source::{SourceFile, path_text};
 use crate::suppress::Suppressions;

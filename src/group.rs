@@ -13,10 +13,10 @@
 
 use std::collections::HashMap;
 
-use crate::finding::{Affected, Finding, Label};
 use crate::location::Loc;
 use crate::model::Api;
 use crate::rules::RuleId;
+use crate::rules::finding::{Affected, Finding, Label};
 
 /// What a grouped message says between its parts: the operation when there is one
 /// (`GET /orders`), else how many (`6 operations`); the list is the finding's.
@@ -103,7 +103,7 @@ fn merge(mut group: Vec<Finding>, order: &HashMap<(&str, &str), usize>, api: &Ap
                 // The operation's finding pointed at the shared place itself (a policy
                 // entry, a route): the label goes where the operation is declared.
                 let declared = api.operations.get(index_of(member));
-                declared.map(|op| Label::new(&op.loc, crate::finding::declared_here(op)))
+                declared.map(|op| Label::new(&op.loc, crate::rules::finding::declared_here(op)))
             } else {
                 Some(Label::new(
                     &site,

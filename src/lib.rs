@@ -6,7 +6,7 @@
 //! [`model`] (the operations and the facts retrying depends on) →
 //! [`contract`] (what the description alone lets any client retry safely) →
 //! [`policy`] (the retry policy file and each operation's effective policy) →
-//! [`rules`] (checks that produce [`finding`]s) →
+//! [`rules`] (checks that produce [`rules::finding`]s) →
 //! [`output`] (how findings are shown).
 
 #![forbid(unsafe_code)]
@@ -25,7 +25,6 @@ pub mod contract;
 pub mod diff;
 pub mod error;
 pub mod escape;
-pub mod finding;
 pub mod group;
 pub mod init;
 pub mod layers;

@@ -8,11 +8,11 @@
 use std::collections::HashMap;
 
 use crate::error::{InputError, did_you_mean};
-use crate::finding::{Finding, Label, Severity};
 use crate::load::Sources;
 use crate::location::Loc;
 use crate::model::Api;
 use crate::policy::{PolicyFile, Selector};
+use crate::rules::finding::{Finding, Label, Severity};
 use crate::rules::{self, RuleId, RuleLevels};
 use crate::source::{Span, Syntax};
 

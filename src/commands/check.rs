@@ -258,7 +258,7 @@ pub fn run(args: CheckArgs) -> Outcome {
     let color = args.output.is_none() && crate::output::color::stdout();
     let shown = Shown {
         errors_only: args.quiet,
-        infos: args.show_infos || args.fail_on.fails(crate::finding::Severity::Info),
+        infos: args.show_infos || args.fail_on.fails(crate::rules::finding::Severity::Info),
         max: args.max_findings,
     };
     if args.max_findings.is_some()

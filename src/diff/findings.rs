@@ -8,8 +8,8 @@
 use std::collections::HashMap;
 use std::path::Path;
 
-use crate::finding::Finding;
 use crate::rules::RuleId;
+use crate::rules::finding::Finding;
 
 use super::Side;
 use super::matching::template;

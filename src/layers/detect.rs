@@ -7,7 +7,6 @@ use std::sync::Arc;
 use super::gateway::Parents;
 use super::{Format, ImportFile, KindsUnderstood, Layer};
 use crate::error::InputError;
-use crate::load::discover::data_files;
 use crate::load::{FileId, LoadOptions, read_text, syntax_error};
 use crate::source::{Node, SourceFile, path_text};
 
@@ -62,7 +61,7 @@ pub fn expand(
             ))
         })?;
         if meta.is_dir() {
-            let mut found = walk(path, options)?;
+            let mut found = crate::load::discover::layer_folder(path, options)?;
             found.sort();
             out.extend(found.into_iter().map(|p| (p, true)));
         } else {
@@ -70,68 +69,6 @@ pub fn expand(
         }
     }
     Ok(out)
-}
-
-/// How deep a `-p` folder is walked.
-pub const MAX_WALK_DEPTH: usize = 16;
-
-/// The YAML and JSON files of a `-p` folder, walked as folders of descriptions are
-/// ([`data_files`]: hidden files, and ignored ones git does not track, left out; links
-/// not followed), at most [`MAX_WALK_DEPTH`] folders deep. A file deeper than that is not
-/// skipped in silence: it is an error that names it.
-fn walk(folder: &Path, options: &LoadOptions) -> Result<Vec<PathBuf>, InputError> {
-    // Depth 1 is the folder's own entries: its files are read 0 folders deep.
-    let walked = data_files(folder, Some(MAX_WALK_DEPTH + 1), options)?;
-    for deeper in &walked.not_entered {
-        if let Some(file) = first_data_file(deeper, MAX_HIDDEN_SEARCH) {
-            return Err(too_deep(&file));
-        }
-    }
-    Ok(walked.files)
-}
-
-/// How many entries below the depth limit are looked through for a file the walk leaves.
-const MAX_HIDDEN_SEARCH: usize = 10_000;
-
-/// The error for a YAML or JSON file deeper in a `-p` folder than the walk goes.
-pub fn too_deep(path: &Path) -> InputError {
-    InputError::new(format!(
-        "`{}` lies more than {MAX_WALK_DEPTH} folders deep in a folder given with -p: it was not read",
-        path_text(path)
-    ))
-    .with_help("give its folder with -p, or move it up")
-}
-
-/// The first YAML or JSON file in `folder` or below, looking at `budget` entries at most
-/// (past them, the folder itself stands for what it may hold).
-fn first_data_file(folder: &Path, budget: usize) -> Option<PathBuf> {
-    let mut pending = vec![folder.to_path_buf()];
-    let mut seen = 0usize;
-    while let Some(dir) = pending.pop() {
-        let Ok(entries) = std::fs::read_dir(&dir) else {
-            continue;
-        };
-        for entry in entries.flatten() {
-            seen += 1;
-            if seen > budget {
-                return Some(folder.to_path_buf());
-            }
-            let path = entry.path();
-            let hidden = entry.file_name().to_string_lossy().starts_with('.');
-            match entry.file_type() {
-                Ok(kind) if kind.is_dir() && !hidden => pending.push(path),
-                Ok(kind)
-                    if kind.is_file()
-                        && !hidden
-                        && crate::load::discover::has_data_extension(&path) =>
-                {
-                    return Some(path);
-                }
-                _ => {}
-            }
-        }
-    }
-    None
 }
 
 /// Reads a `-p` file and decides what it is.
@@ -302,6 +239,7 @@ pub fn import_with(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::load::discover::MAX_WALK_DEPTH;
 
     /// A scratch folder of this test's own under the system's temporary folder.
     fn scratch(name: &str) -> PathBuf {

@@ -11,7 +11,6 @@
 use std::fmt;
 
 use super::{Importer, Position};
-use crate::rules::RuleId;
 
 /// Everything retrylint knows about one format.
 pub struct FormatSpec {
@@ -37,9 +36,9 @@ pub struct FormatSpec {
     pub budget: bool,
     /// The format's row in the documentation's table of formats.
     pub docs: DocsRow,
-    /// The fix for a client-policy rule's finding in the format's own terms, where it
-    /// differs from the policy's.
-    pub help: &'static [(RuleId, &'static str)],
+    /// How to make each [`Fix`] in the format's own terms, where it differs from the
+    /// policy's.
+    pub help: &'static [(Fix, &'static str)],
 }
 
 impl FormatSpec {
@@ -56,6 +55,47 @@ impl FormatSpec {
 pub struct ObjectKinds {
     pub group: &'static str,
     pub kinds: &'static [&'static str],
+}
+
+/// A change to a layer's retry settings that a client-policy rule's finding asks for: the
+/// rules name the fix their findings need (`rules::layer_fix`), and each format says how it
+/// is made in its own terms, so that neither side names the other's items by string.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Fix {
+    /// Bound the whole call and its retries in time (`missing-deadline`).
+    Deadline,
+    /// Stop retrying non-idempotent writes where they may have been processed
+    /// (`unprotected-write-retry`).
+    WriteRetries,
+    /// Stop retrying a status that retrying cannot fix (`retry-on-non-transient`).
+    NonTransientStatus,
+    /// Make fewer attempts (`unbounded-attempts`).
+    TooManyAttempts,
+    /// Fit the attempts into the deadline (`attempts-exceed-deadline`).
+    AttemptsPastDeadline,
+    /// Wait between attempts (`immediate-retry`).
+    NoWait,
+    /// Make the backoff's values agree (`invalid-backoff`).
+    Backoff,
+    /// Honour `Retry-After` (`retry-after-ignored`).
+    RetryAfterIgnored,
+    /// Bound the wait `Retry-After` asks for (`retry-after-unbounded`).
+    RetryAfterUnbounded,
+}
+
+impl Fix {
+    /// Every fix.
+    pub const ALL: [Fix; 9] = [
+        Fix::Deadline,
+        Fix::WriteRetries,
+        Fix::NonTransientStatus,
+        Fix::TooManyAttempts,
+        Fix::AttemptsPastDeadline,
+        Fix::NoWait,
+        Fix::Backoff,
+        Fix::RetryAfterIgnored,
+        Fix::RetryAfterUnbounded,
+    ];
 }
 
 /// What a format can do about `Retry-After`.
@@ -131,13 +171,12 @@ impl super::Format {
         self.spec().budget
     }
 
-    /// The fix for `rule`'s finding in a layer of this format, when it differs from the
-    /// policy's.
-    pub fn help(self, rule: RuleId) -> Option<&'static str> {
+    /// How to make `fix` in a layer of this format, when it differs from the policy's.
+    pub fn help(self, fix: Fix) -> Option<&'static str> {
         self.spec()
             .help
             .iter()
-            .find(|(listed, _)| *listed == rule)
+            .find(|(listed, _)| *listed == fix)
             .map(|(_, help)| *help)
     }
 
@@ -198,15 +237,14 @@ mod tests {
     use super::*;
 
     #[test]
-    fn each_format_gives_each_rule_one_help_at_most() {
+    fn each_format_gives_each_fix_one_help_at_most() {
         for format in Format::ALL {
             let help = format.spec().help;
-            for (i, (rule, _)) in help.iter().enumerate() {
+            for (i, (fix, _)) in help.iter().enumerate() {
                 assert!(
-                    help[..i].iter().all(|(other, _)| other != rule),
-                    "{format:?} lists {rule} twice"
+                    help[..i].iter().all(|(other, _)| other != fix),
+                    "{format:?} lists {fix:?} twice"
                 );
-                assert!(rule.is_rule(), "{rule}");
             }
         }
     }

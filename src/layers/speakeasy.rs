@@ -26,11 +26,11 @@ use super::names::Name;
 use super::values::{bad_value, boolean, field, list, mapping, text, whole_number};
 use super::{Format, Layer, PathMatch, Route, RouteMatch, StringMatch};
 use crate::error::InputError;
+use crate::layers::format::Fix;
 use crate::load::Sources;
 use crate::location::Loc;
 use crate::model::{Api, Extension, Operation};
 use crate::policy::{Duration, PolicyObject, Signal, Spanned, parse_signal};
-use crate::rules::RuleId;
 use crate::source::{Node, SourceFile, Value};
 
 /// The extension, as layers and messages name it.
@@ -54,29 +54,29 @@ pub static SPEC: FormatSpec = FormatSpec {
         defaults: "Speakeasy's backoff defaults; the attempts of the generated SDK's loop for the language that retries the most (named in every finding); `Retry-After` as that SDK honours it",
     },
     help: &[
-        (RuleId::MissingDeadline, "set `backoff.maxElapsedTime`"),
+        (Fix::Deadline, "set `backoff.maxElapsedTime`"),
         (
-            RuleId::UnprotectedWriteRetry,
+            Fix::WriteRetries,
             "give the operation `x-speakeasy-retries: {strategy: none}`, or have the SDK send an idempotency key the server deduplicates on",
         ),
         (
-            RuleId::RetryOnNonTransient,
+            Fix::NonTransientStatus,
             "remove the status from `statusCodes`",
         ),
         (
-            RuleId::UnboundedAttempts,
+            Fix::TooManyAttempts,
             "lower `backoff.maxElapsedTime`, or raise `initialInterval`: the SDK retries until maxElapsedTime has passed",
         ),
         (
-            RuleId::RetryAfterUnbounded,
+            Fix::RetryAfterUnbounded,
             "bound Retry-After in an SDK hook, or use the TypeScript SDK, which waits at most `maxInterval`",
         ),
         (
-            RuleId::ImmediateRetry,
+            Fix::NoWait,
             "set `backoff.initialInterval` and `backoff.maxInterval`",
         ),
         (
-            RuleId::InvalidBackoff,
+            Fix::Backoff,
             "set `backoff.initialInterval` and `backoff.maxInterval`",
         ),
     ],

@@ -353,6 +353,64 @@ fn line_has_key(text: &str) -> bool {
     })
 }
 
+/// How deep a `-p` folder is walked.
+pub const MAX_WALK_DEPTH: usize = 16;
+
+/// The YAML and JSON files of a `-p` folder, walked as folders of descriptions are
+/// ([`data_files`]: hidden files, and ignored ones git does not track, left out; links
+/// not followed), at most [`MAX_WALK_DEPTH`] folders deep. A file deeper than that is not
+/// skipped in silence: it is an error that names it.
+pub fn layer_folder(folder: &Path, options: &LoadOptions) -> Result<Vec<PathBuf>, InputError> {
+    // Depth 1 is the folder's own entries: its files are read 0 folders deep.
+    let walked = data_files(folder, Some(MAX_WALK_DEPTH + 1), options)?;
+    for deeper in &walked.not_entered {
+        if let Some(file) = first_data_file(deeper, MAX_HIDDEN_SEARCH) {
+            return Err(too_deep(&file));
+        }
+    }
+    Ok(walked.files)
+}
+
+/// How many entries below the depth limit are looked through for a file the walk leaves.
+const MAX_HIDDEN_SEARCH: usize = 10_000;
+
+/// The error for a YAML or JSON file deeper in a `-p` folder than the walk goes.
+pub fn too_deep(path: &Path) -> InputError {
+    InputError::new(format!(
+        "`{}` lies more than {MAX_WALK_DEPTH} folders deep in a folder given with -p: it was not read",
+        path_text(path)
+    ))
+    .with_help("give its folder with -p, or move it up")
+}
+
+/// The first YAML or JSON file in `folder` or below, looking at `budget` entries at most
+/// (past them, the folder itself stands for what it may hold).
+fn first_data_file(folder: &Path, budget: usize) -> Option<PathBuf> {
+    let mut pending = vec![folder.to_path_buf()];
+    let mut seen = 0usize;
+    while let Some(dir) = pending.pop() {
+        let Ok(entries) = std::fs::read_dir(&dir) else {
+            continue;
+        };
+        for entry in entries.flatten() {
+            seen += 1;
+            if seen > budget {
+                return Some(folder.to_path_buf());
+            }
+            let path = entry.path();
+            let hidden = entry.file_name().to_string_lossy().starts_with('.');
+            match entry.file_type() {
+                Ok(kind) if kind.is_dir() && !hidden => pending.push(path),
+                Ok(kind) if kind.is_file() && !hidden && has_data_extension(&path) => {
+                    return Some(path);
+                }
+                _ => {}
+            }
+        }
+    }
+    None
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -329,8 +329,8 @@ impl Revision {
                 continue;
             }
             let target = on_disk.join(&relative);
-            if parts.len() - 1 > crate::layers::detect::MAX_WALK_DEPTH {
-                return Err(crate::layers::detect::too_deep(&target));
+            if parts.len() - 1 > super::discover::MAX_WALK_DEPTH {
+                return Err(super::discover::too_deep(&target));
             }
             if let Some(parent) = target.parent() {
                 create_folder(parent)?;

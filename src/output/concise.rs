@@ -3,7 +3,7 @@
 
 use super::{CheckResult, Place, Shown, Summary};
 use crate::escape;
-use crate::finding::Severity;
+use crate::rules::finding::Severity;
 
 /// Renders the findings `shown` selects, one per line, then the summary line.
 pub fn render(results: &[CheckResult], color: bool, shown: Shown) -> String {

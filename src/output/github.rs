@@ -12,7 +12,7 @@
 
 use super::{CheckResult, FailOn, Place, Summary};
 use crate::escape::{github_data as data, github_property as property};
-use crate::finding::{Finding, Severity};
+use crate::rules::finding::{Finding, Severity};
 
 /// How many annotations of one level Actions shows per step.
 pub const SHOWN_PER_STEP: usize = 10;

@@ -11,7 +11,7 @@ use std::collections::HashMap;
 use serde_json::{Value, json};
 
 use super::{CheckResult, Place, fingerprint};
-use crate::finding::Severity;
+use crate::rules::finding::Severity;
 
 /// Renders every finding as a Code Quality issue.
 pub fn render(results: &[CheckResult]) -> String {

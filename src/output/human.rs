@@ -15,7 +15,7 @@ use super::excerpt::{Excerpt, Mark};
 use super::{CheckResult, Shown, Summary};
 use crate::error::{ErrorSite, InputError};
 use crate::escape;
-use crate::finding::{Finding, Severity};
+use crate::rules::finding::{Finding, Severity};
 use crate::source::LineIndex;
 
 /// Renders the findings `shown` selects, then the summary line.

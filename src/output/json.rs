@@ -3,9 +3,9 @@
 use serde::Serialize;
 
 use super::{CheckResult, Place, Summary, fingerprint};
-use crate::finding::Finding;
 use crate::load::Sources;
 use crate::location::Loc;
+use crate::rules::finding::Finding;
 
 /// The version of this document's shape.
 pub const VERSION: u32 = 1;
@@ -53,7 +53,7 @@ struct JsonOperation<'a> {
 }
 
 impl<'a> JsonOperation<'a> {
-    fn of(o: &'a crate::finding::OperationRef) -> JsonOperation<'a> {
+    fn of(o: &'a crate::rules::finding::OperationRef) -> JsonOperation<'a> {
         JsonOperation {
             method: &o.method,
             path: &o.path,

@@ -5,7 +5,7 @@
 
 use super::{CheckResult, FailOn, Place};
 use crate::escape::xml as escape;
-use crate::finding::Finding;
+use crate::rules::finding::Finding;
 
 /// The test case of findings that are about the policy, not one operation.
 const POLICY_CASE: &str = "policy";

@@ -13,7 +13,7 @@ use std::fmt::Write;
 use super::source_links::SourceLinks;
 use super::{CheckResult, Place, Summary};
 use crate::escape::{markdown_code as code, markdown_text as text};
-use crate::finding::{Affected, Finding, Severity};
+use crate::rules::finding::{Affected, Finding, Severity};
 
 /// The first line of every Markdown comment (`check`, `check --base`, `diff`): a bot
 /// finds its earlier comment by it, to update it rather than post another.

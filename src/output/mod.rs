@@ -15,12 +15,12 @@ pub mod source_links;
 pub mod statistics;
 pub mod write;
 
-pub use crate::finding::CheckResult;
-use crate::finding::{Finding, Severity};
 use crate::load::FileId;
 use crate::load::Sources;
 use crate::location::Loc;
 use crate::rules::RuleId;
+pub use crate::rules::finding::CheckResult;
+use crate::rules::finding::{Finding, Severity};
 
 /// Where the project lives; rule pages are under it.
 pub const REPOSITORY_URL: &str = env!("CARGO_PKG_REPOSITORY");
@@ -296,7 +296,7 @@ pub fn fingerprint(finding: &Finding, sources: &Sources, root: FileId) -> String
 /// operation and the JSON Pointer. A grouped finding has one for its shared place and
 /// one for each operation's finding it was merged from.
 pub fn legacy_fingerprints(finding: &Finding, sources: &Sources) -> Vec<String> {
-    let one = |loc: &Loc, operation: Option<&crate::finding::OperationRef>| {
+    let one = |loc: &Loc, operation: Option<&crate::rules::finding::OperationRef>| {
         let operation = operation
             .map(|o| format!("{} {}", o.method, o.path))
             .unwrap_or_default();

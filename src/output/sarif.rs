@@ -10,8 +10,8 @@ use std::path::Path;
 use serde_json::{Value, json};
 
 use super::{CheckResult, Place, fingerprint};
-use crate::finding::{Finding, Severity};
 use crate::rules::RuleMeta;
+use crate::rules::finding::{Finding, Severity};
 use crate::source::SourceFile;
 
 /// How many results GitHub code scanning accepts in one run (it shows the first 5,000).

@@ -4,7 +4,7 @@
 use serde::Serialize;
 
 use super::{CheckResult, Summary};
-use crate::finding::{Finding, Severity};
+use crate::rules::finding::{Finding, Severity};
 
 /// One rule's count.
 #[derive(Debug, Serialize)]

@@ -21,11 +21,11 @@ use serde::Serialize;
 
 use crate::check::Checked;
 use crate::contract::ContractState;
-use crate::finding::{Finding, Severity};
 use crate::model::Operation;
 use crate::output::Place;
 use crate::plan::{ms, schedule};
 use crate::policy::Effective;
+use crate::rules::finding::{Finding, Severity};
 
 /// The version of the JSON report's shape (2: readiness only with a policy, and the
 /// contract view).

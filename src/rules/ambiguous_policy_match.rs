@@ -1,7 +1,7 @@
 //! `ambiguous-policy-match`: two equally specific selectors claim one operation.
 
 use super::{OperationContext, Rule};
-use crate::finding::{Finding, Label};
+use crate::rules::finding::{Finding, Label};
 
 declare_rule!(
     /// Two selectors of equal rank match one operation; the later one in the file wins.

@@ -1,7 +1,7 @@
 //! `attempts-exceed-deadline`: attempts the deadline never lets run.
 
 use super::{OperationContext, Rule};
-use crate::finding::{Finding, Label};
+use crate::rules::finding::{Finding, Label};
 use crate::plan::schedule::{self, RetryAfterBound, Schedule};
 use crate::plan::{StopReason, millis, ms};
 use crate::policy::{Duration, Effective, Spanned};
@@ -14,7 +14,8 @@ declare_rule!(
     "attempts-exceed-deadline",
     Warning,
     Policy,
-    "the worst-case schedule does not fit in the deadline"
+    "the worst-case schedule does not fit in the deadline",
+    layer_fix: AttemptsPastDeadline
 );
 
 impl Rule for AttemptsExceedDeadline {

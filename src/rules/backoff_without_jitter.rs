@@ -1,7 +1,7 @@
 //! `backoff-without-jitter`: retries that wake in step after a shared failure.
 
 use super::{OperationContext, Rule};
-use crate::finding::{Finding, Label};
+use crate::rules::finding::{Finding, Label};
 use crate::policy::Jitter;
 
 declare_rule!(

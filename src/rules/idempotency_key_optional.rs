@@ -2,7 +2,7 @@
 //! header, or the query or body key of the operation's contract).
 
 use super::{OperationContext, Rule};
-use crate::finding::{Finding, Label};
+use crate::rules::finding::{Finding, Label};
 
 declare_rule!(
     /// The operation declares the policy's key header without `required: true`.

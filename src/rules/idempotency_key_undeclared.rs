@@ -3,7 +3,7 @@
 
 use super::{OperationContext, Rule, declared_here};
 use crate::error::did_you_mean;
-use crate::finding::{Finding, Label};
+use crate::rules::finding::{Finding, Label};
 
 declare_rule!(
     /// The policy's `idempotency.keyHeader` is not a header parameter of the operation.

@@ -1,7 +1,7 @@
 //! `immediate-retry`: retries sent back to back.
 
 use super::{OperationContext, Rule};
-use crate::finding::{Finding, Label};
+use crate::rules::finding::{Finding, Label};
 use crate::policy::Duration;
 
 declare_rule!(
@@ -10,7 +10,8 @@ declare_rule!(
     "immediate-retry",
     Error,
     Policy,
-    "a retried operation waits nothing between attempts"
+    "a retried operation waits nothing between attempts",
+    layer_fix: NoWait
 );
 
 impl Rule for ImmediateRetry {

@@ -2,7 +2,7 @@
 
 use super::layered::{is_non_idempotent, layered, loops, protection};
 use super::{OperationContext, Rule, declared_here};
-use crate::finding::{Finding, Label, Severity};
+use crate::rules::finding::{Finding, Label, Severity};
 use crate::layers::Format;
 
 declare_rule!(

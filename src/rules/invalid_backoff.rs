@@ -1,7 +1,7 @@
 //! `invalid-backoff`: budget values that cannot work.
 
 use super::{OperationContext, Rule};
-use crate::finding::{Finding, Label};
+use crate::rules::finding::{Finding, Label};
 use crate::location::Loc;
 use crate::policy::Duration;
 
@@ -12,7 +12,8 @@ declare_rule!(
     "invalid-backoff",
     Error,
     Policy,
-    "backoff, attempts, deadline or timeout values contradict each other"
+    "backoff, attempts, deadline or timeout values contradict each other",
+    layer_fix: Backoff
 );
 
 /// One problem: where, what to underline, what is wrong, how to fix it.

@@ -1,7 +1,7 @@
 //! `key-conflict-response-undeclared`: no documented answer to a reused or in-flight key.
 
 use super::{OperationContext, Rule, declared_here};
-use crate::finding::{Finding, Label};
+use crate::rules::finding::{Finding, Label};
 
 declare_rule!(
     /// A key-protected operation declares none of 400, 409 and 422.

@@ -1,7 +1,7 @@
 //! `key-retention-too-short`: the server forgets the key before the client stops retrying.
 
 use super::{OperationContext, Rule};
-use crate::finding::{Finding, Label};
+use crate::rules::finding::{Finding, Label};
 
 declare_rule!(
     /// `keyRetention` is shorter than the operation's `deadline`.

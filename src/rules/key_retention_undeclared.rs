@@ -1,7 +1,7 @@
 //! `key-retention-undeclared`: a retried operation relies on a key of unknown lifetime.
 
 use super::{OperationContext, Rule};
-use crate::finding::{Finding, Label};
+use crate::rules::finding::{Finding, Label};
 
 declare_rule!(
     /// A retried operation sends an idempotency key but the policy states no `keyRetention`.

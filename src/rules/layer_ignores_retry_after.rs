@@ -3,7 +3,7 @@
 
 use super::layered::{layered, loops};
 use super::{OperationContext, Rule};
-use crate::finding::{Finding, Label};
+use crate::rules::finding::{Finding, Label};
 
 declare_rule!(
     /// A layer whose format has no way to honour `Retry-After` (Istio, Gateway API,

@@ -3,7 +3,7 @@
 
 use super::{Rule, RunContext};
 use crate::error::did_you_mean;
-use crate::finding::{Finding, Label};
+use crate::rules::finding::{Finding, Label};
 use crate::model::LinkTarget;
 
 declare_rule!(

@@ -1,7 +1,7 @@
 //! `log-leaks-secret`: retry logs that carry credentials, keys or payloads.
 
 use super::{OperationContext, Rule};
-use crate::finding::{Finding, Label};
+use crate::rules::finding::{Finding, Label};
 
 declare_rule!(
     /// `log` includes `authorization`, `cookie`, `token`, `idempotencyKey` or `requestBody`.

@@ -1,7 +1,7 @@
 //! `log-missing-retry-context`: retry logs that cannot explain a retry storm.
 
 use super::{OperationContext, Rule};
-use crate::finding::{Finding, Label};
+use crate::rules::finding::{Finding, Label};
 
 /// What a retry log line needs to reconstruct what happened.
 const CONTEXT: &[&str] = &[

@@ -1,7 +1,7 @@
 //! `missing-deadline`: retries with no overall time budget.
 
 use super::{OperationContext, Rule, declared_here};
-use crate::finding::{Finding, Label};
+use crate::rules::finding::{Finding, Label};
 
 declare_rule!(
     /// An operation with `maxAttempts > 1` and no `deadline`.
@@ -9,7 +9,8 @@ declare_rule!(
     "missing-deadline",
     Error,
     Policy,
-    "a retried operation has no deadline"
+    "a retried operation has no deadline",
+    layer_fix: Deadline
 );
 
 impl Rule for MissingDeadline {

@@ -7,6 +7,7 @@
 //! passing and failing cases sit in its own file, run by `tester::Tester` in process.
 
 pub mod docs;
+pub mod finding;
 mod layered;
 mod registry;
 mod shared;
@@ -18,13 +19,13 @@ use std::collections::HashMap;
 use std::sync::Arc;
 
 use crate::contract::Contract;
-use crate::finding::{Finding, Label, Severity};
 use crate::layers::chain::{Bound, LayerHop};
 use crate::layers::settings::LayerSettings;
 use crate::layers::{Layer, Route};
 use crate::load::Sources;
 use crate::model::{Api, Operation};
 use crate::policy::{Effective, Level, Matches, PolicyFile, Signal, Spanned};
+use crate::rules::finding::{Finding, Label, Severity};
 
 /// What every rule says about itself.
 #[derive(Debug)]
@@ -40,11 +41,20 @@ pub struct RuleMeta {
     pub summary: &'static str,
     /// The rule's doc page (Markdown).
     pub doc: &'static str,
+    /// The change to a layer's settings its finding asks for, when the finding is about a
+    /// layer: each format says how to make it in its own terms.
+    pub layer_fix: Option<crate::layers::format::Fix>,
 }
 
 /// Declares a rule's unit struct and its [`RuleMeta`].
 macro_rules! declare_rule {
     ($(#[$doc:meta])* $ty:ident, $name:literal, $severity:ident, $scope:ident, $summary:literal) => {
+        declare_rule!(@meta $(#[$doc])* $ty, $name, $severity, $scope, $summary, None);
+    };
+    ($(#[$doc:meta])* $ty:ident, $name:literal, $severity:ident, $scope:ident, $summary:literal, layer_fix: $fix:ident) => {
+        declare_rule!(@meta $(#[$doc])* $ty, $name, $severity, $scope, $summary, Some($crate::layers::format::Fix::$fix));
+    };
+    (@meta $(#[$doc:meta])* $ty:ident, $name:literal, $severity:ident, $scope:ident, $summary:literal, $fix:expr) => {
         $(#[$doc])*
         pub struct $ty;
 
@@ -52,10 +62,11 @@ macro_rules! declare_rule {
             pub const META: $crate::rules::RuleMeta = $crate::rules::RuleMeta {
                 id: $crate::rules::RuleId::$ty,
                 name: $name,
-                severity: $crate::finding::Severity::$severity,
+                severity: $crate::rules::finding::Severity::$severity,
                 scope: $crate::rules::Scope::$scope,
                 summary: $summary,
                 doc: include_str!(concat!("../../rules/", $name, ".md")),
+                layer_fix: $fix,
             };
         }
 
@@ -312,7 +323,12 @@ fn in_layer(mut finding: Finding, hop: &LayerHop<'_>, op: &Operation) -> Finding
     if let Some(group) = finding.shared.as_deref_mut() {
         group.after.push_str(&suffix);
     }
-    if let Some(help) = layer.format.help(finding.rule) {
+    if let Some(help) = finding
+        .rule
+        .meta()
+        .layer_fix
+        .and_then(|fix| layer.format.help(fix))
+    {
         finding.help = Some(help.to_string());
     }
     let in_description = std::iter::once(&finding.primary)
@@ -492,4 +508,4 @@ pub fn describe_signals(signals: &[&Spanned<Signal>]) -> String {
     }
 }
 
-pub use crate::finding::declared_here;
+pub use crate::rules::finding::declared_here;

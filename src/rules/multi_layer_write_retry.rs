@@ -2,7 +2,7 @@
 
 use super::layered::{is_non_idempotent, layered, loops, protection};
 use super::{OperationContext, Rule, declared_here, describe_signals};
-use crate::finding::{Finding, Label};
+use crate::rules::finding::{Finding, Label};
 
 declare_rule!(
     /// A non-idempotent operation with no idempotency key is retried, on a condition after

@@ -2,7 +2,7 @@
 //! some operations.
 
 use super::{Rule, RunContext};
-use crate::finding::{Finding, Label};
+use crate::rules::finding::{Finding, Label};
 use crate::layers::Format;
 
 /// Operations named in one finding; the rest are counted.

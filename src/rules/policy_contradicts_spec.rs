@@ -1,7 +1,7 @@
 //! `policy-contradicts-spec`: the client's policy against the description's own word.
 
 use super::{OperationContext, Rule};
-use crate::finding::{Finding, Label};
+use crate::rules::finding::{Finding, Label};
 use crate::policy::SideEffect;
 
 declare_rule!(

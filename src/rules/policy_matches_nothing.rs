@@ -2,7 +2,7 @@
 
 use super::{Rule, RunContext};
 use crate::error::did_you_mean;
-use crate::finding::{Finding, Label};
+use crate::rules::finding::{Finding, Label};
 
 /// Unmatched selectors that get a "did you mean".
 const MAX_SUGGESTIONS: usize = 100;

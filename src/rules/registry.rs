@@ -149,6 +149,7 @@ mod tests {
         let engine = [
             "mod",
             "docs",
+            "finding",
             "registry",
             "shared",
             "layered",
@@ -172,6 +173,17 @@ mod tests {
             .collect();
         listed.sort();
         assert_eq!(files, listed, "every rule file is one line of `rules!`");
+    }
+
+    #[test]
+    fn each_layer_fix_is_asked_for_by_one_rule() {
+        use crate::layers::format::Fix;
+        for fix in Fix::ALL {
+            let rules: Vec<RuleId> = RuleId::every()
+                .filter(|id| id.meta().layer_fix == Some(fix))
+                .collect();
+            assert_eq!(rules.len(), 1, "{fix:?} is asked for by {rules:?}");
+        }
     }
 
     #[test]

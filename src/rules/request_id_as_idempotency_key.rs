@@ -1,7 +1,7 @@
 //! `request-id-as-idempotency-key`: a tracing header used as if the server deduplicated on it.
 
 use super::{OperationContext, Rule};
-use crate::finding::{Finding, Label};
+use crate::rules::finding::{Finding, Label};
 
 /// Header names that identify a request for logs and traces, not for deduplication.
 const TRACING_HEADERS: &[&str] = &[

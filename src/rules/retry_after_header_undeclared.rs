@@ -3,7 +3,7 @@
 
 use super::{OperationContext, Rule};
 use crate::contract::WaitHint;
-use crate::finding::{Finding, Label};
+use crate::rules::finding::{Finding, Label};
 
 declare_rule!(
     /// A declared 429 or 503 response with no `Retry-After` (nor `RateLimit`,

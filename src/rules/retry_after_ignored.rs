@@ -2,7 +2,7 @@
 //! what the server asks.
 
 use super::{OperationContext, Rule};
-use crate::finding::{Finding, Label};
+use crate::rules::finding::{Finding, Label};
 
 declare_rule!(
     /// A retried 429, or a retried 503 whose response declares `Retry-After`, without
@@ -11,7 +11,8 @@ declare_rule!(
     "retry-after-ignored",
     Error,
     Policy,
-    "429 or 503 is retried without honouring Retry-After"
+    "429 or 503 is retried without honouring Retry-After",
+    layer_fix: RetryAfterIgnored
 );
 
 impl Rule for RetryAfterIgnored {

@@ -1,7 +1,7 @@
 //! `retry-after-unbounded`: the client waits whatever the server asks, however long.
 
 use super::{OperationContext, Rule};
-use crate::finding::{Finding, Label};
+use crate::rules::finding::{Finding, Label};
 
 declare_rule!(
     /// `retryAfter.honor` without `retryAfter.max`.
@@ -9,7 +9,8 @@ declare_rule!(
     "retry-after-unbounded",
     Warning,
     Policy,
-    "Retry-After is honoured with no upper bound"
+    "Retry-After is honoured with no upper bound",
+    layer_fix: RetryAfterUnbounded
 );
 
 impl Rule for RetryAfterUnbounded {

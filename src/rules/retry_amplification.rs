@@ -1,7 +1,7 @@
 //! `retry-amplification`: the layers' attempts multiply past a limit.
 
 use super::{OperationContext, Rule, declared_here};
-use crate::finding::{Finding, Label};
+use crate::rules::finding::{Finding, Label};
 use crate::layers::chain::attempts_text;
 
 /// `lint.maxAmplification` when the policy does not set it.

@@ -2,7 +2,7 @@
 
 use super::layered::{has_budget, layered, loops};
 use super::{OperationContext, Rule, declared_here};
-use crate::finding::{Finding, Label};
+use crate::rules::finding::{Finding, Label};
 use crate::layers::Position;
 use crate::layers::chain::attempts_text;
 

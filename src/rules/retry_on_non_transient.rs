@@ -1,7 +1,7 @@
 //! `retry-on-non-transient`: retrying a status that a retry cannot fix.
 
 use super::{OperationContext, Rule};
-use crate::finding::{Finding, Label};
+use crate::rules::finding::{Finding, Label};
 use crate::plan::is_transient_status;
 use crate::policy::Signal;
 
@@ -12,7 +12,8 @@ declare_rule!(
     "retry-on-non-transient",
     Error,
     Policy,
-    "retryOn has a status that retrying cannot fix"
+    "retryOn has a status that retrying cannot fix",
+    layer_fix: NonTransientStatus
 );
 
 impl Rule for RetryOnNonTransient {

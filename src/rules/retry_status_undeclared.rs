@@ -1,7 +1,7 @@
 //! `retry-status-undeclared`: retried on a status the operation never says it returns.
 
 use super::{OperationContext, Rule, declared_here};
-use crate::finding::{Finding, Label};
+use crate::rules::finding::{Finding, Label};
 use crate::model::Operation;
 use crate::policy::Signal;
 

@@ -4,7 +4,7 @@
 use std::collections::BTreeMap;
 
 use super::{Rule, RunContext};
-use crate::finding::{Finding, Label};
+use crate::rules::finding::{Finding, Label};
 use crate::layers::Format;
 
 declare_rule!(

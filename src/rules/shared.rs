@@ -2,10 +2,10 @@
 //! its per-operation finding as one of a shared place (see [`crate::group`]).
 
 use super::{OperationContext, RunContext, within};
-use crate::finding::Finding;
 use crate::load::Sources;
 use crate::location::Loc;
 use crate::model::Operation;
+use crate::rules::finding::Finding;
 
 impl RunContext<'_> {
     /// Whether `op`'s object (its `$ref`'d definition, or its entry) is shared by several

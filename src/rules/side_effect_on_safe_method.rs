@@ -1,7 +1,7 @@
 //! `side-effect-on-safe-method`: a GET (or HEAD, OPTIONS, TRACE) said to change state.
 
 use super::{OperationContext, Rule, declared_here};
-use crate::finding::{Finding, Label};
+use crate::rules::finding::{Finding, Label};
 use crate::policy::{EffectSource, SideEffect};
 
 declare_rule!(

@@ -2,7 +2,7 @@
 
 use super::{OperationContext, Rule};
 use crate::error::did_you_mean;
-use crate::finding::{Finding, Label};
+use crate::rules::finding::{Finding, Label};
 use crate::model::Method;
 use crate::policy::Selector;
 

@@ -3,7 +3,7 @@
 //! suppressions, not as rules.
 
 use super::{RuleId, RuleMeta, Scope};
-use crate::finding::Severity;
+use crate::rules::finding::Severity;
 
 /// Reported for a suppression with no reason.
 pub static WITHOUT_REASON: RuleMeta = RuleMeta {
@@ -13,6 +13,7 @@ pub static WITHOUT_REASON: RuleMeta = RuleMeta {
     scope: Scope::Description,
     summary: "a suppression gives no reason",
     doc: "# suppression-without-reason\n\n## What it checks\n\nA suppression (`x-retrylint-ignore`, a `# retrylint: ignore[rule]` comment or a `lint.ignore` entry) without a reason.\n\n## Fix\n\nSay why the finding does not apply, so that the next reader can judge it.\n",
+    layer_fix: None,
 };
 
 /// Reported for a suppression that silences no finding.
@@ -23,4 +24,5 @@ pub static UNUSED: RuleMeta = RuleMeta {
     scope: Scope::Description,
     summary: "a suppression silences no finding",
     doc: "# unused-suppression\n\n## What it checks\n\nA suppression that silenced no finding of a rule that ran: the finding it was written for is gone.\n\n## Fix\n\nRemove the suppression.\n",
+    layer_fix: None,
 };

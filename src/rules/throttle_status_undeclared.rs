@@ -2,7 +2,7 @@
 //! clients to slow down.
 
 use super::{OperationContext, Rule};
-use crate::finding::{Finding, Label};
+use crate::rules::finding::{Finding, Label};
 
 declare_rule!(
     /// An operation declares neither 429 nor 503, as the contract reads them: a `4XX` or

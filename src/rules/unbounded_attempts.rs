@@ -1,7 +1,7 @@
 //! `unbounded-attempts`: more attempts than the project allows.
 
 use super::{OperationContext, Rule};
-use crate::finding::{Finding, Label};
+use crate::rules::finding::{Finding, Label};
 
 /// `lint.maxAttemptsLimit` when the policy does not set it.
 pub const DEFAULT_MAX_ATTEMPTS_LIMIT: i64 = 10;
@@ -12,7 +12,8 @@ declare_rule!(
     "unbounded-attempts",
     Error,
     Policy,
-    "maxAttempts is above lint.maxAttemptsLimit"
+    "maxAttempts is above lint.maxAttemptsLimit",
+    layer_fix: TooManyAttempts
 );
 
 impl Rule for UnboundedAttempts {

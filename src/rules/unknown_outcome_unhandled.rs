@@ -1,7 +1,7 @@
 //! `unknown-outcome-unhandled`: no plan for a write whose outcome is unknown.
 
 use super::{OperationContext, Rule, declared_here};
-use crate::finding::{Finding, Label};
+use crate::rules::finding::{Finding, Label};
 use crate::policy::SideEffect;
 
 declare_rule!(

@@ -1,7 +1,7 @@
 //! `unknown-outcome-unsupported`: an unknown-outcome plan without what it needs.
 
 use super::{OperationContext, Rule};
-use crate::finding::{Finding, Label};
+use crate::rules::finding::{Finding, Label};
 use crate::policy::{SideEffect, UnknownOutcome};
 
 declare_rule!(

@@ -2,7 +2,7 @@
 //! repeat safe.
 
 use super::{OperationContext, Rule, declared_here, describe_signals};
-use crate::finding::{Finding, Label};
+use crate::rules::finding::{Finding, Label};
 use crate::policy::SideEffect;
 
 declare_rule!(
@@ -12,7 +12,8 @@ declare_rule!(
     "unprotected-write-retry",
     Error,
     Policy,
-    "a non-idempotent write is retried with no idempotency key or status endpoint"
+    "a non-idempotent write is retried with no idempotency key or status endpoint",
+    layer_fix: WriteRetries
 );
 
 impl Rule for UnprotectedWriteRetry {

@@ -2,7 +2,7 @@
 
 use super::{OperationContext, Rule};
 use crate::contract::ContractState;
-use crate::finding::{Finding, Label};
+use crate::rules::finding::{Finding, Label};
 
 declare_rule!(
     /// A non-idempotent operation whose contract offers no idempotency key and no status

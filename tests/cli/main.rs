@@ -10,6 +10,7 @@ mod hostile;
 
 mod action;
 mod action_install;
+mod architecture;
 mod base_revision;
 mod body_keys;
 mod catalogue;

@@ -263,7 +263,7 @@ fn rules_fired(name: &str, policy: &str) -> Vec<(String, String)> {
         .collect()
 }
 
-fn findings_of(name: &str, policy: &str) -> Vec<retrylint::finding::Finding> {
+fn findings_of(name: &str, policy: &str) -> Vec<retrylint::Finding> {
     let dir = folder(
         name,
         &[("openapi.yaml", SHOP), ("retry-policy.yaml", policy)],
@@ -279,7 +279,7 @@ fn findings_of(name: &str, policy: &str) -> Vec<retrylint::finding::Finding> {
 }
 
 /// The operations a grouped finding of `rule` affects, as `METHOD /path`.
-fn grouped_operations(findings: &[retrylint::finding::Finding], rule: &str) -> Vec<String> {
+fn grouped_operations(findings: &[retrylint::Finding], rule: &str) -> Vec<String> {
     let grouped: Vec<_> = findings
         .iter()
         .filter(|f| f.rule.as_str() == rule)

@@ -2,9 +2,9 @@
 
 use serde::Serialize;
 
-use crate::finding::Finding;
 use crate::output::Place;
 use crate::output::json::JsonFinding;
+use crate::rules::finding::Finding;
 
 use super::super::{Class, Diff, DiffSummary, Presence, Side};
 

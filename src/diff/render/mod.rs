@@ -6,9 +6,9 @@ pub mod markdown;
 
 use crate::contract::ContractState;
 use crate::escape::{github_data, github_property, terminal};
-use crate::finding::CheckResult;
 use crate::location::Loc;
 use crate::output::FailOn;
+use crate::rules::finding::CheckResult;
 
 use super::{Class, Diff, OperationDiff, Side};
 
@@ -113,7 +113,7 @@ pub fn new_findings(diff: &Diff) -> CheckResult {
             .api
             .operations
             .iter()
-            .map(crate::finding::OperationRef::of)
+            .map(crate::rules::finding::OperationRef::of)
             .collect(),
         findings: diff
             .new_findings

@@ -22,8 +22,8 @@ use super::names::Name;
 use super::values::{bad_value, list, mapping, proto_field, text};
 use super::{Format, ImportFile, Importer, Layer, Route};
 use crate::error::InputError;
+use crate::layers::format::Fix;
 use crate::location::Loc;
-use crate::rules::RuleId;
 use crate::source::{Node, SourceFile};
 
 /// What Envoy route configuration is as a format: recognised by its shape.
@@ -46,36 +46,36 @@ pub static SPEC: FormatSpec = FormatSpec {
     },
     help: &[
         (
-            RuleId::MissingDeadline,
+            Fix::Deadline,
             "set the route's `timeout` (0s turns it off): it includes every retry",
         ),
         (
-            RuleId::UnprotectedWriteRetry,
+            Fix::WriteRetries,
             "retry writes only on `connect-failure,refused-stream,reset-before-request`, or limit retries to safe methods with `retriable_request_headers` on `:method`",
         ),
         (
-            RuleId::RetryOnNonTransient,
+            Fix::NonTransientStatus,
             "remove the status from `retriable_status_codes`",
         ),
-        (RuleId::UnboundedAttempts, "lower `num_retries`"),
+        (Fix::TooManyAttempts, "lower `num_retries`"),
         (
-            RuleId::AttemptsExceedDeadline,
+            Fix::AttemptsPastDeadline,
             "lower `num_retries` or `per_try_timeout`, or raise the route's `timeout`",
         ),
         (
-            RuleId::RetryAfterIgnored,
+            Fix::RetryAfterIgnored,
             "add `rate_limited_retry_back_off: {reset_headers: [{name: Retry-After, format: SECONDS}], max_interval: 30s}` to the retry_policy",
         ),
         (
-            RuleId::RetryAfterUnbounded,
+            Fix::RetryAfterUnbounded,
             "set `rate_limited_retry_back_off.max_interval` below the route's timeout",
         ),
         (
-            RuleId::ImmediateRetry,
+            Fix::NoWait,
             "set `retry_back_off.base_interval` (and `max_interval`)",
         ),
         (
-            RuleId::InvalidBackoff,
+            Fix::Backoff,
             "set `retry_back_off.base_interval` (and `max_interval`)",
         ),
     ],

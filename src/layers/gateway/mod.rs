@@ -39,9 +39,9 @@ use super::k8s::{self, RETRY_AFTER, built_in};
 use super::values::{bad_value, field, k8s_duration, push_signals};
 use super::{Format, ImportFile, Importer, Layer, Route};
 use crate::error::InputError;
+use crate::layers::format::Fix;
 use crate::location::Loc;
 use crate::policy::{PolicyObject, Signal, Spanned};
-use crate::rules::RuleId;
 use crate::source::{Node, SourceFile};
 
 /// The API group of Gateway API's standard objects.
@@ -90,24 +90,24 @@ pub static SPEC: FormatSpec = FormatSpec {
     },
     help: &[
         (
-            RuleId::MissingDeadline,
+            Fix::Deadline,
             "set `timeouts.request` on the rule: retries must fit in it",
         ),
         (
-            RuleId::UnprotectedWriteRetry,
+            Fix::WriteRetries,
             "split the rule by `matches.method` and leave `retry` out of the write rule",
         ),
         (
-            RuleId::RetryOnNonTransient,
+            Fix::NonTransientStatus,
             "remove the status from `retry.codes`",
         ),
-        (RuleId::UnboundedAttempts, "lower `retry.attempts`"),
+        (Fix::TooManyAttempts, "lower `retry.attempts`"),
         (
-            RuleId::AttemptsExceedDeadline,
+            Fix::AttemptsPastDeadline,
             "lower `retry.attempts` or `timeouts.backendRequest`, or raise `timeouts.request`",
         ),
-        (RuleId::ImmediateRetry, "set `retry.backoff`"),
-        (RuleId::InvalidBackoff, "set `retry.backoff`"),
+        (Fix::NoWait, "set `retry.backoff`"),
+        (Fix::Backoff, "set `retry.backoff`"),
     ],
 };
 

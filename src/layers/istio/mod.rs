@@ -29,9 +29,9 @@ use super::{
     StringMatch, condition_of,
 };
 use crate::error::InputError;
+use crate::layers::format::Fix;
 use crate::location::Loc;
 use crate::policy::{Duration, Jitter, PolicyObject, Signal, Spanned};
-use crate::rules::RuleId;
 use crate::source::{Node, SourceFile, Value};
 
 mod destination_rule;
@@ -90,24 +90,21 @@ pub static SPEC: FormatSpec = FormatSpec {
     },
     help: &[
         (
-            RuleId::MissingDeadline,
+            Fix::Deadline,
             "set the route's `timeout`: it bounds the first attempt and every retry",
         ),
         (
-            RuleId::UnprotectedWriteRetry,
+            Fix::WriteRetries,
             "split the route by `match.method` and give the write route `retries: {attempts: 0}`, or retry it only on `connect-failure,refused-stream`",
         ),
+        (Fix::NonTransientStatus, "remove the status from `retryOn`"),
+        (Fix::TooManyAttempts, "lower `retries.attempts`"),
         (
-            RuleId::RetryOnNonTransient,
-            "remove the status from `retryOn`",
-        ),
-        (RuleId::UnboundedAttempts, "lower `retries.attempts`"),
-        (
-            RuleId::AttemptsExceedDeadline,
+            Fix::AttemptsPastDeadline,
             "lower `retries.attempts` or `perTryTimeout`, or raise the route's `timeout`",
         ),
-        (RuleId::ImmediateRetry, "set `retries.backoff`"),
-        (RuleId::InvalidBackoff, "set `retries.backoff`"),
+        (Fix::NoWait, "set `retries.backoff`"),
+        (Fix::Backoff, "set `retries.backoff`"),
     ],
 };
 

@@ -16,8 +16,8 @@ mod tests;
 use super::format::{DocsRow, FormatSpec, ObjectKinds, RetryAfter};
 use super::{ImportFile, Importer, Layer, Position};
 use crate::error::InputError;
+use crate::layers::format::Fix;
 use crate::location::Loc;
-use crate::rules::RuleId;
 use crate::source::Node;
 
 /// The API group of `ServiceProfile`.
@@ -44,15 +44,12 @@ pub static PROFILE_SPEC: FormatSpec = FormatSpec {
     },
     help: &[
         (
-            RuleId::MissingDeadline,
+            Fix::Deadline,
             "set the route's `timeout`: it includes retries",
         ),
+        (Fix::WriteRetries, "do not mark a write route `isRetryable`"),
         (
-            RuleId::UnprotectedWriteRetry,
-            "do not mark a write route `isRetryable`",
-        ),
-        (
-            RuleId::RetryOnNonTransient,
+            Fix::NonTransientStatus,
             "do not make the status a failure in `responseClasses` of a retryable route",
         ),
     ],
@@ -76,20 +73,20 @@ pub static ANNOTATIONS_SPEC: FormatSpec = FormatSpec {
     },
     help: &[
         (
-            RuleId::MissingDeadline,
+            Fix::Deadline,
             "set `timeout.linkerd.io/request`: it bounds the request and its retries",
         ),
         (
-            RuleId::UnprotectedWriteRetry,
+            Fix::WriteRetries,
             "keep the retry annotations off routes that take writes",
         ),
         (
-            RuleId::RetryOnNonTransient,
+            Fix::NonTransientStatus,
             "remove the status from `retry.linkerd.io/http`",
         ),
-        (RuleId::UnboundedAttempts, "lower `retry.linkerd.io/limit`"),
+        (Fix::TooManyAttempts, "lower `retry.linkerd.io/limit`"),
         (
-            RuleId::AttemptsExceedDeadline,
+            Fix::AttemptsPastDeadline,
             "lower `retry.linkerd.io/limit` or `retry.linkerd.io/timeout`, or raise `timeout.linkerd.io/request`",
         ),
     ],
