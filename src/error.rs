@@ -39,6 +39,9 @@ pub struct InputError {
     pub site: Option<Box<ErrorSite>>,
     /// Further places that explain it (where a bad `$ref` was written).
     pub related: Vec<ErrorSite>,
+    /// The other errors found in the same read of a file, reported with this one so that
+    /// one run shows every mistake of the file (see [`InputError::combine`]).
+    pub further: Vec<InputError>,
 }
 
 impl InputError {
@@ -48,7 +51,34 @@ impl InputError {
             help: None,
             site: None,
             related: Vec::new(),
+            further: Vec::new(),
         }
+    }
+
+    /// One error that carries every error of `errors`, in order: the first, with the rest
+    /// as [`InputError::further`]; `None` when there is none.
+    pub fn combine(errors: impl IntoIterator<Item = InputError>) -> Option<InputError> {
+        let mut errors = errors.into_iter().flat_map(InputError::into_each);
+        let mut first = errors.next()?;
+        first.further.extend(errors);
+        Some(first)
+    }
+
+    /// This error and every further one, each without further errors of its own.
+    pub fn into_each(mut self) -> Vec<InputError> {
+        let further = std::mem::take(&mut self.further);
+        std::iter::once(self)
+            .chain(further.into_iter().flat_map(InputError::into_each))
+            .collect()
+    }
+
+    /// This error, then every further one.
+    pub fn each(&self) -> impl Iterator<Item = &InputError> {
+        std::iter::once(self).chain(self.further.iter().flat_map(|e| e.each_boxed()))
+    }
+
+    fn each_boxed(&self) -> Box<dyn Iterator<Item = &InputError> + '_> {
+        Box::new(self.each())
     }
 
     /// An error at a span of a loaded file.
@@ -83,7 +113,8 @@ impl InputError {
     }
 }
 
-/// One line of text: file names and messages may hold description text, shown escaped.
+/// One line of text per error (the further ones on lines of their own): file names and
+/// messages may hold description text, shown escaped.
 impl fmt::Display for InputError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         let message = crate::output::escape::terminal(&self.message);
@@ -92,9 +123,10 @@ impl fmt::Display for InputError {
                 f,
                 "{}: {message}",
                 crate::output::escape::terminal(&location)
-            ),
-            None => write!(f, "{message}"),
+            )?,
+            None => write!(f, "{message}")?,
         }
+        self.further.iter().try_for_each(|e| write!(f, "\n{e}"))
     }
 }
 
