@@ -10,6 +10,7 @@ pub mod fields;
 mod parse;
 pub mod reference;
 pub mod schema;
+pub mod sections;
 mod selector;
 mod selector_index;
 mod store;
@@ -289,13 +290,15 @@ pub struct PolicyEntry {
     pub policy: PolicyObject,
 }
 
-/// A rule severity, or `off`, as `lint.rules` sets it.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
-pub enum Level {
-    Off,
-    Info,
-    Warning,
-    Error,
+policy_values! {
+    /// A rule severity, or `off`, as `lint.rules` sets it.
+    #[derive(PartialOrd, Ord)]
+    pub enum Level {
+        Off = "off",
+        Info = "info",
+        Warning = "warning",
+        Error = "error",
+    }
 }
 
 /// A `lint.ignore` entry.
@@ -313,16 +316,34 @@ pub struct IgnoreEntry {
 pub struct LintConfig {
     pub rules: Vec<(Spanned<String>, Spanned<Level>)>,
     pub max_attempts_limit: Option<Spanned<i64>>,
+    /// The most requests at the backend per call that `retry-amplification` allows.
+    pub max_amplification: Option<Spanned<u64>>,
     /// Header names that carry idempotency keys, besides the known ones.
     pub key_headers: Vec<Spanned<String>>,
     pub ignore: Vec<IgnoreEntry>,
 }
 
-/// A parsed retry policy file.
+/// One `layers:` entry: the layers of a file (or of one object) take a position.
+#[derive(Debug, Clone)]
+pub struct LayerPlacement {
+    /// A file given with `-p`, matched by the end of its path (`istio/vs.yaml`).
+    pub file: Option<Spanned<String>>,
+    /// A layer's object name (`payments`) or full name (`Istio VirtualService payments`).
+    pub name: Option<Spanned<String>>,
+    pub position: Spanned<crate::layers::Position>,
+    /// The entry.
+    pub loc: Loc,
+}
+
+/// A parsed retry policy file: the whole of it, as one model.
 #[derive(Debug, Clone)]
 pub struct PolicyFile {
     pub file: FileId,
     pub defaults: Option<PolicyObject>,
     pub operations: Vec<PolicyEntry>,
+    /// `service.hosts`: the names a mesh or gateway knows the service by.
+    pub service_hosts: Vec<Spanned<String>>,
+    /// `layers:`.
+    pub layers: Vec<LayerPlacement>,
     pub lint: LintConfig,
 }
