@@ -4,7 +4,7 @@
 //! all of a file's problems at once.
 
 use super::fields::{self, Kind};
-use super::sections::{self, Section};
+use super::sections;
 use super::store::{Read, store};
 use super::{
     IgnoreEntry, LayerPlacement, Level, LintConfig, PolicyEntry, PolicyFile, PolicyObject,
@@ -43,20 +43,15 @@ pub fn parse_policy_object(
     cx.finish(policy)
 }
 
-/// The keys of a section, for a [`crate::read::Table`].
-fn keys(section: &Section) -> Vec<&'static str> {
-    section.names()
-}
-
 fn read_file(cx: &Context<'_>, known_rules: &[&str]) -> Option<PolicyFile> {
-    let keys = keys(&sections::FILE);
+    let keys = sections::FILE.names();
     let root = cx.root("the policy file");
     let mut table = root.table(&keys)?;
     match table.entry("version") {
         None => cx.report(
             cx.error(
                 Span::at(root.node.span.start as usize),
-                "the policy file has no `version`",
+                format!("{} needs a `version`", root.name()),
             )
             .with_help("start the file with `version: 1`"),
         ),
@@ -70,7 +65,7 @@ fn read_file(cx: &Context<'_>, known_rules: &[&str]) -> Option<PolicyFile> {
         ),
         Some(_) => {}
     }
-    let _schema = table.optional::<String>("$schema");
+    table.optional::<String>("$schema");
     let defaults = table.section("defaults").map(|v| read_policy(&v));
     let operations = table.section("operations").map(|v| read_operations(&v));
     let service_hosts = table.section("service").map(|v| read_service(&v));
@@ -181,7 +176,7 @@ impl FromNode for Signal {
 }
 
 fn read_service(value: &Value<'_, '_>) -> Vec<Spanned<String>> {
-    let keys = keys(&sections::SERVICE);
+    let keys = sections::SERVICE.names();
     let Some(mut table) = value.table(&keys) else {
         return Vec::new();
     };
@@ -197,7 +192,7 @@ fn read_layers(value: &Value<'_, '_>) -> Vec<LayerPlacement> {
 
 /// One `layers` entry: a position, for the layers of a file, of a name, or of both.
 fn read_layer(value: &Value<'_, '_>) -> Option<LayerPlacement> {
-    let keys = keys(&sections::LAYER);
+    let keys = sections::LAYER.names();
     let mut table = value.table(&keys)?;
     let file = table.optional("file");
     let name = table.optional("name");
@@ -223,7 +218,7 @@ fn read_layer(value: &Value<'_, '_>) -> Option<LayerPlacement> {
 }
 
 fn read_lint(value: &Value<'_, '_>, known_rules: &[&str]) -> LintConfig {
-    let keys = keys(&sections::LINT);
+    let keys = sections::LINT.names();
     let Some(mut table) = value.table(&keys) else {
         return LintConfig::default();
     };
@@ -231,10 +226,10 @@ fn read_lint(value: &Value<'_, '_>, known_rules: &[&str]) -> LintConfig {
     if let Some(rules) = table.entry("rules") {
         for (entry, level) in rules.entries().unwrap_or_default() {
             let rule = rule_name(&level, &entry.key, entry.key_span, known_rules);
-            let index = level.one_of(Level::NAMES);
-            if let (Some(rule), Some(index)) = (rule, index)
-                && let Some(parsed) = Level::parse(Level::NAMES[index])
-            {
+            let parsed = level
+                .one_of(Level::NAMES)
+                .and_then(|i| Level::parse(Level::NAMES[i]));
+            if let (Some(rule), Some(parsed)) = (rule, parsed) {
                 lint.rules.push((
                     Spanned::new(rule, level.loc.clone()),
                     Spanned::new(parsed, level.loc.clone()),
@@ -271,7 +266,7 @@ fn rule_name(at: &Value<'_, '_>, name: &str, span: Span, known: &[&str]) -> Opti
 }
 
 fn read_ignore(value: &Value<'_, '_>, known_rules: &[&str]) -> Option<IgnoreEntry> {
-    let keys = keys(&sections::IGNORE);
+    let keys = sections::IGNORE.names();
     let mut table = value.table(&keys)?;
     let rule = table
         .entry("rule")
