@@ -13,8 +13,6 @@
 //!   maxAmplification: 10
 //! ```
 
-use super::Position;
-use crate::location::Loc;
 use crate::policy::{PolicyFile, Spanned};
 
 /// The layer settings of a policy file.
@@ -29,16 +27,7 @@ pub struct LayerSettings {
 }
 
 /// One `layers:` entry: the layers of a file (or of one object) take a position.
-#[derive(Debug, Clone)]
-pub struct PositionSetting {
-    /// A file given with `-p`, matched by the end of its path (`istio/vs.yaml`).
-    pub file: Option<Spanned<String>>,
-    /// A layer's object name (`payments`) or full name (`Istio VirtualService payments`).
-    pub name: Option<Spanned<String>>,
-    pub position: Spanned<Position>,
-    /// The entry.
-    pub loc: Loc,
-}
+pub use crate::policy::LayerPlacement as PositionSetting;
 
 impl PositionSetting {
     /// Whether this entry sets the position of a layer of `file_name` named `layer_name`.
@@ -57,15 +46,9 @@ impl PositionSetting {
 /// The layer settings of a policy file, as [`crate::policy::parse_policy_file`] read them.
 impl From<&PolicyFile> for LayerSettings {
     fn from(policy: &PolicyFile) -> LayerSettings {
-        let positions = policy.layers.iter().map(|entry| PositionSetting {
-            file: entry.file.clone(),
-            name: entry.name.clone(),
-            position: entry.position.clone(),
-            loc: entry.loc.clone(),
-        });
         LayerSettings {
             hosts: policy.service_hosts.clone(),
-            positions: positions.collect(),
+            positions: policy.layers.clone(),
             max_amplification: policy.lint.max_amplification.clone(),
         }
     }

@@ -13,7 +13,7 @@
 //! - "`maxAttempts` must be a whole number of 1 or more, found `0`"
 //! - "`deadline` must be a duration such as 500ms or 2s, found a list"
 //! - "`jitter` cannot be `ful`: expected one of none, full, equal, decorrelated"
-//! - "unknown key `maxAtempts` in a policy object" (help: "did you mean `maxAttempts`?")
+//! - "unknown key `maxAtempts` in `defaults`" (help: "did you mean `maxAttempts`?")
 //! - "a `layers` entry needs a `position`"
 
 mod table;
