@@ -40,8 +40,8 @@ impl<T> Spanned<T> {
 }
 
 /// Declares the values of an enumerated policy field with the names the file writes them
-/// by, so that each name is written once: the reader, the field table, the JSON Schema and
-/// `--compare` all take it from here.
+/// by, so that each name is written once: the reader (through [`crate::read::FromNode`]),
+/// the field table, the JSON Schema and `--compare` all take it from here.
 macro_rules! policy_values {
     ($(#[$meta:meta])* pub enum $name:ident {
         $($(#[$vmeta:meta])* $variant:ident = $text:literal,)*
@@ -69,6 +69,15 @@ macro_rules! policy_values {
                     $($text => Some($name::$variant),)*
                     _ => None,
                 }
+            }
+        }
+
+        /// One of the names, with a "did you mean" for a misspelt one.
+        impl crate::read::FromNode for $name {
+            fn from_node(value: &crate::read::Value<'_, '_>) -> Option<$name> {
+                value
+                    .one_of(Self::NAMES)
+                    .and_then(|i| Self::parse(Self::NAMES[i]))
             }
         }
     };

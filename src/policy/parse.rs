@@ -226,14 +226,9 @@ fn read_lint(value: &Value<'_, '_>, known_rules: &[&str]) -> LintConfig {
     if let Some(rules) = table.entry("rules") {
         for (entry, level) in rules.entries().unwrap_or_default() {
             let rule = rule_name(&level, &entry.key, entry.key_span, known_rules);
-            let parsed = level
-                .one_of(Level::NAMES)
-                .and_then(|i| Level::parse(Level::NAMES[i]));
-            if let (Some(rule), Some(parsed)) = (rule, parsed) {
-                lint.rules.push((
-                    Spanned::new(rule, level.loc.clone()),
-                    Spanned::new(parsed, level.loc.clone()),
-                ));
+            if let (Some(rule), Some(level)) = (rule, level.read::<Spanned<Level>>()) {
+                lint.rules
+                    .push((Spanned::new(rule, level.loc.clone()), level));
             }
         }
     }
