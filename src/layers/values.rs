@@ -391,6 +391,40 @@ mod tests {
     }
 
     #[test]
+    fn kubernetes_durations_are_worded_as_the_policy_words_them() {
+        let file = parsed("timeout: -1s\nidle: soon\nwait: [1s]\nok: 1m30s\n");
+        let loc = Loc::new(0, "", file.root.span);
+        let read = |key| {
+            let (node, at) = field(&file.root, &loc, key).unwrap();
+            k8s_duration(&file, node, &at)
+                .map(|d| d.value)
+                .map_err(|e| {
+                    (
+                        e.message,
+                        file.text[e.site.unwrap().span.range()].to_string(),
+                    )
+                })
+        };
+        assert_eq!(
+            read("timeout").unwrap_err().0,
+            "bad duration for `timeout`: `-1s` is negative: a duration is 0s or more"
+        );
+        assert_eq!(
+            read("idle").unwrap_err(),
+            (
+                "bad duration for `idle`: `soon` has an unknown unit `soon`: use ms, s, m, h or d"
+                    .to_string(),
+                "idle: soon".to_string()
+            )
+        );
+        assert_eq!(
+            read("wait").unwrap_err().0,
+            "`wait` must be a duration such as 500ms or 2s, found a list"
+        );
+        assert_eq!(read("ok"), Ok(Duration::from_millis(90_000)));
+    }
+
+    #[test]
     fn typed_values_say_what_they_found() {
         let file = parsed("n: '7'\nm: -1\nb: 'yes'\nl: x\n");
         let loc = Loc::new(0, "", file.root.span);
