@@ -25,7 +25,7 @@ use std::cell::RefCell;
 use std::fmt;
 
 pub use table::Table;
-pub use types::{Text, Whole, whole_number};
+pub use types::{ScalarText, Whole, whole_number};
 
 use crate::error::{InputError, did_you_mean};
 use crate::location::{FileId, Loc};
@@ -223,7 +223,9 @@ impl<'a, 'f> Value<'a, 'f> {
 
     /// The index in `names` of the value, which must be one of them.
     pub fn one_of(&self, names: &[&str]) -> Option<usize> {
-        let text = self.node.scalar_text().unwrap_or_default();
+        let Some(text) = self.node.scalar_text() else {
+            return self.expected(&format!("one of {}", names.join(", ")));
+        };
         if let Some(index) = names.iter().position(|name| *name == text) {
             return Some(index);
         }

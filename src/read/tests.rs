@@ -83,8 +83,8 @@ fn numbers_booleans_strings_and_durations() {
     assert!(read_with("'yes'", |v| v.read::<bool>()).is_err());
     assert!(read_with("3", |v| v.read::<String>()).is_err());
     assert_eq!(
-        read_with("3", |v| v.read::<Text>()),
-        Ok(Text("3".to_string()))
+        read_with("3", |v| v.read::<ScalarText>()),
+        Ok(ScalarText("3".to_string()))
     );
     assert_eq!(
         read_with("2s", |v| v.read::<Duration>()),
@@ -129,6 +129,13 @@ fn names_are_checked_with_a_suggestion() {
         "`jitter` cannot be `ful`: expected one of none, full"
     );
     assert_eq!(error.help.as_deref(), Some("did you mean `full`?"));
+    let list = read_with("[full]", |v| v.one_of(&["none", "full"]));
+    assert_eq!(
+        list,
+        Err(vec![
+            "the file must be one of none, full, found a list".to_string()
+        ])
+    );
 }
 
 #[test]

@@ -27,12 +27,12 @@ impl FromNode for String {
 /// The text of any scalar: a string, or a number or boolean as written (`seed: 7` and
 /// `latency: 50ms` alike, as a command-line flag takes them).
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Text(pub String);
+pub struct ScalarText(pub String);
 
-impl FromNode for Text {
-    fn from_node(value: &Value<'_, '_>) -> Option<Text> {
+impl FromNode for ScalarText {
+    fn from_node(value: &Value<'_, '_>) -> Option<ScalarText> {
         match value.node.scalar_text() {
-            Some(text) => Some(Text(text.to_string())),
+            Some(text) => Some(ScalarText(text.to_string())),
             None => value.expected("a string"),
         }
     }

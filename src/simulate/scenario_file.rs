@@ -18,7 +18,7 @@ use std::path::Path;
 
 use crate::error::InputError;
 use crate::load::{LoadOptions, read_source};
-use crate::read::{Context, Text};
+use crate::read::{Context, ScalarText};
 
 /// The keys of `scenario:`.
 const KEYS: &[&str] = &[
@@ -57,8 +57,9 @@ fn read(cx: &Context<'_>) -> Option<ScenarioFile> {
     }
     top.finish();
     let mut table = scenario?.table(KEYS)?;
-    let text = |t: Option<Text>| t.map(|Text(t)| t);
-    let texts = |t: Option<Vec<Text>>| t.unwrap_or_default().into_iter().map(|Text(t)| t);
+    let text = |t: Option<ScalarText>| t.map(|ScalarText(t)| t);
+    let texts =
+        |t: Option<Vec<ScalarText>>| t.unwrap_or_default().into_iter().map(|ScalarText(t)| t);
     let out = ScenarioFile {
         clients: table.optional("clients"),
         arrival: text(table.optional("arrival")),
