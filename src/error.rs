@@ -73,12 +73,8 @@ impl InputError {
     }
 
     /// This error, then every further one.
-    pub fn each(&self) -> impl Iterator<Item = &InputError> {
-        std::iter::once(self).chain(self.further.iter().flat_map(|e| e.each_boxed()))
-    }
-
-    fn each_boxed(&self) -> Box<dyn Iterator<Item = &InputError> + '_> {
-        Box::new(self.each())
+    pub fn each(&self) -> Box<dyn Iterator<Item = &InputError> + '_> {
+        Box::new(std::iter::once(self).chain(self.further.iter().flat_map(InputError::each)))
     }
 
     /// An error at a span of a loaded file.
@@ -167,6 +163,18 @@ pub fn did_you_mean<'a>(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn combined_errors_keep_their_order_and_flatten() {
+        let nested = InputError::combine([InputError::new("b"), InputError::new("c")]);
+        let all = InputError::combine([InputError::new("a")].into_iter().chain(nested));
+        let all = all.expect("three errors");
+        let messages: Vec<&str> = all.each().map(|e| e.message.as_str()).collect();
+        assert_eq!(messages, ["a", "b", "c"]);
+        assert!(all.further.iter().all(|e| e.further.is_empty()));
+        assert_eq!(all.to_string(), "a\nb\nc");
+        assert!(InputError::combine(Vec::new()).is_none());
+    }
 
     #[test]
     fn suggestions_find_typos_only() {
