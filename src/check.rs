@@ -62,7 +62,7 @@ fn load_policy_from(
 /// Parses a policy file already read.
 fn policy_of(file: SourceFile) -> Result<LoadedPolicy, InputError> {
     let policy = parse_policy_file(&file, POLICY_FILE_ID, &rules::names())?;
-    let layers = crate::layers::settings::read(&file, POLICY_FILE_ID)?;
+    let layers = LayerSettings::from(&policy);
     Ok(LoadedPolicy {
         file: Arc::new(file),
         policy,

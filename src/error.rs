@@ -39,6 +39,9 @@ pub struct InputError {
     pub site: Option<Box<ErrorSite>>,
     /// Further places that explain it (where a bad `$ref` was written).
     pub related: Vec<ErrorSite>,
+    /// The other errors found in the same read of a file, reported with this one so that
+    /// one run shows every mistake of the file (see [`InputError::combine`]).
+    pub further: Vec<InputError>,
 }
 
 impl InputError {
@@ -48,7 +51,30 @@ impl InputError {
             help: None,
             site: None,
             related: Vec::new(),
+            further: Vec::new(),
         }
+    }
+
+    /// One error that carries every error of `errors`, in order: the first, with the rest
+    /// as [`InputError::further`]; `None` when there is none.
+    pub fn combine(errors: impl IntoIterator<Item = InputError>) -> Option<InputError> {
+        let mut errors = errors.into_iter().flat_map(InputError::into_each);
+        let mut first = errors.next()?;
+        first.further.extend(errors);
+        Some(first)
+    }
+
+    /// This error and every further one, each without further errors of its own.
+    pub fn into_each(mut self) -> Vec<InputError> {
+        let further = std::mem::take(&mut self.further);
+        std::iter::once(self)
+            .chain(further.into_iter().flat_map(InputError::into_each))
+            .collect()
+    }
+
+    /// This error, then every further one.
+    pub fn each(&self) -> Box<dyn Iterator<Item = &InputError> + '_> {
+        Box::new(std::iter::once(self).chain(self.further.iter().flat_map(InputError::each)))
     }
 
     /// An error at a span of a loaded file.
@@ -83,14 +109,16 @@ impl InputError {
     }
 }
 
-/// One line of text: file names and messages may hold description text, shown escaped.
+/// One line of text per error (the further ones on lines of their own): file names and
+/// messages may hold description text, shown escaped.
 impl fmt::Display for InputError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         let message = crate::escape::terminal(&self.message);
         match self.location() {
-            Some(location) => write!(f, "{}: {message}", crate::escape::terminal(&location)),
-            None => write!(f, "{message}"),
+            Some(location) => write!(f, "{}: {message}", crate::escape::terminal(&location))?,
+            None => write!(f, "{message}")?,
         }
+        self.further.iter().try_for_each(|e| write!(f, "\n{e}"))
     }
 }
 
@@ -131,6 +159,18 @@ pub fn did_you_mean<'a>(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn combined_errors_keep_their_order_and_flatten() {
+        let nested = InputError::combine([InputError::new("b"), InputError::new("c")]);
+        let all = InputError::combine([InputError::new("a")].into_iter().chain(nested));
+        let all = all.expect("three errors");
+        let messages: Vec<&str> = all.each().map(|e| e.message.as_str()).collect();
+        assert_eq!(messages, ["a", "b", "c"]);
+        assert!(all.further.iter().all(|e| e.further.is_empty()));
+        assert_eq!(all.to_string(), "a\nb\nc");
+        assert!(InputError::combine(Vec::new()).is_none());
+    }
 
     #[test]
     fn suggestions_find_typos_only() {

@@ -36,6 +36,7 @@ pub mod plan;
 
 pub use plan::plan_retry;
 pub mod policy;
+pub mod read;
 pub mod report;
 pub mod rules;
 pub mod simulate;

@@ -85,3 +85,15 @@ pub fn entry_span(key_span: Span, value: &Node) -> Span {
         key_span
     }
 }
+/// A value together with the place it was written.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Spanned<T> {
+    pub value: T,
+    pub loc: Loc,
+}
+
+impl<T> Spanned<T> {
+    pub fn new(value: T, loc: Loc) -> Spanned<T> {
+        Spanned { value, loc }
+    }
+}

@@ -35,7 +35,6 @@ pub mod values;
 pub use format::{FormatSpec, KindsUnderstood};
 pub use route_regex::{RegexEngine, RouteRegex};
 
-use std::fmt;
 use std::sync::Arc;
 
 use self::names::Name;
@@ -44,50 +43,7 @@ use crate::location::Loc;
 use crate::policy::PolicyObject;
 use crate::source::{Node, SourceFile};
 
-/// Where a layer sits on a request's way, client first.
-///
-/// Each position retries on its own, so attempts multiply across positions. Layers at the
-/// same position are alternatives (the generated SDK or a hand-written client): the worst
-/// of them counts.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
-pub enum Position {
-    /// The caller: retrylint's policy, or the generated SDK.
-    Client,
-    /// An edge proxy in front of everything (Envoy).
-    Edge,
-    /// An API gateway (Gateway API `HTTPRoute` on a `Gateway`, Istio ingress).
-    Gateway,
-    /// The service mesh's sidecar in front of the backend (Istio, Linkerd).
-    Mesh,
-}
-
-impl Position {
-    pub const ALL: [Position; 4] = [
-        Position::Client,
-        Position::Edge,
-        Position::Gateway,
-        Position::Mesh,
-    ];
-
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Position::Client => "client",
-            Position::Edge => "edge",
-            Position::Gateway => "gateway",
-            Position::Mesh => "mesh",
-        }
-    }
-
-    pub fn parse(text: &str) -> Option<Position> {
-        Position::ALL.into_iter().find(|p| p.as_str() == text)
-    }
-}
-
-impl fmt::Display for Position {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.as_str())
-    }
-}
+pub use crate::policy::Position;
 
 format::formats! {
     Policy => client_policy::SPEC,

@@ -1,6 +1,7 @@
 //! Reading the values importers share: durations in each format's syntax, retry
 //! conditions (`retryOn` tokens), regular expressions with a size limit, and located
-//! fields of a document.
+//! fields of a document. Typed values are read with the shared reader
+//! ([`crate::read`]), so a layer file words a fault as the policy file does.
 
 use std::sync::Arc;
 
@@ -8,7 +9,8 @@ use super::{RegexEngine, RouteRegex};
 use crate::error::{ErrorSite, InputError};
 use crate::location::Loc;
 use crate::policy::{Duration, GrpcCode, Signal, Spanned};
-use crate::source::{Map, Node, SourceFile, Value};
+use crate::read::{Context, Name, Value};
+use crate::source::{Map, Node, SourceFile};
 
 /// A field of a mapping with its location (key and scalar value).
 pub fn field<'a>(node: &'a Node, loc: &Loc, key: &str) -> Option<(&'a Node, Loc)> {
@@ -48,6 +50,28 @@ fn lower_camel(name: &str) -> String {
     out
 }
 
+/// Reads one value of a layer file with the shared reader ([`crate::read`]): messages
+/// call it `what`, and point at `loc` (the key and its value).
+fn read_one<T>(
+    file: &SourceFile,
+    node: &Node,
+    loc: &Loc,
+    what: &str,
+    read: impl FnOnce(&Value<'_, '_>) -> Option<T>,
+) -> Result<T, InputError> {
+    let cx = Context::new(file, loc.file);
+    let value = Value::new(&cx, node, loc.clone(), Name::Key(what.into())).pointing_at(loc.span);
+    let read = read(&value);
+    cx.finish(read)
+}
+
+/// The key a location names, for messages: the last token of its pointer.
+fn key_of(loc: &Loc) -> String {
+    crate::source::pointer::decode(&loc.pointer)
+        .and_then(|tokens| tokens.last().cloned())
+        .unwrap_or_default()
+}
+
 /// A mapping, or an error naming `what` should be one.
 pub fn mapping<'a>(
     file: &SourceFile,
@@ -55,12 +79,9 @@ pub fn mapping<'a>(
     loc: &Loc,
     what: &str,
 ) -> Result<&'a Map, InputError> {
-    node.as_map().ok_or_else(|| {
-        bad_value(
-            file,
-            loc,
-            format!("`{what}` must be a mapping, found {}", node.kind()),
-        )
+    read_one(file, node, loc, what, |value| match node.as_map() {
+        Some(map) => Some(map),
+        None => value.expected("a mapping"),
     })
 }
 
@@ -71,12 +92,9 @@ pub fn list<'a>(
     loc: &Loc,
     what: &str,
 ) -> Result<&'a [Node], InputError> {
-    node.as_seq().ok_or_else(|| {
-        bad_value(
-            file,
-            loc,
-            format!("`{what}` must be a list, found {}", node.kind()),
-        )
+    read_one(file, node, loc, what, |value| match node.as_seq() {
+        Some(items) => Some(items),
+        None => value.expected("a list"),
     })
 }
 
@@ -87,24 +105,15 @@ pub fn text<'a>(
     loc: &Loc,
     what: &str,
 ) -> Result<&'a str, InputError> {
-    node.scalar_text().ok_or_else(|| {
-        bad_value(
-            file,
-            loc,
-            format!("`{what}` must be a string, found {}", node.kind()),
-        )
+    read_one(file, node, loc, what, |value| match node.scalar_text() {
+        Some(text) => Some(text),
+        None => value.expected("a string"),
     })
 }
 
 /// `true` or `false`, or an error naming `what`.
 pub fn boolean(file: &SourceFile, node: &Node, loc: &Loc, what: &str) -> Result<bool, InputError> {
-    node.as_bool().ok_or_else(|| {
-        bad_value(
-            file,
-            loc,
-            format!("`{what}` must be true or false, found {}", node.kind()),
-        )
-    })
+    read_one(file, node, loc, what, |value| value.read())
 }
 
 /// A whole number of zero or more, written as a number or (as protobuf JSON may) as a
@@ -115,30 +124,10 @@ pub fn whole_number(
     loc: &Loc,
     what: &str,
 ) -> Result<u64, InputError> {
-    let text = match &node.value {
-        Value::Number(t) | Value::String(t) => Some(&**t),
-        _ => None,
-    };
-    text.and_then(|t| t.trim().parse::<u64>().ok())
-        .ok_or_else(|| {
-            let digits = text.map(str::trim).filter(|t| {
-                !t.is_empty()
-                    && t.trim_start_matches('+')
-                        .bytes()
-                        .all(|b| b.is_ascii_digit())
-            });
-            let message = match (digits, text) {
-                (Some(t), _) => format!("`{what}` ({t}) is too large: at most {}", u64::MAX),
-                (None, Some(t)) => {
-                    format!("`{what}` must be a whole number of zero or more, found `{t}`")
-                }
-                (None, None) => format!(
-                    "`{what}` must be a whole number of zero or more, found {}",
-                    node.kind()
-                ),
-            };
-            bad_value(file, loc, message)
-        })
+    read_one(file, node, loc, what, |value| {
+        let n = crate::read::whole_number(value, 0, u64::MAX.into(), true)?;
+        u64::try_from(n).ok()
+    })
 }
 
 /// A duration as Kubernetes formats write it (Istio `1h/1m/1s/1ms`, Gateway API
@@ -148,22 +137,17 @@ pub fn k8s_duration(
     node: &Node,
     loc: &Loc,
 ) -> Result<Spanned<Duration>, InputError> {
-    let text = node.scalar_text().ok_or_else(|| {
-        bad_value(
-            file,
-            loc,
-            format!("expected a duration such as 2s, found {}", node.kind()),
-        )
-    })?;
-    let value = Duration::parse(text).map_err(|why| bad_value(file, loc, why))?;
-    if value < Duration::ZERO {
-        return Err(bad_value(
-            file,
-            loc,
-            format!("`{text}` is negative: a duration is 0s or more"),
-        ));
-    }
-    Ok(Spanned::new(value, loc.clone()))
+    read_one(file, node, loc, &key_of(loc), |value| {
+        let duration = value.read::<Duration>()?;
+        if duration < Duration::ZERO {
+            let text = node.scalar_text().unwrap_or_default();
+            return value.fail(format!(
+                "bad duration for {}: `{text}` is negative: a duration is 0s or more",
+                value.name()
+            ));
+        }
+        Some(Spanned::new(duration, loc.clone()))
+    })
 }
 
 /// A protobuf `Duration` as Envoy writes it in YAML or JSON: `"0.25s"`, or
@@ -173,69 +157,56 @@ pub fn proto_duration(
     node: &Node,
     loc: &Loc,
 ) -> Result<Spanned<Duration>, InputError> {
-    if let Some(map) = node.as_map() {
-        // Envoy refuses a negative duration anywhere in its configuration
-        // (`MessageUtil::validateDurationFields`); protobuf holds `seconds` in an int64.
-        let number = |key: &str| -> Result<i64, InputError> {
-            let Some(n) = map.get(key) else {
-                return Ok(0);
-            };
-            let text = n.scalar_text().unwrap_or_default().trim();
-            match text.parse::<i64>() {
-                Ok(v) if v >= 0 => Ok(v),
-                Ok(_) => Err(bad_value(
-                    file,
-                    loc,
-                    format!("`{key}` is negative: a duration is 0s or more"),
-                )),
-                Err(_) if !text.is_empty() && text.bytes().all(|b| b.is_ascii_digit()) => {
-                    Err(bad_value(
-                        file,
-                        loc,
-                        format!("`{key}` ({text}) is beyond what a protobuf Duration holds"),
-                    ))
-                }
-                Err(_) => Err(bad_value(
-                    file,
-                    loc,
-                    format!("`{key}` is not a whole number"),
-                )),
-            }
+    read_one(file, node, loc, &key_of(loc), |value| {
+        let micros = match &node.value {
+            crate::source::Value::Map(map) => proto_parts(value, map)?,
+            _ => proto_seconds(value)?,
         };
-        let micros = number("seconds")?
+        Some(Spanned::new(Duration::from_micros(micros), loc.clone()))
+    })
+}
+
+/// The microseconds of `{seconds, nanos}`. Envoy refuses a negative duration anywhere in
+/// its configuration (`MessageUtil::validateDurationFields`); protobuf holds `seconds` in
+/// an int64.
+fn proto_parts(value: &Value<'_, '_>, map: &Map) -> Option<i64> {
+    let part = |key: &str| match map.get(key) {
+        None => Some(0),
+        Some(node) => {
+            let part = Value::new(
+                value.context(),
+                node,
+                value.loc.clone(),
+                Name::Key(key.into()),
+            )
+            .pointing_at(value.loc.span);
+            let n = crate::read::whole_number(&part, 0, i64::MAX.into(), true)?;
+            i64::try_from(n).ok()
+        }
+    };
+    let (seconds, nanos) = (part("seconds"), part("nanos"));
+    Some(
+        seconds?
             .saturating_mul(1_000_000)
-            .saturating_add(number("nanos")? / 1_000);
-        return Ok(Spanned::new(Duration::from_micros(micros), loc.clone()));
-    }
-    let text = node.scalar_text().ok_or_else(|| {
-        bad_value(
-            file,
-            loc,
-            format!("expected a duration such as 0.25s, found {}", node.kind()),
-        )
-    })?;
+            .saturating_add(nanos? / 1_000),
+    )
+}
+
+/// The microseconds of `"0.25s"`.
+fn proto_seconds(value: &Value<'_, '_>) -> Option<i64> {
+    let Some(text) = value.node.scalar_text() else {
+        return value.expected("a duration such as 0.25s");
+    };
+    let bad = |why: &str| value.fail(format!("bad duration for {}: {why}", value.name()));
     let Some(seconds) = text.trim().strip_suffix('s') else {
-        return Err(bad_value(
-            file,
-            loc,
-            format!("`{text}` is not a protobuf duration: write seconds with an `s`, as in 0.25s"),
+        return bad(&format!(
+            "`{text}` is not a protobuf duration: write seconds with an `s`, as in 0.25s"
         ));
     };
-    let value: f64 = seconds
-        .parse()
-        .ok()
-        .filter(|v: &f64| v.is_finite() && *v >= 0.0)
-        .ok_or_else(|| {
-            bad_value(
-                file,
-                loc,
-                format!("`{text}` is not a duration: write 0.25s"),
-            )
-        })?;
-    Ok(Spanned::new(
-        Duration::from_micros((value * 1e6).round().min(i64::MAX as f64) as i64),
-        loc.clone(),
-    ))
+    match seconds.parse::<f64>() {
+        Ok(v) if v.is_finite() && v >= 0.0 => Some((v * 1e6).round().min(i64::MAX as f64) as i64),
+        _ => bad(&format!("`{text}` is not a duration: write 0.25s")),
+    }
 }
 
 /// retrylint's `backoff.base` for a format whose first retry waits `first`: in
@@ -408,9 +379,49 @@ mod tests {
             let (node, at) = field(&file.root, &loc, key).unwrap();
             proto_duration(&file, node, &at).map(|d| d.value)
         };
-        assert!(read("a").unwrap_err().message.contains("negative"));
-        assert!(read("b").unwrap_err().message.contains("beyond"));
+        assert_eq!(
+            read("a").unwrap_err().message,
+            "`seconds` must be a whole number of zero or more, found `-5`"
+        );
+        assert_eq!(
+            read("b").unwrap_err().message,
+            "`seconds` must be a whole number of at most 9223372036854775807, found `99999999999999999999`"
+        );
         assert_eq!(read("c").ok(), Some(Duration::from_micros(i64::MAX)));
+    }
+
+    #[test]
+    fn kubernetes_durations_are_worded_as_the_policy_words_them() {
+        let file = parsed("timeout: -1s\nidle: soon\nwait: [1s]\nok: 1m30s\n");
+        let loc = Loc::new(0, "", file.root.span);
+        let read = |key| {
+            let (node, at) = field(&file.root, &loc, key).unwrap();
+            k8s_duration(&file, node, &at)
+                .map(|d| d.value)
+                .map_err(|e| {
+                    (
+                        e.message,
+                        file.text[e.site.unwrap().span.range()].to_string(),
+                    )
+                })
+        };
+        assert_eq!(
+            read("timeout").unwrap_err().0,
+            "bad duration for `timeout`: `-1s` is negative: a duration is 0s or more"
+        );
+        assert_eq!(
+            read("idle").unwrap_err(),
+            (
+                "bad duration for `idle`: `soon` has an unknown unit `soon`: use ms, s, m, h or d"
+                    .to_string(),
+                "idle: soon".to_string()
+            )
+        );
+        assert_eq!(
+            read("wait").unwrap_err().0,
+            "`wait` must be a duration such as 500ms or 2s, found a list"
+        );
+        assert_eq!(read("ok"), Ok(Duration::from_millis(90_000)));
     }
 
     #[test]

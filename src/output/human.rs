@@ -49,11 +49,13 @@ pub fn cut_notice(cut: usize, shown: Shown) -> Option<String> {
     })
 }
 
-/// Renders an input error.
+/// Renders an input error, and each further error found with it.
 pub fn render_error(error: &InputError, color: bool) -> String {
     let mut out = String::new();
-    let diagnostic = error_diagnostic(error);
-    let _ = handler(color).render_report(&mut out, &diagnostic);
+    for error in error.each() {
+        let diagnostic = error_diagnostic(error);
+        let _ = handler(color).render_report(&mut out, &diagnostic);
+    }
     out
 }
 

@@ -150,6 +150,20 @@ fn trim_float(value: f64) -> String {
     text.trim_end_matches('0').trim_end_matches('.').to_string()
 }
 
+/// A duration with units (`250ms`, `2s`, `1m30s`), as [`Duration::parse`] reads it.
+impl crate::read::FromNode for Duration {
+    fn from_node(value: &crate::read::Value<'_, '_>) -> Option<Duration> {
+        let text = match &value.node.value {
+            crate::source::Value::String(s) | crate::source::Value::Number(s) => s,
+            _ => return value.expected("a duration such as 500ms or 2s"),
+        };
+        match Duration::parse(text) {
+            Ok(duration) => Some(duration),
+            Err(why) => value.fail(format!("bad duration for {}: {why}", value.name())),
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

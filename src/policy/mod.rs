@@ -8,18 +8,22 @@ mod duration;
 pub mod effective;
 pub mod fields;
 mod parse;
+mod position;
 pub mod reference;
 pub mod schema;
+pub mod sections;
 mod selector;
 mod selector_index;
 mod store;
 
 use std::fmt;
 
+pub use crate::location::Spanned;
 pub use duration::Duration;
 pub use effective::{Effect, EffectSource, Effective, Matches, effect_of, resolve};
 pub(crate) use parse::parse_signal;
 pub use parse::{parse_policy_file, parse_policy_object};
+pub use position::Position;
 pub use selector::{Rank, Selector};
 
 use crate::load::FileId;
@@ -31,22 +35,9 @@ pub const POLICY_FILE_NAME: &str = "retry-policy.yaml";
 /// Every name a policy beside a description may have, the usual one first.
 pub const POLICY_FILE_NAMES: [&str; 2] = [POLICY_FILE_NAME, "retry-policy.yml"];
 
-/// A value together with the place it was written.
-#[derive(Debug, Clone, PartialEq)]
-pub struct Spanned<T> {
-    pub value: T,
-    pub loc: Loc,
-}
-
-impl<T> Spanned<T> {
-    pub fn new(value: T, loc: Loc) -> Spanned<T> {
-        Spanned { value, loc }
-    }
-}
-
 /// Declares the values of an enumerated policy field with the names the file writes them
-/// by, so that each name is written once: the reader, the field table, the JSON Schema and
-/// `--compare` all take it from here.
+/// by, so that each name is written once: the reader (through [`crate::read::FromNode`]),
+/// the field table, the JSON Schema and `--compare` all take it from here.
 macro_rules! policy_values {
     ($(#[$meta:meta])* pub enum $name:ident {
         $($(#[$vmeta:meta])* $variant:ident = $text:literal,)*
@@ -74,6 +65,15 @@ macro_rules! policy_values {
                     $($text => Some($name::$variant),)*
                     _ => None,
                 }
+            }
+        }
+
+        /// One of the names, with a "did you mean" for a misspelt one.
+        impl crate::read::FromNode for $name {
+            fn from_node(value: &crate::read::Value<'_, '_>) -> Option<$name> {
+                value
+                    .one_of(Self::NAMES)
+                    .and_then(|i| Self::parse(Self::NAMES[i]))
             }
         }
     };
@@ -295,13 +295,15 @@ pub struct PolicyEntry {
     pub policy: PolicyObject,
 }
 
-/// A rule severity, or `off`, as `lint.rules` sets it.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
-pub enum Level {
-    Off,
-    Info,
-    Warning,
-    Error,
+policy_values! {
+    /// A rule severity, or `off`, as `lint.rules` sets it.
+    #[derive(PartialOrd, Ord)]
+    pub enum Level {
+        Off = "off",
+        Info = "info",
+        Warning = "warning",
+        Error = "error",
+    }
 }
 
 /// A `lint.ignore` entry.
@@ -319,16 +321,34 @@ pub struct IgnoreEntry {
 pub struct LintConfig {
     pub rules: Vec<(Spanned<String>, Spanned<Level>)>,
     pub max_attempts_limit: Option<Spanned<i64>>,
+    /// The most requests at the backend per call that `retry-amplification` allows.
+    pub max_amplification: Option<Spanned<u64>>,
     /// Header names that carry idempotency keys, besides the known ones.
     pub key_headers: Vec<Spanned<String>>,
     pub ignore: Vec<IgnoreEntry>,
 }
 
-/// A parsed retry policy file.
+/// One `layers:` entry: the layers of a file (or of one object) take a position.
+#[derive(Debug, Clone)]
+pub struct LayerPlacement {
+    /// A file given with `-p`, matched by the end of its path (`istio/vs.yaml`).
+    pub file: Option<Spanned<String>>,
+    /// A layer's object name (`payments`) or full name (`Istio VirtualService payments`).
+    pub name: Option<Spanned<String>>,
+    pub position: Spanned<Position>,
+    /// The entry.
+    pub loc: Loc,
+}
+
+/// A parsed retry policy file: the whole of it, as one model.
 #[derive(Debug, Clone)]
 pub struct PolicyFile {
     pub file: FileId,
     pub defaults: Option<PolicyObject>,
     pub operations: Vec<PolicyEntry>,
+    /// `service.hosts`: the names a mesh or gateway knows the service by.
+    pub service_hosts: Vec<Spanned<String>>,
+    /// `layers:`.
+    pub layers: Vec<LayerPlacement>,
     pub lint: LintConfig,
 }

@@ -1,38 +1,20 @@
-//! Reads policy files and `x-retry-policy` objects from their spanned trees.
-//!
-//! Every problem is an input error at the exact span, with a "did you mean" for
-//! misspelt keys and values.
+//! Reads policy files and `x-retry-policy` objects from their spanned trees, with the
+//! one reader of [`crate::read`]: the whole policy file into one [`PolicyFile`] (its policy
+//! objects, `service`, `layers` and `lint`), every problem an input error at its span,
+//! all of a file's problems at once.
 
 use super::fields::{self, Kind};
+use super::sections;
 use super::store::{Read, store};
 use super::{
-    Duration, IgnoreEntry, Level, LintConfig, PolicyEntry, PolicyFile, PolicyObject, Selector,
-    Signal, Spanned,
+    IgnoreEntry, LayerPlacement, Level, LintConfig, PolicyEntry, PolicyFile, PolicyObject,
+    Selector, Signal, Spanned,
 };
-use crate::error::{InputError, did_you_mean};
+use crate::error::InputError;
 use crate::load::FileId;
 use crate::location::Loc;
-use crate::source::{Entry, Map, Node, SourceFile, Value};
-
-/// `service` and `layers` are read by [`crate::layers::settings`].
-const TOP_KEYS: &[&str] = &[
-    "version",
-    "defaults",
-    "operations",
-    "lint",
-    "service",
-    "layers",
-    "$schema",
-];
-/// `maxAmplification` is read by [`crate::layers::settings`].
-const LINT_KEYS: &[&str] = &[
-    "rules",
-    "maxAttemptsLimit",
-    "maxAmplification",
-    "keyHeaders",
-    "ignore",
-];
-const IGNORE_KEYS: &[&str] = &["rule", "operations", "reason"];
+use crate::read::{Context, FromNode, Name, Value, Whole, with_suggestion};
+use crate::source::{Node, SourceFile, Span};
 
 /// Reads a whole policy file. `known_rules` are the rule names `lint` may mention.
 pub fn parse_policy_file(
@@ -40,68 +22,9 @@ pub fn parse_policy_file(
     id: FileId,
     known_rules: &[&str],
 ) -> Result<PolicyFile, InputError> {
-    let reader = Reader { file };
-    let root = Loc::new(id, "", file.root.span);
-    let map = reader.mapping(&file.root, "the policy file", TOP_KEYS)?;
-    let version = map.entry("version").ok_or_else(|| {
-        InputError::at(
-            file,
-            crate::source::Span::at(file.root.span.start as usize),
-            "the policy file has no `version`",
-        )
-        .with_help("start the file with `version: 1`")
-    })?;
-    if version.value.scalar_text() != Some("1") {
-        return Err(InputError::at(
-            file,
-            version.value.span,
-            format!(
-                "unsupported policy version `{}`",
-                version.value.scalar_text().unwrap_or("?")
-            ),
-        )
-        .with_help("the only policy version is 1"));
-    }
-    // An empty section (`operations:` with every entry commented out) is no section.
-    let section = |key: &str| map.entry(key).filter(|e| e.value.value != Value::Null);
-    let defaults = match section("defaults") {
-        Some(e) => Some(reader.policy(&e.value, &root.entry(&e.key, e.key_span, &e.value))?),
-        None => None,
-    };
-    let mut operations = Vec::new();
-    if let Some(e) = section("operations") {
-        let loc = root.entry(&e.key, e.key_span, &e.value);
-        let list = reader.mapping(&e.value, "`operations`", &[])?;
-        for entry in list.entries() {
-            let selector = Selector::parse(&entry.key).map_err(|why| {
-                InputError::at(
-                    file,
-                    entry.key_span,
-                    format!("bad selector `{}`: {why}", entry.key),
-                )
-            })?;
-            let loc = loc.entry(&entry.key, entry.key_span, &entry.value);
-            operations.push(PolicyEntry {
-                selector,
-                policy: reader.policy(&entry.value, &loc)?,
-                loc,
-            });
-        }
-    }
-    let lint = match section("lint") {
-        Some(e) => reader.lint(
-            &e.value,
-            &root.entry(&e.key, e.key_span, &e.value),
-            known_rules,
-        )?,
-        None => LintConfig::default(),
-    };
-    Ok(PolicyFile {
-        file: id,
-        defaults,
-        operations,
-        lint,
-    })
+    let cx = Context::new(file, id);
+    let policy = read_file(&cx, known_rules);
+    cx.finish(policy)
 }
 
 /// Reads one policy object (an `operations` entry, `defaults`, or `x-retry-policy`).
@@ -110,370 +33,268 @@ pub fn parse_policy_object(
     node: &Node,
     loc: &Loc,
 ) -> Result<PolicyObject, InputError> {
-    Reader { file }.policy(node, loc)
+    let cx = Context::new(file, loc.file);
+    let key = crate::source::pointer::decode(&loc.pointer).and_then(|t| t.last().cloned());
+    let name = match key {
+        Some(key) => Name::Key(key),
+        None => Name::Phrase("a policy object".into()),
+    };
+    let policy = read_policy(&Value::new(&cx, node, loc.clone(), name));
+    cx.finish(policy)
 }
 
-struct Reader<'a> {
-    file: &'a SourceFile,
-}
-
-impl Reader<'_> {
-    fn error(&self, node: &Node, message: impl Into<String>) -> InputError {
-        InputError::at(self.file, node.span, message)
-    }
-
-    /// The node as a mapping whose keys are all in `allowed` (any key when it is empty).
-    fn mapping<'n>(
-        &self,
-        node: &'n Node,
-        what: &str,
-        allowed: &[&str],
-    ) -> Result<&'n Map, InputError> {
-        let Some(map) = node.as_map() else {
-            return Err(self.error(
-                node,
-                format!("{what} must be a mapping, found {}", node.kind()),
-            ));
-        };
-        if allowed.is_empty() {
-            return Ok(map);
-        }
-        for entry in map.entries() {
-            if !allowed.contains(&&*entry.key) {
-                let mut error = InputError::at(
-                    self.file,
-                    entry.key_span,
-                    format!("unknown key `{}` in {what}", entry.key),
-                );
-                error = match did_you_mean(&entry.key, allowed.iter().copied()) {
-                    Some(near) => error.with_help(format!("did you mean `{near}`?")),
-                    None => error.with_help(format!("expected one of: {}", allowed.join(", "))),
-                };
-                return Err(error);
-            }
-        }
-        Ok(map)
-    }
-
-    fn policy(&self, node: &Node, loc: &Loc) -> Result<PolicyObject, InputError> {
-        let mut p = PolicyObject::default();
-        self.section(node, "", loc, &mut p)?;
-        Ok(p)
-    }
-
-    /// Reads into `p` the fields of one section of a policy object (`""`: the object
-    /// itself), which the field table lists.
-    fn section(
-        &self,
-        node: &Node,
-        section: &str,
-        loc: &Loc,
-        p: &mut PolicyObject,
-    ) -> Result<(), InputError> {
-        let what = match section {
-            "" => "a policy object".to_string(),
-            name => format!("`{name}`"),
-        };
-        let keys: Vec<&str> = fields::in_section(section).map(|f| f.key()).collect();
-        let map = self.mapping(node, &what, &keys)?;
-        for entry in map.entries() {
-            // `mapping` let through only the section's keys.
-            let Some(field) = fields::in_section(section).find(|f| f.key() == &*entry.key) else {
-                continue;
-            };
-            let at = loc.entry(&entry.key, entry.key_span, &entry.value);
-            let value = match field.kind {
-                Kind::Section => {
-                    self.section(&entry.value, field.name, &at, p)?;
-                    Read::Section
-                }
-                kind => self.value(entry, kind, &at)?,
-            };
-            store(p, field, value, at)?;
-        }
-        Ok(())
-    }
-
-    /// A field's value, read as its kind says.
-    fn value(&self, entry: &Entry, kind: Kind, at: &Loc) -> Result<Read, InputError> {
-        let at = at.clone();
-        Ok(match kind {
-            Kind::Integer => Read::Integer(self.integer(entry, at)?.value),
-            Kind::Duration => Read::Duration(self.duration(entry, at)?.value),
-            Kind::Number => Read::Number(self.number(entry, at)?.value),
-            Kind::Boolean => Read::Boolean(self.boolean(entry, at)?.value),
-            Kind::Enum(names) => Read::Name(names[self.one_of(entry, names)?]),
-            Kind::Signals => Read::Signals(self.signals(entry, at)?.value),
-            Kind::Strings => Read::Strings(self.strings(entry, at)?.value),
-            Kind::String => Read::String(self.string(entry, at)?.value),
-            Kind::Section => Read::Section,
-        })
-    }
-
-    fn integer(&self, entry: &Entry, loc: Loc) -> Result<Spanned<i64>, InputError> {
-        let v = &entry.value;
-        match &v.value {
-            Value::Number(text) => {
-                text.parse::<i64>()
-                    .map(|n| Spanned::new(n, loc))
-                    .map_err(|_| {
-                        self.error(
-                            v,
-                            format!("`{}` must be a whole number, found `{text}`", entry.key),
-                        )
-                    })
-            }
-            _ => Err(self.error(
-                v,
-                format!("`{}` must be a whole number, found {}", entry.key, v.kind()),
-            )),
-        }
-    }
-
-    fn number(&self, entry: &Entry, loc: Loc) -> Result<Spanned<f64>, InputError> {
-        let v = &entry.value;
-        match &v.value {
-            Value::Number(text) => match text.parse::<f64>() {
-                Ok(n) if n.is_finite() => Ok(Spanned::new(n, loc)),
-                _ => Err(self.error(
-                    v,
-                    format!("`{}` must be a finite number, found `{text}`", entry.key),
-                )),
-            },
-            _ => Err(self.error(
-                v,
-                format!("`{}` must be a number, found {}", entry.key, v.kind()),
-            )),
-        }
-    }
-
-    fn boolean(&self, entry: &Entry, loc: Loc) -> Result<Spanned<bool>, InputError> {
-        entry
-            .value
-            .as_bool()
-            .map(|b| Spanned::new(b, loc))
-            .ok_or_else(|| {
-                self.error(
-                    &entry.value,
-                    format!(
-                        "`{}` must be true or false, found {}",
-                        entry.key,
-                        entry.value.kind()
-                    ),
-                )
-            })
-    }
-
-    fn string(&self, entry: &Entry, loc: Loc) -> Result<Spanned<String>, InputError> {
-        match &entry.value.value {
-            Value::String(s) => Ok(Spanned::new(s.to_string(), loc)),
-            _ => Err(self.error(
-                &entry.value,
-                format!(
-                    "`{}` must be a string, found {}",
-                    entry.key,
-                    entry.value.kind()
-                ),
-            )),
-        }
-    }
-
-    fn duration(&self, entry: &Entry, loc: Loc) -> Result<Spanned<Duration>, InputError> {
-        let v = &entry.value;
-        let text = match &v.value {
-            Value::String(s) | Value::Number(s) => s,
-            _ => {
-                return Err(self.error(
-                    v,
-                    format!(
-                        "`{}` must be a duration such as 500ms or 2s, found {}",
-                        entry.key,
-                        v.kind()
-                    ),
-                ));
-            }
-        };
-        Duration::parse(text)
-            .map(|d| Spanned::new(d, loc))
-            .map_err(|why| self.error(v, format!("bad duration for `{}`: {why}", entry.key)))
-    }
-
-    fn choice<T: Copy>(
-        &self,
-        entry: &Entry,
-        loc: Loc,
-        options: &[(&str, T)],
-    ) -> Result<Spanned<T>, InputError> {
-        let names: Vec<&str> = options.iter().map(|(n, _)| *n).collect();
-        let index = self.one_of(entry, &names)?;
-        Ok(Spanned::new(options[index].1, loc))
-    }
-
-    /// The index in `names` of the entry's value, which must be one of them.
-    fn one_of(&self, entry: &Entry, names: &[&str]) -> Result<usize, InputError> {
-        let text = entry.value.scalar_text().unwrap_or_default();
-        if let Some(index) = names.iter().position(|name| *name == text) {
-            return Ok(index);
-        }
-        let error = self.error(
-            &entry.value,
-            format!(
-                "`{}` cannot be `{text}`: expected one of {}",
-                entry.key,
-                names.join(", ")
-            ),
-        );
-        Err(match did_you_mean(text, names.iter().copied()) {
-            Some(near) => error.with_help(format!("did you mean `{near}`?")),
-            None => error,
-        })
-    }
-
-    fn list<'n>(&self, entry: &'n Entry) -> Result<&'n [Node], InputError> {
-        entry.value.as_seq().ok_or_else(|| {
-            self.error(
-                &entry.value,
-                format!(
-                    "`{}` must be a list, found {}",
-                    entry.key,
-                    entry.value.kind()
-                ),
+fn read_file(cx: &Context<'_>, known_rules: &[&str]) -> Option<PolicyFile> {
+    let keys = sections::FILE.names();
+    let root = cx.root("the policy file");
+    let mut table = root.table(&keys)?;
+    match table.entry("version") {
+        None => cx.report(
+            cx.error(
+                Span::at(root.node.span.start as usize),
+                format!("{} needs a `version`", root.name()),
             )
-        })
+            .with_help("start the file with `version: 1`"),
+        ),
+        Some(version) if version.node.scalar_text() != Some("1") => cx.report(
+            version
+                .error(format!(
+                    "unsupported policy version `{}`",
+                    version.node.scalar_text().unwrap_or("?")
+                ))
+                .with_help("the only policy version is 1"),
+        ),
+        Some(_) => {}
     }
-
-    fn strings(
-        &self,
-        entry: &Entry,
-        loc: Loc,
-    ) -> Result<Spanned<Vec<Spanned<String>>>, InputError> {
-        let mut out = Vec::new();
-        for (i, item) in self.list(entry)?.iter().enumerate() {
-            let Some(text) = item.as_str() else {
-                return Err(self.error(item, format!("items of `{}` must be strings", entry.key)));
-            };
-            out.push(Spanned::new(text.to_string(), loc.item(i, item)));
-        }
-        Ok(Spanned::new(out, loc))
-    }
-
-    fn signals(
-        &self,
-        entry: &Entry,
-        loc: Loc,
-    ) -> Result<Spanned<Vec<Spanned<Signal>>>, InputError> {
-        let mut out = Vec::new();
-        for (i, item) in self.list(entry)?.iter().enumerate() {
-            let text = item.scalar_text().unwrap_or_default();
-            let signal = parse_signal(text).ok_or_else(|| {
-                let error = self.error(
-                    item,
-                    format!(
-                        "`{text}` is not a retry condition: use a status (503), a class (5xx) or one of {}",
-                        fields::SIGNALS.join(", ")
-                    ),
-                );
-                match did_you_mean(text, fields::SIGNALS.iter().copied()) {
-                    Some(near) => error.with_help(format!("did you mean `{near}`?")),
-                    None => error,
-                }
-            })?;
-            out.push(Spanned::new(signal, loc.item(i, item)));
-        }
-        Ok(Spanned::new(out, loc))
-    }
-
-    fn lint(&self, node: &Node, loc: &Loc, known_rules: &[&str]) -> Result<LintConfig, InputError> {
-        let map = self.mapping(node, "`lint`", LINT_KEYS)?;
-        let mut lint = LintConfig::default();
-        for entry in map.entries() {
-            let at = loc.entry(&entry.key, entry.key_span, &entry.value);
-            match &*entry.key {
-                "rules" => {
-                    for e in self.mapping(&entry.value, "`lint.rules`", &[])?.entries() {
-                        let rule = self.rule_name(&e.key, e.key_span, known_rules)?;
-                        let field = at.entry(&e.key, e.key_span, &e.value);
-                        let level = self.choice(
-                            e,
-                            field.clone(),
-                            &[
-                                ("off", Level::Off),
-                                ("info", Level::Info),
-                                ("warning", Level::Warning),
-                                ("error", Level::Error),
-                            ],
-                        )?;
-                        lint.rules.push((Spanned::new(rule, field), level));
-                    }
-                }
-                "maxAttemptsLimit" => lint.max_attempts_limit = Some(self.integer(entry, at)?),
-                "maxAmplification" => {}
-                "keyHeaders" => lint.key_headers = self.strings(entry, at)?.value,
-                _ => {
-                    for (i, item) in self.list(entry)?.iter().enumerate() {
-                        lint.ignore
-                            .push(self.ignore_entry(item, at.item(i, item), known_rules)?);
-                    }
-                }
-            }
-        }
-        Ok(lint)
-    }
-
-    fn rule_name(
-        &self,
-        name: &str,
-        span: crate::source::Span,
-        known: &[&str],
-    ) -> Result<String, InputError> {
-        if known.contains(&name) {
-            return Ok(name.to_string());
-        }
-        let error = InputError::at(self.file, span, format!("unknown rule `{name}`"));
-        Err(match did_you_mean(name, known.iter().copied()) {
-            Some(near) => error.with_help(format!("did you mean `{near}`?")),
-            None => error.with_help("`retrylint rules` lists every rule"),
-        })
-    }
-
-    fn ignore_entry(
-        &self,
-        node: &Node,
-        loc: Loc,
-        known_rules: &[&str],
-    ) -> Result<IgnoreEntry, InputError> {
-        let map = self.mapping(node, "a `lint.ignore` entry", IGNORE_KEYS)?;
-        let Some(rule) = map.entry("rule") else {
-            return Err(self.error(node, "a `lint.ignore` entry needs a `rule`"));
-        };
-        let rule_loc = loc.entry("rule", rule.key_span, &rule.value);
-        let name = self.string(rule, rule_loc.clone())?;
-        let name = Spanned::new(
-            self.rule_name(&name.value, rule.value.span, known_rules)?,
-            rule_loc,
-        );
-        let mut operations = Vec::new();
-        if let Some(e) = map.entry("operations") {
-            let list_loc = loc.entry("operations", e.key_span, &e.value);
-            for (i, item) in self.list(e)?.iter().enumerate() {
-                let text = item
-                    .as_str()
-                    .ok_or_else(|| self.error(item, "selectors must be strings"))?;
-                let selector = Selector::parse(text)
-                    .map_err(|why| self.error(item, format!("bad selector `{text}`: {why}")))?;
-                operations.push(Spanned::new(selector, list_loc.item(i, item)));
-            }
-        }
-        let reason = match map.entry("reason") {
-            Some(e) => Some(self.string(e, loc.entry("reason", e.key_span, &e.value))?),
+    table.optional::<String>("$schema");
+    let defaults = table.section("defaults").map(|v| read_policy(&v));
+    let operations = table.section("operations").map(|v| read_operations(&v));
+    let service_hosts = table.section("service").map(|v| read_service(&v));
+    let layers = table.section("layers").map(|v| read_layers(&v));
+    let lint = table.section("lint").map(|v| read_lint(&v, known_rules));
+    table.finish();
+    Some(PolicyFile {
+        file: root.loc.file,
+        defaults: match defaults {
+            Some(policy) => Some(policy?),
             None => None,
+        },
+        operations: operations.unwrap_or_default(),
+        service_hosts: service_hosts.unwrap_or_default(),
+        layers: layers.unwrap_or_default(),
+        lint: lint.unwrap_or_default(),
+    })
+}
+
+fn read_operations(value: &Value<'_, '_>) -> Vec<PolicyEntry> {
+    let cx = value.context();
+    let mut operations = Vec::new();
+    for (entry, value) in value.entries().unwrap_or_default() {
+        let selector = Selector::parse(&entry.key).map_err(|why| {
+            cx.report(cx.error(
+                entry.key_span,
+                format!("bad selector `{}`: {why}", entry.key),
+            ))
+        });
+        let policy = read_policy(&value);
+        if let (Ok(selector), Some(policy)) = (selector, policy) {
+            operations.push(PolicyEntry {
+                selector,
+                policy,
+                loc: value.loc,
+            });
+        }
+    }
+    operations
+}
+
+/// A policy object, whose fields the field table lists.
+fn read_policy(value: &Value<'_, '_>) -> Option<PolicyObject> {
+    let mut policy = PolicyObject::default();
+    read_section(value, "", &mut policy).then_some(policy)
+}
+
+/// Reads into `p` the fields of one section of a policy object (`""`: the object itself);
+/// whether every field was read.
+fn read_section(value: &Value<'_, '_>, section: &str, p: &mut PolicyObject) -> bool {
+    let keys: Vec<&str> = fields::in_section(section).map(|f| f.key()).collect();
+    let Some(mut table) = value.table(&keys) else {
+        return false;
+    };
+    let mut complete = true;
+    for field in fields::in_section(section) {
+        let Some(entry) = table.entry(field.key()) else {
+            continue;
         };
-        Ok(IgnoreEntry {
-            rule: name,
-            operations,
-            reason,
-            loc,
+        let read = match field.kind {
+            Kind::Section => read_section(&entry, field.name, p).then_some(Read::Section),
+            kind => read_value(&entry, kind),
+        };
+        match read.map(|read| store(p, field, read, entry.loc.clone())) {
+            Some(Ok(())) => {}
+            Some(Err(error)) => {
+                value.context().report(error);
+                complete = false;
+            }
+            None => complete = false,
+        }
+    }
+    table.finish();
+    complete
+}
+
+/// A field's value, read as its kind says.
+fn read_value(value: &Value<'_, '_>, kind: Kind) -> Option<Read> {
+    match kind {
+        Kind::Integer => value.read().map(Read::Integer),
+        Kind::Duration => value.read().map(Read::Duration),
+        Kind::Number => value.read().map(Read::Number),
+        Kind::Boolean => value.read().map(Read::Boolean),
+        Kind::Enum(names) => value.one_of(names).map(|i| Read::Name(names[i])),
+        Kind::Signals => value.read().map(Read::Signals),
+        Kind::Strings => value.read().map(Read::Strings),
+        Kind::String => value.read().map(Read::String),
+        Kind::Section => Some(Read::Section),
+    }
+}
+
+/// A `retryOn` item: a status, a class or a transport signal.
+impl FromNode for Signal {
+    fn from_node(value: &Value<'_, '_>) -> Option<Signal> {
+        let text = value.node.scalar_text().unwrap_or_default();
+        if let Some(signal) = parse_signal(text) {
+            return Some(signal);
+        }
+        let error = value.error(format!(
+            "`{text}` is not a retry condition: use a status (503), a class (5xx) or one of {}",
+            fields::SIGNALS.join(", ")
+        ));
+        value
+            .context()
+            .report(with_suggestion(error, text, fields::SIGNALS, None));
+        None
+    }
+}
+
+fn read_service(value: &Value<'_, '_>) -> Vec<Spanned<String>> {
+    let keys = sections::SERVICE.names();
+    let Some(mut table) = value.table(&keys) else {
+        return Vec::new();
+    };
+    let hosts = table.optional("hosts");
+    table.finish();
+    hosts.unwrap_or_default()
+}
+
+fn read_layers(value: &Value<'_, '_>) -> Vec<LayerPlacement> {
+    let items = value.items().unwrap_or_default();
+    items.iter().filter_map(read_layer).collect()
+}
+
+/// One `layers` entry: a position, for the layers of a file, of a name, or of both.
+fn read_layer(value: &Value<'_, '_>) -> Option<LayerPlacement> {
+    let keys = sections::LAYER.names();
+    let mut table = value.table(&keys)?;
+    let file = table.optional("file");
+    let name = table.optional("name");
+    let position = match table.entry("position") {
+        Some(at) => at
+            .one_of(sections::POSITIONS)
+            .map(|i| Spanned::new(sections::position(i), at.loc.clone())),
+        None => table.missing("position"),
+    };
+    if value.node.get("file").is_none() && value.node.get("name").is_none() {
+        value.fail::<()>(format!(
+            "{} needs a `file` or a `name` to say which layers it places",
+            value.name()
+        ));
+    }
+    table.finish();
+    Some(LayerPlacement {
+        file,
+        name,
+        position: position?,
+        loc: value.loc.clone(),
+    })
+}
+
+fn read_lint(value: &Value<'_, '_>, known_rules: &[&str]) -> LintConfig {
+    let keys = sections::LINT.names();
+    let Some(mut table) = value.table(&keys) else {
+        return LintConfig::default();
+    };
+    let mut lint = LintConfig::default();
+    if let Some(rules) = table.entry("rules") {
+        for (entry, level) in rules.entries().unwrap_or_default() {
+            let rule = rule_name(&level, &entry.key, entry.key_span, known_rules);
+            if let (Some(rule), Some(level)) = (rule, level.read::<Spanned<Level>>()) {
+                lint.rules
+                    .push((Spanned::new(rule, level.loc.clone()), level));
+            }
+        }
+    }
+    lint.max_attempts_limit = table.optional("maxAttemptsLimit");
+    lint.max_amplification = table
+        .optional::<Spanned<Whole<1>>>("maxAmplification")
+        .map(|n| Spanned::new(n.value.0, n.loc));
+    lint.key_headers = table.optional("keyHeaders").unwrap_or_default();
+    if let Some(ignore) = table.entry("ignore") {
+        let items = ignore.items().unwrap_or_default();
+        lint.ignore = items
+            .iter()
+            .filter_map(|item| read_ignore(item, known_rules))
+            .collect();
+    }
+    table.finish();
+    lint
+}
+
+/// A rule name of `lint`, which must be a rule's.
+fn rule_name(at: &Value<'_, '_>, name: &str, span: Span, known: &[&str]) -> Option<String> {
+    if known.contains(&name) {
+        return Some(name.to_string());
+    }
+    let cx = at.context();
+    let error = cx.error(span, format!("unknown rule `{name}`"));
+    let help = "`retrylint rules` lists every rule".to_string();
+    cx.report(with_suggestion(error, name, known, Some(help)));
+    None
+}
+
+fn read_ignore(value: &Value<'_, '_>, known_rules: &[&str]) -> Option<IgnoreEntry> {
+    let keys = sections::IGNORE.names();
+    let mut table = value.table(&keys)?;
+    let rule = table
+        .entry("rule")
+        .map(|at| {
+            let name = at.read::<String>()?;
+            let name = rule_name(&at, &name, at.node.span, known_rules)?;
+            Some(Spanned::new(name, at.loc.clone()))
         })
+        .unwrap_or_else(|| table.missing("rule"));
+    let operations = table.entry("operations").map(|at| {
+        let items = at.items()?;
+        let selectors: Vec<Option<Spanned<Selector>>> = items.iter().map(selector).collect();
+        selectors.into_iter().collect::<Option<Vec<_>>>()
+    });
+    let reason = table.optional("reason");
+    table.finish();
+    Some(IgnoreEntry {
+        rule: rule?,
+        operations: match operations {
+            Some(selectors) => selectors?,
+            None => Vec::new(),
+        },
+        reason,
+        loc: value.loc.clone(),
+    })
+}
+
+/// A selector written as a string.
+fn selector(value: &Value<'_, '_>) -> Option<Spanned<Selector>> {
+    let text = value.read::<String>()?;
+    match Selector::parse(&text) {
+        Ok(selector) => Some(Spanned::new(selector, value.loc.clone())),
+        Err(why) => value.fail(format!("bad selector `{text}`: {why}")),
     }
 }
 

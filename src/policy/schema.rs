@@ -1,6 +1,8 @@
 //! The JSON Schema of the policy file, checked in as `schema/retry-policy.schema.json` and
-//! printed by `retrylint schema`: the policy object comes from the field table, the rest of
-//! the file (its top level, durations, conditions, `lint`) is written here.
+//! printed by `retrylint schema`: the policy object comes from the field table
+//! ([`super::fields`]), the rest of the file (its top level, `service`, `layers`, `lint`)
+//! from the rows of [`super::sections`], the keys the reader asks for. Only the shapes of
+//! durations and retry conditions are written here.
 //!
 //! `tests/cli/generated.rs` fails when the checked-in file differs from [`text`], and rewrites
 //! it when asked to (see there).
@@ -8,6 +10,7 @@
 use serde_json::{Map, Value, json};
 
 use super::fields::{self, Field, Kind};
+use super::sections::{self, Section, Shape};
 
 /// The whole schema, as the checked-in file holds it: pretty-printed, ending in a newline.
 pub fn text() -> String {
@@ -18,89 +21,108 @@ pub fn text() -> String {
 
 /// The schema of a whole policy file.
 pub fn file() -> Value {
-    json!({
+    let mut definitions = Map::new();
+    definitions.insert(
+        "duration".into(),
+        json!({
+            "description": "A duration with units: 250ms, 2s, 1m30s, 24h, 0.5s.",
+            "type": "string",
+            "pattern": "^-?([0-9]+(\\.[0-9]+)?(us|ms|s|m|h|d))+$"
+        }),
+    );
+    definitions.insert(
+        "signal".into(),
+        json!({
+            "description": "A status (503), a class (5xx), or a transport signal.",
+            "oneOf": [
+                { "type": "integer", "minimum": 100, "maximum": 599 },
+                { "type": "string", "pattern": "^([1-5][0-9][0-9]|[1-5][xX][xX])$" },
+                { "enum": fields::SIGNALS }
+            ]
+        }),
+    );
+    definitions.insert("policy".into(), policy_object());
+    let mut schema = object(&sections::FILE, false, &mut definitions);
+    let header = json!({
         "$schema": "http://json-schema.org/draft-07/schema#",
         "$id": concat!(env!("CARGO_PKG_REPOSITORY"), "/blob/main/schema/retry-policy.schema.json"),
         "title": "retrylint retry policy",
         "description": "What an HTTP client does when a call fails: attempts, deadline, backoff, retried conditions, Retry-After, idempotency keys and the plan for an unknown outcome, per operation.",
-        "type": "object",
-        "required": ["version"],
+    });
+    if let Value::Object(header) = header {
+        for (key, value) in header {
+            insert(&mut schema, &key, value);
+        }
+    }
+    insert(&mut schema, "definitions", Value::Object(definitions));
+    schema
+}
+
+/// A section's mapping: exactly the keys its rows name; one with a definition of its own
+/// is added to `definitions`.
+fn object(section: &Section, nullable: bool, definitions: &mut Map<String, Value>) -> Value {
+    let properties: Map<String, Value> = section
+        .keys
+        .iter()
+        .map(|key| (key.name.to_string(), key_schema(key, definitions)))
+        .collect();
+    let required: Vec<&str> = section
+        .keys
+        .iter()
+        .filter(|k| k.required)
+        .map(|k| k.name)
+        .collect();
+    let mut schema = json!({
+        "type": if nullable { json!(["object", "null"]) } else { json!("object") },
         "additionalProperties": false,
-        "properties": {
-            "$schema": { "type": "string" },
-            "version": { "const": 1, "description": "The policy format version; only 1 exists." },
-            "defaults": { "$ref": "#/definitions/policy", "description": "Applied to every operation." },
-            "operations": {
-                "description": "Selector -> policy fields that override the defaults one by one. A selector is `METHOD /path` exactly as the description writes the path (`*` as method matches every method; in paths `*` matches one segment and `**` any number), an operationId, or `tag:NAME`.",
-                "type": ["object", "null"],
-                "additionalProperties": { "$ref": "#/definitions/policy" }
-            },
-            "service": {
-                "description": "The names a mesh or gateway knows the service by, besides the hosts of the description's servers.",
-                "type": ["object", "null"],
-                "additionalProperties": false,
-                "properties": { "hosts": { "type": "array", "items": { "type": "string" } } }
-            },
-            "layers": {
-                "description": "The position of the layers of a -p file or object: client, edge, gateway or mesh.",
-                "type": ["array", "null"],
-                "items": {
-                    "type": "object",
-                    "required": ["position"],
-                    "additionalProperties": false,
-                    "properties": {
-                        "file": { "type": "string", "description": "The end of a -p file's path." },
-                        "name": { "type": "string", "description": "A layer's object name, or its full name." },
-                        "position": { "enum": ["client", "edge", "gateway", "mesh"] }
-                    }
+        "properties": properties,
+    });
+    if !required.is_empty() {
+        insert(&mut schema, "required", json!(required));
+    }
+    schema
+}
+
+/// The schema of one key of a section.
+fn key_schema(key: &sections::Key, definitions: &mut Map<String, Value>) -> Value {
+    let policy = json!({ "$ref": "#/definitions/policy" });
+    let mut schema = match key.shape {
+        Shape::Version => json!({ "const": 1 }),
+        Shape::String => json!({ "type": "string" }),
+        Shape::Strings => json!({ "type": "array", "items": { "type": "string" } }),
+        Shape::Integer { min } => {
+            let mut schema = json!({ "type": "integer" });
+            if let Some(min) = min {
+                insert(&mut schema, "minimum", json!(min));
+            }
+            schema
+        }
+        Shape::Enum(names) => json!({ "enum": names }),
+        Shape::Policy => policy,
+        Shape::Policies => json!({ "type": ["object", "null"], "additionalProperties": policy }),
+        Shape::Levels => json!({
+            "type": "object",
+            "additionalProperties": { "enum": super::Level::NAMES }
+        }),
+        Shape::Object { section, nullable } => {
+            let schema = object(section, nullable, definitions);
+            match section.definition {
+                Some(name) => {
+                    definitions.insert(name.into(), schema);
+                    json!({ "$ref": format!("#/definitions/{name}") })
                 }
-            },
-            "lint": { "$ref": "#/definitions/lint" }
-        },
-        "definitions": {
-            "duration": {
-                "description": "A duration with units: 250ms, 2s, 1m30s, 24h, 0.5s.",
-                "type": "string",
-                "pattern": "^-?([0-9]+(\\.[0-9]+)?(us|ms|s|m|h|d))+$"
-            },
-            "signal": {
-                "description": "A status (503), a class (5xx), or a transport signal.",
-                "oneOf": [
-                    { "type": "integer", "minimum": 100, "maximum": 599 },
-                    { "type": "string", "pattern": "^([1-5][0-9][0-9]|[1-5][xX][xX])$" },
-                    { "enum": fields::SIGNALS }
-                ]
-            },
-            "policy": policy_object(),
-            "lint": {
-                "type": ["object", "null"],
-                "additionalProperties": false,
-                "properties": {
-                    "rules": {
-                        "type": "object",
-                        "description": "A rule's severity, or off.",
-                        "additionalProperties": { "enum": ["off", "info", "warning", "error"] }
-                    },
-                    "maxAttemptsLimit": { "type": "integer", "description": "The most attempts unbounded-attempts allows (10 by default)." },
-                    "maxAmplification": { "type": "integer", "minimum": 1, "description": "The most requests at the backend per call that retry-amplification allows across layers (10 by default)." },
-                    "keyHeaders": { "type": "array", "items": { "type": "string" }, "description": "Header names that carry idempotency keys in the description, besides Idempotency-Key and the known vendor names." },
-                    "ignore": {
-                        "type": "array",
-                        "items": {
-                            "type": "object",
-                            "required": ["rule"],
-                            "additionalProperties": false,
-                            "properties": {
-                                "rule": { "type": "string" },
-                                "operations": { "type": "array", "items": { "type": "string" } },
-                                "reason": { "type": "string" }
-                            }
-                        }
-                    }
-                }
+                None => schema,
             }
         }
-    })
+        Shape::List { section, nullable } => json!({
+            "type": if nullable { json!(["array", "null"]) } else { json!("array") },
+            "items": object(section, false, definitions),
+        }),
+    };
+    if let Some(doc) = key.doc {
+        insert(&mut schema, "description", json!(doc));
+    }
+    schema
 }
 
 /// The schema of a policy object (`defaults`, an `operations` entry): one property per
@@ -165,6 +187,103 @@ fn insert(schema: &mut Value, key: &str, value: Value) {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::source::{ParseLimits, SourceFile};
+
+    /// A value for every key of `section`, as a file would write it.
+    fn every_key(section: &Section) -> Value {
+        let rule = crate::rules::names()[0];
+        let values = section.keys.iter().map(|key| {
+            let value = match key.shape {
+                Shape::Version => json!(1),
+                Shape::String if key.name == "rule" => json!(rule),
+                Shape::String => json!("x"),
+                Shape::Strings => json!(["listOrders"]),
+                Shape::Integer { min } => json!(min.unwrap_or(3)),
+                Shape::Enum(names) => json!(names[0]),
+                Shape::Policy => json!({ "maxAttempts": 2 }),
+                Shape::Policies => json!({ "GET /orders": { "maxAttempts": 2 } }),
+                Shape::Levels => json!({ rule: "off" }),
+                Shape::Object { section, .. } => every_key(section),
+                Shape::List { section, .. } => json!([every_key(section)]),
+            };
+            (key.name.to_string(), value)
+        });
+        Value::Object(values.collect())
+    }
+
+    fn parse(policy: &Value) -> Result<super::super::PolicyFile, crate::error::InputError> {
+        let text = serde_json::to_string_pretty(policy).unwrap_or_default();
+        let file = SourceFile::parse("policy.json".into(), text, ParseLimits::default())
+            .map_err(|(_, e)| crate::error::InputError::new(e.message))?;
+        super::super::parse_policy_file(&file, 0, &crate::rules::names())
+    }
+
+    /// The properties the schema gives the mapping at `path` (`items` steps into a list,
+    /// a `$ref` is followed).
+    fn properties<'s>(schema: &'s Value, path: &[&str]) -> Vec<&'s str> {
+        let mut at = schema;
+        for step in path {
+            at = match step {
+                &"items" => &at["items"],
+                key => &at["properties"][*key],
+            };
+            if let Some(name) = at["$ref"].as_str().and_then(|r| r.rsplit('/').next()) {
+                at = &schema["definitions"][name];
+            }
+        }
+        let mut keys: Vec<&str> = at["properties"]
+            .as_object()
+            .map(|p| p.keys().map(String::as_str).collect())
+            .unwrap_or_default();
+        keys.sort_unstable();
+        keys
+    }
+
+    /// The reader reads every key the schema describes, and refuses every other: a file
+    /// that writes each key of every section is valid (a key the schema describes but the
+    /// reader does not read would be refused), each section's properties in the schema are
+    /// the keys the reader asks for, and a key besides them is an unknown key.
+    #[test]
+    fn the_reader_and_the_schema_take_the_same_keys() {
+        let full = every_key(&sections::FILE);
+        if let Err(e) = parse(&full) {
+            let all: Vec<String> = e.each().map(|e| e.message.clone()).collect();
+            panic!("{all:#?}\n{full:#}");
+        }
+        let schema = file();
+        let cases: [(&[&str], &Section); 5] = [
+            (&[], &sections::FILE),
+            (&["service"], &sections::SERVICE),
+            (&["layers", "items"], &sections::LAYER),
+            (&["lint"], &sections::LINT),
+            (&["lint", "ignore", "items"], &sections::IGNORE),
+        ];
+        for (path, section) in cases {
+            let mut names = section.names();
+            names.sort_unstable();
+            assert_eq!(properties(&schema, path), names, "{path:?}");
+            let mut extra = full.clone();
+            let mut at = &mut extra;
+            for step in path {
+                at = match *step {
+                    "items" => &mut at[0],
+                    key => &mut at[key],
+                };
+            }
+            at["unexpected"] = json!(1);
+            let error = parse(&extra).err();
+            let messages: Vec<String> = error
+                .iter()
+                .flat_map(|e| e.each().map(|e| e.message.clone()))
+                .collect();
+            assert!(
+                messages
+                    .iter()
+                    .any(|m| m.starts_with("unknown key `unexpected`")),
+                "{path:?}: {messages:?}"
+            );
+        }
+    }
 
     #[test]
     fn every_field_is_a_property_where_its_name_says() {

@@ -16,10 +16,11 @@
 
 use std::path::Path;
 
-use crate::error::{InputError, did_you_mean};
+use crate::error::InputError;
 use crate::load::{LoadOptions, read_source};
-use crate::source::{Node, SourceFile, Value};
+use crate::read::{Context, ScalarText};
 
+/// The keys of `scenario:`.
 const KEYS: &[&str] = &[
     "clients", "arrival", "capacity", "faults", "latency", "seed", "compare",
 ];
@@ -37,102 +38,37 @@ pub struct ScenarioFile {
 }
 
 impl ScenarioFile {
-    /// Reads a scenario file; every problem is an input error at its span.
+    /// Reads a scenario file; every problem is an input error at its span, all of the
+    /// file's problems at once.
     pub fn load(path: &Path) -> Result<ScenarioFile, InputError> {
         let file = read_source(path, path.to_path_buf(), &LoadOptions::default())?;
-        let root = &file.root;
-        let Some(scenario) = root.get("scenario") else {
-            return Err(InputError::at(
-                &file,
-                root.span,
-                "a scenario file needs a top-level `scenario:` mapping",
-            ));
-        };
-        if let Some(map) = root.as_map()
-            && let Some(other) = map.entries().iter().find(|e| &*e.key != "scenario")
-        {
-            return Err(InputError::at(
-                &file,
-                other.key_span,
-                format!(
-                    "unknown key `{}`: a scenario file holds only `scenario:`",
-                    other.key
-                ),
-            ));
-        }
-        let Some(map) = scenario.as_map() else {
-            return Err(InputError::at(
-                &file,
-                scenario.span,
-                format!("`scenario` must be a mapping, found {}", scenario.kind()),
-            ));
-        };
-        let mut out = ScenarioFile::default();
-        for entry in map.entries() {
-            let value = &entry.value;
-            match &*entry.key {
-                "clients" => out.clients = Some(number(&file, "clients", value)?),
-                "seed" => out.seed = Some(number(&file, "seed", value)?),
-                "arrival" => out.arrival = Some(text(&file, "arrival", value)?),
-                "capacity" => out.capacity = Some(text(&file, "capacity", value)?),
-                "latency" => out.latency = Some(text(&file, "latency", value)?),
-                "faults" => out.faults = list(&file, "faults", value)?,
-                "compare" => out.compare = list(&file, "compare", value)?,
-                key => {
-                    let error = InputError::at(
-                        &file,
-                        entry.key_span,
-                        format!("unknown key `{key}` in the scenario"),
-                    );
-                    return Err(match did_you_mean(key, KEYS.iter().copied()) {
-                        Some(near) => error.with_help(format!("did you mean `{near}`?")),
-                        None => error.with_help(format!("expected one of: {}", KEYS.join(", "))),
-                    });
-                }
-            }
-        }
-        Ok(out)
+        let cx = Context::new(&file, 0);
+        let scenario = read(&cx);
+        cx.finish(scenario)
     }
 }
 
-fn number<T: std::str::FromStr>(
-    file: &SourceFile,
-    key: &str,
-    node: &Node,
-) -> Result<T, InputError> {
-    match &node.value {
-        Value::Number(n) => n.parse().ok(),
-        _ => None,
+fn read(cx: &Context<'_>) -> Option<ScenarioFile> {
+    let root = cx.root("a scenario file");
+    let mut top = root.table(&["scenario"])?;
+    let scenario = top.entry("scenario");
+    if scenario.is_none() {
+        top.missing::<()>("scenario");
     }
-    .ok_or_else(|| {
-        InputError::at(
-            file,
-            node.span,
-            format!("`{key}` must be a whole number, found {}", node.kind()),
-        )
-    })
-}
-
-fn text(file: &SourceFile, key: &str, node: &Node) -> Result<String, InputError> {
-    node.scalar_text().map(str::to_string).ok_or_else(|| {
-        InputError::at(
-            file,
-            node.span,
-            format!(
-                "`{key}` must be text such as the flag takes, found {}",
-                node.kind()
-            ),
-        )
-    })
-}
-
-fn list(file: &SourceFile, key: &str, node: &Node) -> Result<Vec<String>, InputError> {
-    let Some(items) = node.as_seq() else {
-        return Err(InputError::at(
-            file,
-            node.span,
-            format!("`{key}` must be a list, found {}", node.kind()),
-        ));
+    top.finish();
+    let mut table = scenario?.table(KEYS)?;
+    let text = |t: Option<ScalarText>| t.map(|ScalarText(t)| t);
+    let texts =
+        |t: Option<Vec<ScalarText>>| t.unwrap_or_default().into_iter().map(|ScalarText(t)| t);
+    let out = ScenarioFile {
+        clients: table.optional("clients"),
+        arrival: text(table.optional("arrival")),
+        capacity: text(table.optional("capacity")),
+        faults: texts(table.optional("faults")).collect(),
+        latency: text(table.optional("latency")),
+        seed: table.optional("seed"),
+        compare: texts(table.optional("compare")).collect(),
     };
-    items.iter().map(|item| text(file, key, item)).collect()
+    table.finish();
+    Some(out)
 }

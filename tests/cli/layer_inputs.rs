@@ -241,35 +241,80 @@ fn text_from_a_layer_file_cannot_act_where_it_is_printed() {
 fn the_policys_layer_settings_are_read_as_strictly_as_the_rest() {
     let dir = scratch("layers-settings");
     copy_demo(&dir);
-    let cases = [
+    let cases: [(&str, &[&str], &str); 7] = [
         (
             "version: 1\nlayers:\n  - file: deploy/mesh.yaml\n    position: sidecar\n",
-            "unknown position `sidecar`: use client, edge, gateway, mesh",
+            &["`position` cannot be `sidecar`: expected one of client, edge, gateway, mesh"],
             "retry-policy.yaml:4",
         ),
         (
             "version: 1\nlayers:\n  - position: mesh\n",
-            "needs a `file` or a `name`",
+            &["`layers[0]` needs a `file` or a `name`"],
             "retry-policy.yaml:3",
         ),
         (
             "version: 1\nservice:\n  host: payments\n",
-            "unknown key `host` in `service`",
+            &["unknown key `host` in `service`", "did you mean `hosts`?"],
             "retry-policy.yaml:3",
         ),
         (
+            "version: 1\nlayers:\n  - file: deploy/mesh.yaml\n    positon: mesh\n",
+            &[
+                "unknown key `positon` in `layers[0]`",
+                "did you mean `position`?",
+                "`layers[0]` needs a `position`",
+            ],
+            "retry-policy.yaml:4",
+        ),
+        (
             "version: 1\nlint:\n  maxAmplification: 0\n",
-            "`maxAmplification` must be a whole number of 1 or more",
+            &["`maxAmplification` must be a whole number of 1 or more, found `0`"],
+            "retry-policy.yaml:3",
+        ),
+        // An unknown `lint` key is refused, never read as something else.
+        (
+            "version: 1\nlint:\n  maxAmplifcation: 3\n",
+            &[
+                "unknown key `maxAmplifcation` in `lint`",
+                "did you mean `maxAmplification`?",
+            ],
+            "retry-policy.yaml:3",
+        ),
+        (
+            "version: 1\nlint:\n  ignores:\n    - rule: retry-amplification\n",
+            &["unknown key `ignores` in `lint`", "did you mean `ignore`?"],
             "retry-policy.yaml:3",
         ),
     ];
-    for (policy, message, at) in cases {
+    for (policy, messages, at) in cases {
         std::fs::write(dir.join("retry-policy.yaml"), policy).expect("written");
         let run = retrylint_in(&dir, &["check", "openapi.yaml"]);
         assert_eq!(run.code, 2, "{policy}\n{}", run.transcript());
-        assert!(run.stderr.contains(message), "{policy}\n{}", run.stderr);
+        for message in messages {
+            assert!(run.stderr.contains(message), "{policy}\n{}", run.stderr);
+        }
         assert!(run.stderr.contains(at), "{policy}\n{}", run.stderr);
     }
+}
+
+/// `lint.maxAmplification` is read with the rest of the policy file, into the one model
+/// the `retry-amplification` rule takes it from.
+#[test]
+fn max_amplification_is_read_through_the_policy_model() {
+    let text = "version: 1\nlint:\n  maxAmplification: 4\n";
+    let file = retrylint::source::SourceFile::parse(
+        "retry-policy.yaml".into(),
+        text.into(),
+        retrylint::source::ParseLimits::default(),
+    )
+    .expect("parsed");
+    let policy = retrylint::policy::parse_policy_file(&file, 0, &retrylint::rules::names())
+        .expect("a valid policy");
+    let limit = policy.lint.max_amplification.as_ref().expect("read");
+    assert_eq!(limit.value, 4);
+    assert_eq!(&text[limit.loc.span.range()], "maxAmplification: 4");
+    let settings = retrylint::layers::settings::LayerSettings::from(&policy);
+    assert_eq!(settings.max_amplification.map(|m| m.value), Some(4));
 }
 
 #[test]

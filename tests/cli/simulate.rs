@@ -440,6 +440,36 @@ fn a_scenario_file_says_what_the_flags_say() {
     );
 }
 
+/// Every mistake of a scenario file is reported in one run, each at its line.
+#[test]
+fn a_scenario_file_reports_all_its_errors_at_once() {
+    let dir = std::path::Path::new(env!("CARGO_TARGET_TMPDIR")).join("scenario-errors");
+    std::fs::create_dir_all(&dir).unwrap();
+    let path = dir.join("scenario.yaml");
+    std::fs::write(
+        &path,
+        "scenario:\n  client: 10\n  seed: -1\n  faults: [503@1s..2s, [x]]\n",
+    )
+    .unwrap();
+    let run = retrylint(&["simulate", STORM, "--scenario", path.to_str().unwrap()]);
+    assert_eq!(run.code, 2, "{}", run.transcript());
+    for (message, at) in [
+        ("unknown key `client` in `scenario`", "scenario.yaml:2:3"),
+        ("did you mean `clients`?", "scenario.yaml:2:3"),
+        (
+            "`seed` must be a whole number of zero or more, found `-1`",
+            "scenario.yaml:3:9",
+        ),
+        (
+            "`faults[1]` must be a string, found a list",
+            "scenario.yaml:4:24",
+        ),
+    ] {
+        assert!(run.stderr.contains(message), "{message}: {}", run.stderr);
+        assert!(run.stderr.contains(at), "{at}: {}", run.stderr);
+    }
+}
+
 #[test]
 fn takes_the_policy_and_layer_inputs_check_takes() {
     let base = [
