@@ -1,13 +1,17 @@
 //! retrylint: a linter for the retry contracts of HTTP APIs.
 //!
-//! The pipeline reads left to right:
-//! [`source`] (files parsed once into spanned trees) →
-//! [`load`] (a description's files, `$ref`s followed) →
-//! [`model`] (the operations and the facts retrying depends on) →
-//! [`contract`] (what the description alone lets any client retry safely) →
-//! [`policy`] (the retry policy file and each operation's effective policy) →
-//! [`rules`] (checks that produce [`rules::finding`]s) →
-//! [`output`] (how findings are shown).
+//! As a library, it checks descriptions ([`check_file`], [`check_files`], [`check_str`]) and
+//! returns findings with their places ([`location`]), and it makes the retry decision a
+//! client makes after each attempt ([`plan_retry`]) from a policy's values ([`policy`]).
+//!
+//! Inside, the pipeline reads left to right (`ARCHITECTURE.md` walks through it):
+//! `source` (files parsed once into spanned trees) → `load` (a description's files,
+//! `$ref`s followed) → `model` (the operations and the facts retrying depends on) →
+//! `contract` (what the description alone lets any client retry safely) → `policy` (the
+//! retry policy file and each operation's effective policy) → `layers` (the retries of
+//! proxies, gateways, meshes and SDKs) → `rules` (checks that produce findings) →
+//! suppressions and grouping → `output` and `report` (how findings are shown). A test
+//! keeps the modules' graph free of cycles.
 
 #![forbid(unsafe_code)]
 
@@ -16,32 +20,47 @@ pub use api::{
     CheckOptions, CheckResult, Finding, InputError, Label, Severity, check_file, check_files,
     check_str,
 };
-
-pub mod baseline;
-pub mod check;
-pub mod cli;
-pub mod commands;
-pub mod contract;
-pub mod diff;
-pub mod error;
-pub mod escape;
-pub mod group;
-pub mod init;
-pub mod layers;
-pub mod load;
-pub mod location;
-pub mod model;
-pub mod output;
-pub mod plan;
-
 pub use plan::plan_retry;
+pub use rules::RuleId;
+
+// The library's documented parts besides the entry points above: where a finding points,
+// the retry decision, and the policy's values.
+pub mod location;
+pub mod plan;
 pub mod policy;
-pub mod read;
-pub mod report;
+
+// The stages the binary, the tests and the benches reach into: public so that they can,
+// but no part of the library's interface, and free to change between versions.
+#[doc(hidden)]
+pub mod check;
+#[doc(hidden)]
+pub mod cli;
+#[doc(hidden)]
+pub mod layers;
+#[doc(hidden)]
+pub mod load;
+#[doc(hidden)]
+pub mod model;
+#[doc(hidden)]
+pub mod output;
+#[doc(hidden)]
 pub mod rules;
+#[doc(hidden)]
 pub mod simulate;
+#[doc(hidden)]
 pub mod source;
-pub mod suppress;
+
+mod baseline;
+mod commands;
+mod contract;
+mod diff;
+mod error;
+mod escape;
+mod group;
+mod init;
+mod read;
+mod report;
+mod suppress;
 
 /// The README's Rust examples run as doc tests, so they cannot go stale.
 #[cfg(doctest)]

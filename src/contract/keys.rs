@@ -63,14 +63,6 @@ pub const KEY_NAMES: &[KeyName] = &[
 /// Words of a description that say the server de-duplicates on the value.
 const DEDUP_WORDS: &[&str] = &["idempoten", "de-dup", "dedup", "deduplicat", "duplicate"];
 
-/// The header names of [`KEY_NAMES`].
-pub fn known_key_headers() -> impl Iterator<Item = &'static str> {
-    KEY_NAMES
-        .iter()
-        .filter(|k| k.places.contains(&Place::Header))
-        .map(|k| k.name)
-}
-
 /// Why a value named `name` in `place`, described as `description`, is taken for an
 /// idempotency key; `None` when it is not one.
 fn key_source(

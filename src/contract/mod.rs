@@ -17,8 +17,7 @@ use crate::location::Loc;
 use crate::model::{Api, HeaderFormat, LinkTarget, Place};
 use crate::policy::SideEffect;
 
-pub use evidence::{CONFLICT_CODES, STATUS_HEADERS, declares_status};
-pub use keys::{KEY_NAMES, KeyName, known_key_headers};
+pub use evidence::declares_status;
 
 /// What the description lets a client do about retrying one operation.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]

@@ -15,6 +15,7 @@ macro_rules! change_kinds {
 
         impl ChangeKind {
             /// Every kind, in the order the comparison looks for them.
+            #[cfg(test)]
             pub const ALL: &'static [ChangeKind] = &[$(ChangeKind::$kind,)+];
 
             /// The printed name.

@@ -40,16 +40,10 @@ pub struct LayersSeen<'a> {
     pub hosts: &'a [String],
 }
 
-/// Writes the starting policy for `api`, described as `name` in its header comment.
-pub fn starting_policy(api: &Api, name: &str) -> String {
-    let contracts = crate::contract::derive(api, &crate::contract::KeyHeaders::default());
-    starting_policy_with(api, &contracts, name, None, &[])
-}
-
-/// [`starting_policy`] from the operations' contracts (in the order of
-/// `api.operations`), for a service behind the layers given (the client's attempts leave
-/// room for the layers' retries within [`MAX_AMPLIFICATION`]), with `key_headers` written
-/// to `lint.keyHeaders`.
+/// The starting policy for `api`, described as `name` in its header comment, from the
+/// operations' contracts (in the order of `api.operations`), for a service behind the
+/// layers given (the client's attempts leave room for the layers' retries within
+/// [`MAX_AMPLIFICATION`]), with `key_headers` written to `lint.keyHeaders`.
 pub fn starting_policy_with(
     api: &Api,
     contracts: &[Contract],

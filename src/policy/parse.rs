@@ -8,7 +8,7 @@ use super::sections;
 use super::store::{Read, store};
 use super::{
     IgnoreEntry, LayerPlacement, Level, LintConfig, PolicyEntry, PolicyFile, PolicyObject,
-    Selector, Signal, Spanned,
+    Position, Selector, Signal, Spanned,
 };
 use crate::error::InputError;
 use crate::load::FileId;
@@ -196,12 +196,7 @@ fn read_layer(value: &Value<'_, '_>) -> Option<LayerPlacement> {
     let mut table = value.table(&keys)?;
     let file = table.optional("file");
     let name = table.optional("name");
-    let position = match table.entry("position") {
-        Some(at) => at
-            .one_of(sections::POSITIONS)
-            .map(|i| Spanned::new(sections::position(i), at.loc.clone())),
-        None => table.missing("position"),
-    };
+    let position = table.required::<Spanned<Position>>("position");
     if value.node.get("file").is_none() && value.node.get("name").is_none() {
         value.fail::<()>(format!(
             "{} needs a `file` or a `name` to say which layers it places",

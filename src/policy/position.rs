@@ -28,6 +28,9 @@ impl Position {
         Position::Mesh,
     ];
 
+    /// The names a file writes, in the order of [`Position::ALL`].
+    pub const NAMES: [&'static str; 4] = ["client", "edge", "gateway", "mesh"];
+
     pub fn as_str(self) -> &'static str {
         match self {
             Position::Client => "client",
@@ -45,5 +48,27 @@ impl Position {
 impl fmt::Display for Position {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str(self.as_str())
+    }
+}
+
+/// A position written by its name (`mesh`).
+impl crate::read::FromNode for Position {
+    fn from_node(value: &crate::read::Value<'_, '_>) -> Option<Position> {
+        value
+            .one_of(&Position::NAMES)
+            .and_then(|i| Position::ALL.get(i).copied())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn each_position_is_written_by_its_name() {
+        for (position, name) in Position::ALL.iter().zip(Position::NAMES) {
+            assert_eq!(position.as_str(), name);
+            assert_eq!(Position::parse(name), Some(*position));
+        }
     }
 }

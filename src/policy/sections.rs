@@ -90,14 +90,6 @@ impl Section {
     }
 }
 
-/// The names of the layer positions.
-pub const POSITIONS: &[&str] = &["client", "edge", "gateway", "mesh"];
-
-/// The position `layers` writes as `POSITIONS[index]`.
-pub fn position(index: usize) -> Position {
-    Position::ALL[index.min(Position::ALL.len() - 1)]
-}
-
 /// The whole file.
 pub static FILE: Section = Section {
     definition: None,
@@ -148,7 +140,7 @@ pub static LAYER: Section = Section {
     keys: &[
         Key::new("file", Shape::String).doc("The end of a -p file's path."),
         Key::new("name", Shape::String).doc("A layer's object name, or its full name."),
-        Key::new("position", Shape::Enum(POSITIONS)).required(),
+        Key::new("position", Shape::Enum(&Position::NAMES)).required(),
     ],
 };
 
@@ -184,16 +176,3 @@ pub static IGNORE: Section = Section {
         Key::new("reason", Shape::String),
     ],
 };
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn the_names_of_positions_are_theirs() {
-        for (i, name) in POSITIONS.iter().enumerate() {
-            assert_eq!(position(i).as_str(), *name);
-        }
-        assert_eq!(POSITIONS.len(), Position::ALL.len());
-    }
-}

@@ -49,10 +49,6 @@ impl<'f> Context<'f> {
         }
     }
 
-    pub fn file(&self) -> &'f SourceFile {
-        self.file
-    }
-
     /// The file's root node, called `name` in messages ("the policy file").
     pub fn root(&self, name: &str) -> Value<'_, 'f> {
         let root = &self.file.root;
@@ -72,11 +68,6 @@ impl<'f> Context<'f> {
     /// Records an error; reading goes on, to find the file's other errors.
     pub fn report(&self, error: InputError) {
         self.errors.borrow_mut().push(error);
-    }
-
-    /// Whether an error has been recorded.
-    pub fn failed(&self) -> bool {
-        !self.errors.borrow().is_empty()
     }
 
     /// `value` when nothing went wrong, else every error recorded, in file order.
@@ -145,11 +136,6 @@ impl<'a, 'f> Value<'a, 'f> {
     /// The same value, with errors about it pointing at `span`.
     pub fn pointing_at(self, span: Span) -> Value<'a, 'f> {
         Value { span, ..self }
-    }
-
-    /// The same value, called something else in messages.
-    pub fn called(self, name: Name) -> Value<'a, 'f> {
-        Value { name, ..self }
     }
 
     pub fn context(&self) -> &'a Context<'f> {

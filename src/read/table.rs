@@ -31,11 +31,6 @@ impl<'a, 'f> Table<'a, 'f> {
         })
     }
 
-    /// The mapping itself.
-    pub fn value(&self) -> &Value<'a, 'f> {
-        &self.value
-    }
-
     /// The value under `key`, when it is written (a null included).
     pub fn entry(&mut self, key: &'a str) -> Option<Value<'a, 'f>> {
         if !self.keys.contains(&key) {
@@ -80,12 +75,6 @@ impl<'a, 'f> Table<'a, 'f> {
     /// when it does not).
     pub fn optional<T: FromNode>(&mut self, key: &'a str) -> Option<T> {
         self.entry(key)?.read()
-    }
-
-    /// The value under `key`, or `default` when it is not written or does not read (an
-    /// error is recorded then).
-    pub fn optional_or<T: FromNode>(&mut self, key: &'a str, default: T) -> T {
-        self.optional(key).unwrap_or(default)
     }
 
     /// Reports every key outside the table's list, and any key of the list that is
