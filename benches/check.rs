@@ -22,8 +22,8 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::time::{Duration, Instant};
 
-use retrylint::check::{CheckOptions, check_description, load_policy};
-use retrylint::output::human;
+use retrylint::analysis::check::{CheckOptions, check_description, load_policy};
+use retrylint::rendering::output::human;
 
 fn main() {
     // `cargo bench -- --quick` (or any filter argument cargo passes) still runs everything.

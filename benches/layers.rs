@@ -11,9 +11,9 @@ mod measure;
 
 use std::path::{Path, PathBuf};
 
-use retrylint::check::load_given;
-use retrylint::load::LoadOptions;
-use retrylint::source::SourceFile;
+use retrylint::analysis::check::load_given;
+use retrylint::input::load::LoadOptions;
+use retrylint::input::source::SourceFile;
 
 const FILES: usize = 1_000;
 

@@ -9,8 +9,8 @@
 use std::path::Path;
 use std::time::{Duration, Instant};
 
-use retrylint::check::{CheckOptions, check_description, load_policy};
-use retrylint::output::human;
+use retrylint::analysis::check::{CheckOptions, check_description, load_policy};
+use retrylint::rendering::output::human;
 
 fn main() {
     let runs = if std::env::args().any(|a| a == "--quick") {
@@ -38,7 +38,7 @@ fn main() {
 
 fn measure(runs: usize, spec: &Path, policy: &Path) -> (Duration, usize) {
     let options = CheckOptions {
-        load: retrylint::load::LoadOptions {
+        load: retrylint::input::load::LoadOptions {
             max_file_size: 64_000_000,
             ..Default::default()
         },

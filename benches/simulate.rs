@@ -14,11 +14,11 @@
 use std::path::Path;
 use std::time::{Duration, Instant};
 
-use retrylint::check::{analyze, load_policy};
-use retrylint::load::LoadOptions;
-use retrylint::simulate::scenario::{Scenario, ScenarioFlags};
-use retrylint::simulate::variant::Variant;
-use retrylint::simulate::{Target, simulate};
+use retrylint::analysis::check::{analyze, load_policy};
+use retrylint::input::load::LoadOptions;
+use retrylint::rendering::simulate::scenario::{Scenario, ScenarioFlags};
+use retrylint::rendering::simulate::variant::Variant;
+use retrylint::rendering::simulate::{Target, simulate};
 
 fn main() {
     let runs = if std::env::args().any(|a| a == "--quick") {

@@ -32,12 +32,14 @@
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
-use crate::check::{LoadedPolicy, PolicyChoice, check_all, check_description, discover_policy};
-use crate::load::stdin::Stdin;
+use crate::analysis::check::{
+    LoadedPolicy, PolicyChoice, check_all, check_description, discover_policy,
+};
+use crate::input::load::stdin::Stdin;
 
-pub use crate::check::CheckOptions;
+pub use crate::analysis::check::CheckOptions;
+pub use crate::analysis::rules::finding::{CheckResult, Finding, Label, Severity};
 pub use crate::error::InputError;
-pub use crate::rules::finding::{CheckResult, Finding, Label, Severity};
 
 /// Checks the description at `path` against `policy`, else against the policy file found
 /// beside it, if any.
@@ -58,9 +60,10 @@ pub fn check_files(
     options: &CheckOptions,
 ) -> Result<Vec<Result<CheckResult, InputError>>, InputError> {
     let choice = match policy {
-        Some(policy) => {
-            PolicyChoice::Given(Box::new(crate::check::load_policy(policy, &options.load)?))
-        }
+        Some(policy) => PolicyChoice::Given(Box::new(crate::analysis::check::load_policy(
+            policy,
+            &options.load,
+        )?)),
         None => PolicyChoice::Discover,
     };
     Ok(check_all(paths, &choice, options, &|| {}))
@@ -82,16 +85,16 @@ pub fn check_str(
         let absolute = std::path::absolute(path).map_err(|e| {
             InputError::new(format!(
                 "cannot place `{}`: {e}",
-                crate::source::path_text(path)
+                crate::input::source::path_text(path)
             ))
         })?;
-        options.load.root = Some(crate::load::root_for(&absolute, None)?.dir);
+        options.load.root = Some(crate::input::load::root_for(&absolute, None)?.dir);
     }
     options.load.stdin = Some(Arc::new(Stdin::with_text(
         path.to_path_buf(),
         text.to_owned(),
     )));
-    let stand_in = Path::new(crate::load::discover::STDIN);
+    let stand_in = Path::new(crate::input::load::discover::STDIN);
     let policy = policy_for(stand_in, policy, &options)?;
     check_description(stand_in, policy.as_ref(), &options)
 }
@@ -103,7 +106,7 @@ fn policy_for(
     options: &CheckOptions,
 ) -> Result<Option<LoadedPolicy>, InputError> {
     if let Some(path) = given {
-        return crate::check::load_policy(path, &options.load).map(Some);
+        return crate::analysis::check::load_policy(path, &options.load).map(Some);
     }
     discover_policy(description, &options.load)?
         .map(|found| found.load(&options.load))

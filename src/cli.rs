@@ -7,8 +7,8 @@ use std::process::ExitCode;
 use clap::{Parser, Subcommand};
 
 use crate::commands;
-use crate::output::color::{self, ColorChoice};
-use crate::output::human;
+use crate::rendering::output::color::{self, ColorChoice};
+use crate::rendering::output::human;
 
 /// Lint the retry contracts of HTTP APIs: an OpenAPI description plus a retry policy.
 #[derive(Debug, Parser)]

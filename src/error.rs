@@ -7,7 +7,7 @@
 use std::fmt;
 use std::sync::Arc;
 
-use crate::source::{SourceFile, Span};
+use crate::input::source::{SourceFile, Span};
 
 /// A place in a file's text, for an error message.
 #[derive(Debug, Clone)]

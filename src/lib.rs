@@ -4,63 +4,43 @@
 //! returns findings with their places ([`location`]), and it makes the retry decision a
 //! client makes after each attempt ([`plan_retry`]) from a policy's values ([`policy`]).
 //!
-//! Inside, the pipeline reads left to right (`ARCHITECTURE.md` walks through it):
-//! `source` (files parsed once into spanned trees) → `load` (a description's files,
-//! `$ref`s followed) → `model` (the operations and the facts retrying depends on) →
-//! `contract` (what the description alone lets any client retry safely) → `policy` (the
-//! retry policy file and each operation's effective policy) → `layers` (the retries of
-//! proxies, gateways, meshes and SDKs) → `rules` (checks that produce findings) →
-//! suppressions and grouping → `output` and `report` (how findings are shown). A test
-//! keeps the modules' graph free of cycles.
+//! Inside, the folders read left to right (`ARCHITECTURE.md` walks through them): `input`
+//! (files parsed once into spanned trees, a description's files with their `$ref`s, the
+//! operations' model, the policy) → `analysis` (contracts, layers, rules, findings,
+//! suppressions and grouping) → `rendering` (outputs, reports, diffs, simulations) →
+//! `commands` and `cli`. A test keeps the modules' graph free of cycles and every edge
+//! pointing that way.
 
 #![forbid(unsafe_code)]
 
 mod api;
+pub use analysis::plan::plan_retry;
+pub use analysis::rules::RuleId;
 pub use api::{
     CheckOptions, CheckResult, Finding, InputError, Label, Severity, check_file, check_files,
     check_str,
 };
-pub use plan::plan_retry;
-pub use rules::RuleId;
 
 // The library's documented parts besides the entry points above: where a finding points,
 // the retry decision, and the policy's values.
+pub use analysis::plan;
+pub use input::policy;
 pub mod location;
-pub mod plan;
-pub mod policy;
 
-// The stages the binary, the tests and the benches reach into: public so that they can,
-// but no part of the library's interface, and free to change between versions.
+// The stages, in the order they run: public so that the binary, the tests and the benches
+// can reach into them, but no part of the library's interface, and free to change.
 #[doc(hidden)]
-pub mod check;
+pub mod analysis;
 #[doc(hidden)]
 pub mod cli;
 #[doc(hidden)]
-pub mod layers;
+pub mod input;
 #[doc(hidden)]
-pub mod load;
-#[doc(hidden)]
-pub mod model;
-#[doc(hidden)]
-pub mod output;
-#[doc(hidden)]
-pub mod rules;
-#[doc(hidden)]
-pub mod simulate;
-#[doc(hidden)]
-pub mod source;
+pub mod rendering;
 
-mod baseline;
 mod commands;
-mod contract;
-mod diff;
 mod error;
 mod escape;
-mod group;
-mod init;
-mod read;
-mod report;
-mod suppress;
 
 /// The README's Rust examples run as doc tests, so they cannot go stale.
 #[cfg(doctest)]

@@ -5,7 +5,7 @@
 
 use std::sync::Arc;
 
-use crate::source::{Node, Span, pointer};
+use crate::input::source::{Node, Span, pointer};
 
 /// The index of a file among the run's files, given as each file is loaded.
 pub type FileId = usize;

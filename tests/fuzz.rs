@@ -27,10 +27,10 @@ use std::path::{Path, PathBuf};
 use std::time::{Duration as Wall, Instant};
 
 use cap::Cap;
-use retrylint::check::{CheckOptions, check_analysis, load_policy};
-use retrylint::load::{LoadOptions, Loader};
-use retrylint::policy::{Duration, Selector, parse_policy_file};
-use retrylint::source::{ParseLimits, SourceFile};
+use retrylint::analysis::check::{CheckOptions, check_analysis, load_policy};
+use retrylint::input::load::{LoadOptions, Loader};
+use retrylint::input::policy::{Duration, Selector, parse_policy_file};
+use retrylint::input::source::{ParseLimits, SourceFile};
 
 #[global_allocator]
 static ALLOCATOR: Cap<System> = Cap::new(System, usize::MAX);
@@ -248,11 +248,11 @@ fn exercise_check(description: &[u8], policy: &[u8], scratch: &Path, limits: Par
 fn exercise(bytes: &[u8], scratch: &Path) {
     let limits = fuzz_limits();
     if let Ok(text) = std::str::from_utf8(bytes) {
-        let _ = retrylint::source::parse(text, limits);
+        let _ = retrylint::input::source::parse(text, limits);
         // What a folder search reads of every file it meets.
-        let _ = retrylint::load::discover::is_description(text);
+        let _ = retrylint::input::load::discover::is_description(text);
         if let Ok(file) = SourceFile::parse("policy.yaml".into(), text.to_string(), limits) {
-            let _ = parse_policy_file(&file, 0, &retrylint::rules::names());
+            let _ = parse_policy_file(&file, 0, &retrylint::analysis::rules::names());
         }
         for line in text.lines().take(20) {
             let _ = Duration::parse(line);
@@ -268,7 +268,7 @@ fn exercise(bytes: &[u8], scratch: &Path) {
             ..LoadOptions::default()
         });
         if let Ok(root) = loader.load_root(&path) {
-            let _ = retrylint::model::build(&mut loader, root);
+            let _ = retrylint::input::model::build(&mut loader, root);
         }
     }
     // The same bytes as a mesh, gateway or proxy file given with -p: recognised, imported
@@ -280,16 +280,16 @@ fn exercise(bytes: &[u8], scratch: &Path) {
             max_files: 20,
             ..LoadOptions::default()
         };
-        if let Ok(given) = retrylint::check::load_given(&[layer], &options)
+        if let Ok(given) = retrylint::analysis::check::load_given(&[layer], &options)
             && !given.layer_files.is_empty()
         {
-            let inputs = retrylint::check::LayerInputs {
+            let inputs = retrylint::analysis::check::LayerInputs {
                 files: given.layer_files,
                 hosts: vec!["payments.prod.svc.cluster.local".to_string()],
             };
             let demo =
                 Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/layers/payments/openapi.yaml");
-            let _ = retrylint::check::analyze_layers(&demo, None, &inputs, &options);
+            let _ = retrylint::analysis::check::analyze_layers(&demo, None, &inputs, &options);
         }
     }
 }

@@ -13,10 +13,10 @@ use std::sync::Arc;
 use super::compare::{DiffFormat, DiffOutput, check_options, note, policy, rendered, side};
 use super::sides::{self, Counterpart, SidePaths};
 use super::{InputArgs, Outcome, write_output};
-use crate::check::load_given;
-use crate::diff::Diff;
+use crate::analysis::check::load_given;
 use crate::error::InputError;
-use crate::load::revision::{Revision, RevisionLimits};
+use crate::input::load::revision::{Revision, RevisionLimits};
+use crate::rendering::diff::Diff;
 
 /// Compares each of `specs` with `revision`; `base_policy`, when it names files, is what
 /// the base reads instead of the `-p` paths at the revision.
@@ -29,7 +29,8 @@ pub fn against_revision(
 ) -> Outcome {
     let load = input.load_options();
     // Folders and globs name the head's descriptions; each is looked for at the revision.
-    let specs = crate::load::discover::descriptions(specs, false, &load).map_err(|e| vec![e])?;
+    let specs =
+        crate::input::load::discover::descriptions(specs, false, &load).map_err(|e| vec![e])?;
     if specs.len() > 1 && matches!(output.format, DiffFormat::Json | DiffFormat::Sarif) {
         return Err(vec![
             InputError::new("--base with json or sarif output compares one description at a time")
@@ -55,10 +56,10 @@ pub fn against_revision(
     base_load.root = Some(revision.dir.clone());
     base_load.revision = Some(revision.clone());
     let rename = (
-        crate::source::path_text(&revision.dir),
+        crate::input::source::path_text(&revision.dir),
         format!("{}:", revision.revision),
     );
-    let at_revision = |e| crate::diff::renamed_error(e, &rename);
+    let at_revision = |e| crate::rendering::diff::renamed_error(e, &rename);
     let sides = if base_policy.is_empty() {
         sides::split(&input.policy, " in the work tree", |path| {
             counterpart_at(&revision, &base_load, path).map_err(at_revision)
@@ -98,7 +99,7 @@ pub fn against_revision(
             // operation is added (and every unprotected write a regression).
             let text = format!(
                 "`{}` does not exist at {}: every operation is new",
-                crate::source::path_text(spec),
+                crate::input::source::path_text(spec),
                 revision.revision
             );
             note(std::slice::from_ref(&text), output.quiet);
@@ -122,7 +123,7 @@ pub fn against_revision(
     }
     let mut text = texts.join("\n");
     if output.format == DiffFormat::Markdown {
-        text.insert_str(0, crate::output::markdown::COMMENT_MARKER);
+        text.insert_str(0, crate::rendering::output::markdown::COMMENT_MARKER);
     }
     write_output(output.output.as_deref(), &text).map_err(|e| vec![e])?;
     Ok(ExitCode::from(u8::from(failed)))
@@ -131,7 +132,7 @@ pub fn against_revision(
 /// A `-p` path as it was at the revision: written out of git when it was there.
 fn counterpart_at(
     revision: &Revision,
-    load: &crate::load::LoadOptions,
+    load: &crate::input::load::LoadOptions,
     path: &Path,
 ) -> Result<Counterpart, InputError> {
     let Ok(base) = revision.path_of(path) else {

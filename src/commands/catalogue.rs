@@ -9,13 +9,13 @@ pub const POLICY_SCHEMA: &str = include_str!("../../schema/retry-policy.schema.j
 /// `retrylint rules`: name, default severity, what it judges (`policy`, `description`,
 /// `contract`, `layers`) and summary of every rule.
 pub fn rules_table() -> String {
-    let width = crate::rules::ALL
+    let width = crate::analysis::rules::ALL
         .iter()
         .map(|r| r.meta().name.len())
         .max()
         .unwrap_or(0);
     let mut out = String::new();
-    for rule in crate::rules::ALL {
+    for rule in crate::analysis::rules::ALL {
         let meta = rule.meta();
         out.push_str(&format!(
             "{:<width$}  {:<7}  {:<11}  {}\n",
@@ -29,11 +29,11 @@ pub fn rules_table() -> String {
 }
 
 pub fn explain(name: &str) -> Outcome {
-    match crate::rules::meta(name) {
+    match crate::analysis::rules::meta(name) {
         Some(meta) => print(meta.doc),
         None => {
             let mut error = InputError::new(format!("there is no rule `{name}`"));
-            error = match crate::error::did_you_mean(name, crate::rules::names()) {
+            error = match crate::error::did_you_mean(name, crate::analysis::rules::names()) {
                 Some(near) => error.with_help(format!("did you mean `{near}`?")),
                 None => error.with_help("`retrylint rules` lists every rule"),
             };

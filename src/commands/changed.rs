@@ -24,13 +24,13 @@
 use std::collections::HashSet;
 use std::path::{Path, PathBuf};
 
-use crate::check::{GivenPolicies, POLICY_FILE_NAMES};
+use crate::analysis::check::{GivenPolicies, POLICY_FILE_NAMES};
+use crate::analysis::layers::detect::{HandedOver, LayerFile, handed_over};
 use crate::error::InputError;
 use crate::escape::terminal;
-use crate::layers::detect::{HandedOver, LayerFile, handed_over};
-use crate::load::LoadOptions;
-use crate::load::discover::{self, STDIN};
-use crate::source::path_text;
+use crate::input::load::LoadOptions;
+use crate::input::load::discover::{self, STDIN};
+use crate::input::source::path_text;
 
 /// What to check for the files handed over.
 #[derive(Debug, Default)]
@@ -151,7 +151,7 @@ fn folder_of(path: &Path) -> PathBuf {
 /// The repository's folder, named relative to the current folder when inside it: `--root`,
 /// else the git work tree around the current folder, else the current folder.
 fn repository(options: &LoadOptions) -> Result<PathBuf, InputError> {
-    let root = crate::load::root_for_stdin(options.root.as_deref())?;
+    let root = crate::input::load::root_for_stdin(options.root.as_deref())?;
     let current = std::env::current_dir().and_then(std::fs::canonicalize);
     Ok(
         match current.ok().and_then(|c| root.dir.strip_prefix(c).ok()) {

@@ -9,11 +9,11 @@ use clap::{Args, ValueEnum};
 
 use super::InputArgs;
 use super::{Outcome, write_output};
-use crate::baseline::{self, Baseline};
-use crate::check::{CheckOptions, LayerInputs, PolicyChoice, check_all, load_given};
+use crate::analysis::check::{CheckOptions, LayerInputs, PolicyChoice, check_all, load_given};
 use crate::error::InputError;
-use crate::output::source_links::SourceLinks;
-use crate::output::{
+use crate::rendering::baseline::{self, Baseline};
+use crate::rendering::output::source_links::SourceLinks;
+use crate::rendering::output::{
     CheckResult, FailOn, Shown, concise, github, gitlab, human, json, junit, markdown, sarif,
     statistics,
 };
@@ -187,9 +187,8 @@ pub fn run(args: CheckArgs) -> Outcome {
             layer_files.extend(plan.layer_files);
             plan.descriptions
         }
-        None => {
-            crate::load::discover::descriptions(&args.specs, false, &load).map_err(|e| vec![e])?
-        }
+        None => crate::input::load::discover::descriptions(&args.specs, false, &load)
+            .map_err(|e| vec![e])?,
     };
     let options = CheckOptions {
         load,
@@ -246,7 +245,7 @@ pub fn run(args: CheckArgs) -> Outcome {
         let count = baseline::write(path, &results).map_err(|e| vec![e])?;
         eprintln!(
             "wrote {count} findings to the baseline {}",
-            crate::escape::terminal(&crate::source::path_text(path))
+            crate::escape::terminal(&crate::input::source::path_text(path))
         );
         return Ok(ExitCode::SUCCESS);
     }
@@ -255,10 +254,13 @@ pub fn run(args: CheckArgs) -> Outcome {
             .map_err(|e| vec![e])?
             .apply(&mut results);
     }
-    let color = args.output.is_none() && crate::output::color::stdout();
+    let color = args.output.is_none() && crate::rendering::output::color::stdout();
     let shown = Shown {
         errors_only: args.quiet,
-        infos: args.show_infos || args.fail_on.fails(crate::rules::finding::Severity::Info),
+        infos: args.show_infos
+            || args
+                .fail_on
+                .fails(crate::analysis::rules::finding::Severity::Info),
         max: args.max_findings,
     };
     if args.max_findings.is_some()
@@ -316,9 +318,9 @@ fn contract_only_notice(results: &[CheckResult]) {
     if without.is_empty() {
         return;
     }
-    let skipped = crate::rules::ALL
+    let skipped = crate::analysis::rules::ALL
         .iter()
-        .filter(|r| r.meta().scope == crate::rules::Scope::Policy)
+        .filter(|r| r.meta().scope == crate::analysis::rules::Scope::Policy)
         .count();
     let which = if without.len() == results.len() {
         String::new()
@@ -338,7 +340,7 @@ fn contract_only_notice(results: &[CheckResult]) {
     eprintln!(
         "note: no retry policy{which}: checked the description's contract only; \
          {skipped} policy rules did not run (give one with -p, or put {} beside the description)",
-        crate::check::POLICY_FILE_NAME
+        crate::analysis::check::POLICY_FILE_NAME
     );
 }
 
@@ -380,14 +382,16 @@ impl Progress {
 }
 
 /// The rules `--select` or `--ignore` names; a name that is no rule's is an input error.
-fn rule_list(names: &[String]) -> Result<Vec<crate::rules::RuleId>, Vec<InputError>> {
+fn rule_list(names: &[String]) -> Result<Vec<crate::analysis::rules::RuleId>, Vec<InputError>> {
     names
         .iter()
         .map(|name| {
-            crate::rules::RuleId::rule_named(name).ok_or_else(|| {
+            crate::analysis::rules::RuleId::rule_named(name).ok_or_else(|| {
                 let mut error =
                     InputError::new(format!("unknown rule `{name}` in --select or --ignore"));
-                if let Some(near) = crate::error::did_you_mean(name, crate::rules::names()) {
+                if let Some(near) =
+                    crate::error::did_you_mean(name, crate::analysis::rules::names())
+                {
                     error = error.with_help(format!("did you mean `{near}`?"));
                 }
                 vec![error]

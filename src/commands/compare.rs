@@ -8,11 +8,13 @@ use std::process::ExitCode;
 use clap::{Args, ValueEnum};
 
 use super::{InputArgs, Outcome, write_output};
-use crate::check::{CheckOptions, LayerInputs, LoadedPolicy, check_analysis, discover_policy};
-use crate::diff::{Diff, Side, render};
+use crate::analysis::check::{
+    CheckOptions, LayerInputs, LoadedPolicy, check_analysis, discover_policy,
+};
 use crate::error::InputError;
-use crate::output::FailOn;
-use crate::output::source_links::SourceLinks;
+use crate::rendering::diff::{Diff, Side, render};
+use crate::rendering::output::FailOn;
+use crate::rendering::output::source_links::SourceLinks;
 
 /// How a diff is shown and when it fails.
 #[derive(Debug, Args)]
@@ -72,8 +74,8 @@ pub(super) fn note(notes: &[String], quiet: bool) {
 /// The options of a check, with the layer files `-p` named.
 pub(super) fn check_options(
     input: &InputArgs,
-    load: &crate::load::LoadOptions,
-    layer_files: Vec<crate::layers::detect::LayerFile>,
+    load: &crate::input::load::LoadOptions,
+    layer_files: Vec<crate::analysis::layers::detect::LayerFile>,
 ) -> CheckOptions {
     CheckOptions {
         load: load.clone(),
@@ -93,12 +95,12 @@ pub(super) fn policy(
     options: &CheckOptions,
 ) -> Result<Option<(String, LoadedPolicy)>, Vec<InputError>> {
     if let Some((path, policy)) = given {
-        return Ok(Some((crate::source::path_text(&path), policy)));
+        return Ok(Some((crate::input::source::path_text(&path), policy)));
     }
     match discover_policy(description, &options.load).map_err(|e| vec![e])? {
         Some(found) => {
             let policy = found.load(&options.load).map_err(|e| vec![e])?;
-            Ok(Some((crate::source::path_text(&found.path), policy)))
+            Ok(Some((crate::input::source::path_text(&found.path), policy)))
         }
         None => Ok(None),
     }
@@ -118,14 +120,17 @@ pub(super) fn side(
     };
     let checked = check_analysis(path, loaded.as_ref(), options).map_err(|e| {
         vec![match &rename {
-            Some(rename) => crate::diff::renamed_error(e, rename),
+            Some(rename) => crate::rendering::diff::renamed_error(e, rename),
             None => e,
         }]
     })?;
     Ok(Side {
         checked,
-        name: crate::diff::renamed(crate::source::path_text(path), rename.as_ref()),
-        policy: name.map(|n| crate::diff::renamed(n, rename.as_ref())),
+        name: crate::rendering::diff::renamed(
+            crate::input::source::path_text(path),
+            rename.as_ref(),
+        ),
+        policy: name.map(|n| crate::rendering::diff::renamed(n, rename.as_ref())),
         rename,
         root,
     })
@@ -135,7 +140,7 @@ pub(super) fn side(
 pub(super) fn show(diff: Diff, output: &DiffOutput) -> Outcome {
     let mut text = rendered(&diff, output);
     if output.format == DiffFormat::Markdown {
-        text.insert_str(0, crate::output::markdown::COMMENT_MARKER);
+        text.insert_str(0, crate::rendering::output::markdown::COMMENT_MARKER);
     }
     write_output(output.output.as_deref(), &text).map_err(|e| vec![e])?;
     Ok(ExitCode::from(u8::from(diff.fails(output.fail_on))))
@@ -147,6 +152,8 @@ pub(super) fn rendered(diff: &Diff, output: &DiffOutput) -> String {
         DiffFormat::Json => render::json::render(diff),
         DiffFormat::Markdown => render::markdown::render(diff, output.source_links.as_ref()),
         DiffFormat::Github => render::github(diff, output.fail_on),
-        DiffFormat::Sarif => crate::output::sarif::render(&[render::new_findings(diff)], None).text,
+        DiffFormat::Sarif => {
+            crate::rendering::output::sarif::render(&[render::new_findings(diff)], None).text
+        }
     }
 }

@@ -9,8 +9,8 @@ use super::compare::{
 };
 use super::sides::{self, DescriptionRoots, SidePaths};
 use super::{InputArgs, Outcome};
-use crate::check::load_given;
-use crate::diff::Diff;
+use crate::analysis::check::load_given;
+use crate::rendering::diff::Diff;
 
 #[derive(Debug, Args)]
 pub struct DiffArgs {

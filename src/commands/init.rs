@@ -6,9 +6,9 @@ use std::process::ExitCode;
 use clap::Args;
 
 use super::{Outcome, write_output};
-use crate::check::{LayerInputs, analyze_layers, load_given};
+use crate::analysis::check::{LayerInputs, analyze_layers, load_given};
 use crate::error::InputError;
-use crate::load::LoadOptions;
+use crate::input::load::LoadOptions;
 
 #[derive(Debug, Args)]
 pub struct InitArgs {
@@ -55,7 +55,7 @@ pub fn run(args: InitArgs) -> Outcome {
         return Err(vec![
             InputError::new(format!(
                 "`{}` already exists",
-                crate::source::path_text(path)
+                crate::input::source::path_text(path)
             ))
             .with_help("pass --force to overwrite it"),
         ]);
@@ -70,7 +70,7 @@ pub fn run(args: InitArgs) -> Outcome {
         return Err(vec![
             InputError::new(format!(
                 "`{}` is a retrylint policy: init writes one",
-                crate::source::path_text(path)
+                crate::input::source::path_text(path)
             ))
             .with_help("give init only mesh, gateway or proxy files with -p"),
         ]);
@@ -81,15 +81,15 @@ pub fn run(args: InitArgs) -> Outcome {
     };
     let analysis = analyze_layers(&args.spec, None, &inputs, &options).map_err(|e| vec![e])?;
     let name = analysis.sources[analysis.api.root_file].name();
-    let seen = crate::init::LayersSeen {
+    let seen = crate::analysis::init::LayersSeen {
         bound: &analysis.layers,
         hosts: &args.hosts,
     };
     let layered = !analysis.layers.is_empty() || !args.hosts.is_empty();
     // `--key-header` names count as keys in the contract the policy is chosen from.
-    let keys = crate::contract::KeyHeaders::new(args.key_headers.iter().cloned());
-    let contracts = crate::contract::derive(&analysis.api, &keys);
-    let text = crate::init::starting_policy_with(
+    let keys = crate::analysis::contract::KeyHeaders::new(args.key_headers.iter().cloned());
+    let contracts = crate::analysis::contract::derive(&analysis.api, &keys);
+    let text = crate::analysis::init::starting_policy_with(
         &analysis.api,
         &contracts,
         &name,

@@ -5,11 +5,11 @@ use std::path::PathBuf;
 
 use clap::Args;
 
-use crate::check::{LayerInputs, LoadedPolicy, discover_policy, load_given};
+use crate::analysis::check::{LayerInputs, LoadedPolicy, discover_policy, load_given};
 use crate::error::InputError;
-use crate::load::LoadOptions;
-use crate::load::stdin::Stdin;
-use crate::source::ParseLimits;
+use crate::input::load::LoadOptions;
+use crate::input::load::stdin::Stdin;
+use crate::input::source::ParseLimits;
 
 /// Where the policy comes from and how files are read.
 #[derive(Debug, Args)]

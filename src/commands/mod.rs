@@ -18,7 +18,7 @@ pub mod simulate;
 use std::process::ExitCode;
 
 use crate::error::InputError;
-pub use crate::output::write::to_file_or_stdout as write_output;
+pub use crate::rendering::output::write::to_file_or_stdout as write_output;
 pub use inputs::InputArgs;
 
 /// What a command ends with: an exit code, or the input errors that stopped it (exit 2).

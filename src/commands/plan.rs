@@ -6,10 +6,10 @@ use clap::Args;
 
 use super::InputArgs;
 use super::{Outcome, print};
-use crate::check::analyze_layers;
+use crate::analysis::check::analyze_layers;
 use crate::error::InputError;
-use crate::output::plan;
-use crate::policy::Selector;
+use crate::input::policy::Selector;
+use crate::rendering::output::plan;
 
 #[derive(Debug, Args)]
 pub struct PlanArgs {

@@ -7,8 +7,8 @@ use clap::{Args, ValueEnum};
 
 use super::InputArgs;
 use super::{Outcome, write_output};
-use crate::check::{CheckOptions, check_analysis};
-use crate::report;
+use crate::analysis::check::{CheckOptions, check_analysis};
+use crate::rendering::report;
 
 #[derive(Debug, Args)]
 pub struct ReportArgs {
@@ -45,7 +45,7 @@ pub fn run(args: ReportArgs) -> Outcome {
     let checked = check_analysis(&args.spec, policy.as_ref(), &options).map_err(|e| vec![e])?;
     let report = report::build(
         &checked,
-        policy_path.as_deref().map(crate::source::path_text),
+        policy_path.as_deref().map(crate::input::source::path_text),
     );
     let text = match args.format {
         ReportFormat::Markdown => report::markdown::render(&report),

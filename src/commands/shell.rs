@@ -41,7 +41,7 @@ pub fn man(args: &ManArgs, command: clap::Command) -> Outcome {
     let cannot = |e: std::io::Error| {
         vec![InputError::new(format!(
             "cannot write manual pages into `{}`: {e}",
-            crate::escape::terminal(&crate::source::path_text(dir))
+            crate::escape::terminal(&crate::input::source::path_text(dir))
         ))]
     };
     std::fs::create_dir_all(dir).map_err(cannot)?;
@@ -51,7 +51,8 @@ pub fn man(args: &ManArgs, command: clap::Command) -> Outcome {
         pages.push((format!("{name}.1"), sub.clone().name(name)));
     }
     for (file, page) in pages {
-        crate::output::write::to_file(&dir.join(file), &render(page)?).map_err(|e| vec![e])?;
+        crate::rendering::output::write::to_file(&dir.join(file), &render(page)?)
+            .map_err(|e| vec![e])?;
     }
     Ok(ExitCode::SUCCESS)
 }

@@ -8,7 +8,7 @@
 use std::path::{Path, PathBuf};
 
 use crate::error::InputError;
-use crate::source::{fold_dots, path_text};
+use crate::input::source::{fold_dots, path_text};
 
 /// What the base has for one `-p` path of the head.
 pub enum Counterpart {

@@ -9,7 +9,7 @@
 //! `-p` takes what `check` takes: the policy, and files or folders of proxies, gateways and
 //! meshes. Each operation goes through the client's loop, then, at each position in front
 //! of the backend (edge, gateway, mesh), the loop of the route that
-//! [`Bound::chain`](crate::layers::chain::Bound::chain) picks there (the one with the most
+//! [`Bound::chain`](crate::analysis::layers::chain::Bound::chain) picks there (the one with the most
 //! attempts).
 
 use std::path::PathBuf;
@@ -18,16 +18,16 @@ use std::process::ExitCode;
 use clap::ValueEnum;
 
 use super::InputArgs;
-use crate::check::{Analysis, analyze_layers};
+use crate::analysis::check::{Analysis, analyze_layers};
+use crate::analysis::layers::Position;
 use crate::error::InputError;
-use crate::layers::Position;
-use crate::policy::{Effective, Selector, resolve};
-use crate::simulate::loops::LayerLoop;
-use crate::simulate::output::{self, Report};
-use crate::simulate::scenario::{Scenario, ScenarioFlags};
-use crate::simulate::scenario_file::ScenarioFile;
-use crate::simulate::variant::Variant;
-use crate::simulate::{MAX_ATTEMPTS, Target, html, simulate};
+use crate::input::policy::{Effective, Selector, resolve};
+use crate::rendering::simulate::loops::LayerLoop;
+use crate::rendering::simulate::output::{self, Report};
+use crate::rendering::simulate::scenario::{Scenario, ScenarioFlags};
+use crate::rendering::simulate::scenario_file::ScenarioFile;
+use crate::rendering::simulate::variant::Variant;
+use crate::rendering::simulate::{MAX_ATTEMPTS, Target, html, simulate};
 
 /// The flags of `retrylint simulate`.
 #[derive(Debug, clap::Args)]
@@ -141,7 +141,8 @@ pub fn run(args: SimulateArgs) -> Result<ExitCode, Vec<InputError>> {
         SimulateFormat::Json => output::json(&report),
         SimulateFormat::Html => html::render(&report),
     };
-    crate::output::write::to_file_or_stdout(args.output.as_deref(), &text).map_err(|e| vec![e])?;
+    crate::rendering::output::write::to_file_or_stdout(args.output.as_deref(), &text)
+        .map_err(|e| vec![e])?;
     Ok(ExitCode::SUCCESS)
 }
 
@@ -178,7 +179,7 @@ fn targets(
             ))
             .with_help("simulate it with --compare maxAttempts=N"));
         }
-        let b = crate::plan::schedule::backoff_of(&policy);
+        let b = crate::analysis::plan::schedule::backoff_of(&policy);
         if b.cap_ms < b.base_ms || b.multiplier < 1.0 {
             eprintln!(
                 "note: {}: backoff.cap is below backoff.base or backoff.multiplier below 1: \
@@ -228,7 +229,7 @@ fn targets(
 
 /// The loops of the layers in front of the backend for operation `index`, outermost
 /// first: at each position, the route that
-/// [`Bound::chain`](crate::layers::chain::Bound::chain) picks.
+/// [`Bound::chain`](crate::analysis::layers::chain::Bound::chain) picks.
 pub fn layer_loops(analysis: &Analysis, index: usize, client: &Effective) -> Vec<LayerLoop> {
     let bound = &analysis.layers;
     let Some(op) = analysis.api.operations.get(index) else {
@@ -283,17 +284,17 @@ fn client_layer(analysis: &Analysis, index: usize, client: &Effective) -> Option
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::check::{analyze, load_policy};
-    use crate::layers::bind::Service;
-    use crate::layers::chain::Bound;
-    use crate::layers::{Format, Layer, Route};
-    use crate::load::LoadOptions;
+    use crate::analysis::check::{analyze, load_policy};
+    use crate::analysis::layers::bind::Service;
+    use crate::analysis::layers::chain::Bound;
+    use crate::analysis::layers::{Format, Layer, Route};
+    use crate::input::load::LoadOptions;
     use crate::location::Loc;
-    use crate::simulate::scenario::{Capacity, Fault, Scenario};
-    use crate::simulate::{loops, simulate};
+    use crate::rendering::simulate::scenario::{Capacity, Fault, Scenario};
+    use crate::rendering::simulate::{loops, simulate};
 
     fn here() -> Loc {
-        Loc::new(0, "", crate::source::Span::default())
+        Loc::new(0, "", crate::input::source::Span::default())
     }
 
     /// A layer with one route for every request: `attempts`, retrying 503.
@@ -308,7 +309,7 @@ mod tests {
                 loc: here(),
                 name: "http[0]".into(),
                 matches: Vec::new(),
-                policy: crate::simulate::loops::tests::retrying_503(attempts),
+                policy: crate::rendering::simulate::loops::tests::retrying_503(attempts),
                 implicit: false,
                 budget_only: false,
                 retried_methods: None,

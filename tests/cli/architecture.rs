@@ -1,22 +1,54 @@
-//! The crate's flow goes one way: a top-level module may use the modules below it, never
-//! one above. The graph is read from the source itself — every `crate::module` path in
-//! code that is not a test or a comment — so a new back-edge fails here, naming the cycle
-//! it closes.
+//! The crate's flow goes one way. Its folders are the stages — `input`, `analysis`,
+//! `rendering` — and a module may use the modules of its own stage or an earlier one, never
+//! a later one; and no modules use each other in a cycle. The graph is read from the source
+//! itself — every `crate::` path in code that is not a test or a comment — so a new
+//! back-edge fails here, naming the edge or the cycle it closes.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 
-/// The top-level modules: `src/NAME.rs` and `src/NAME/`, less the binary and the root.
-fn modules(src: &Path) -> BTreeSet<String> {
-    std::fs::read_dir(src)
-        .expect("src/ is readable")
+/// The stages, in the order a check runs them: the folders of `src/`.
+const STAGES: [&str; 3] = ["input", "analysis", "rendering"];
+
+/// Where a module outside the stage folders stands: the vocabulary every stage uses with
+/// the input, the interfaces (library and command line) after the rendering.
+fn stage_of(module: &str) -> usize {
+    match module.split_once("::") {
+        Some((stage, _)) => STAGES.iter().position(|s| *s == stage).unwrap_or(0),
+        None if matches!(module, "error" | "escape" | "location") => 0,
+        None => STAGES.len(),
+    }
+}
+
+/// The names in a folder of modules: `NAME.rs` and `NAME/`, less the binary, the root and
+/// a folder's own `mod.rs`.
+fn names_in(dir: &Path) -> Vec<String> {
+    std::fs::read_dir(dir)
+        .expect("a folder of src/ is readable")
         .filter_map(|entry| {
             let path = entry.expect("an entry of src/").path();
             let name = path.file_stem()?.to_str()?.to_owned();
             let module = path.is_dir() || path.extension().is_some_and(|e| e == "rs");
-            (module && name != "main" && name != "lib").then_some(name)
+            (module && !matches!(name.as_str(), "main" | "lib" | "mod")).then_some(name)
         })
         .collect()
+}
+
+/// The modules the graph is made of, each with its path under `src/`: a stage's modules
+/// (`input::load`) and the modules outside the stages (`cli`).
+fn modules(src: &Path) -> BTreeMap<String, PathBuf> {
+    let mut modules = BTreeMap::new();
+    for name in names_in(src) {
+        if STAGES.contains(&name.as_str()) {
+            for inner in names_in(&src.join(&name)) {
+                let path = src.join(&name).join(&inner);
+                modules.insert(format!("{name}::{inner}"), path);
+            }
+        } else {
+            modules.insert(name.clone(), src.join(name));
+        }
+    }
+    modules
 }
 
 /// Every `.rs` file under `path`.
@@ -55,16 +87,22 @@ fn is_test_file(path: &Path, test_only: &BTreeSet<PathBuf>) -> bool {
     path.components().any(|c| c.as_os_str() == "tests") || test_only.contains(path)
 }
 
-/// The code of a file that a build without tests compiles: up to its first `#[cfg(test)]`
-/// item at the top level (the tests module comes last by convention), without comments.
+/// The code of a file that a build without tests compiles, without comments: a top-level
+/// item under `#[cfg(test)]` is left out, up to its closing `}` at the start of a line (or
+/// its `;`, for `mod tests;`).
 fn code(text: &str) -> String {
     let mut out = String::new();
-    for line in text.lines() {
+    let mut lines = text.lines();
+    while let Some(line) = lines.next() {
         if line.starts_with("#[cfg(test)]") {
-            break;
+            for item in lines.by_ref() {
+                if item == "}" || (!item.starts_with([' ', '#']) && item.ends_with(';')) {
+                    break;
+                }
+            }
+            continue;
         }
-        let trimmed = line.trim_start();
-        if trimmed.starts_with("//") {
+        if line.trim_start().starts_with("//") {
             continue;
         }
         out.push_str(line);
@@ -73,8 +111,15 @@ fn code(text: &str) -> String {
     out
 }
 
-/// The top-level modules a piece of code names through `crate::`.
+/// The modules a piece of code names through `crate::` (`crate::input::load::Sources` names
+/// `input::load`), among `modules`.
 fn used(code: &str, modules: &BTreeSet<String>) -> BTreeSet<String> {
+    let ident = |text: &str| -> String {
+        text.split(|c: char| !(c.is_alphanumeric() || c == '_'))
+            .next()
+            .unwrap_or_default()
+            .to_owned()
+    };
     let mut found = BTreeSet::new();
     for (at, _) in code.match_indices("crate::") {
         // `retrylint::…` and the like are other crates' paths.
@@ -83,42 +128,48 @@ fn used(code: &str, modules: &BTreeSet<String>) -> BTreeSet<String> {
             continue;
         }
         let rest = &code[at + "crate::".len()..];
-        let names: Vec<&str> = match rest.strip_prefix('{') {
+        let paths: Vec<&str> = match rest.strip_prefix('{') {
             Some(group) => group
                 .split('}')
                 .next()
                 .unwrap_or_default()
                 .split(',')
-                .map(|part| part.trim().split("::").next().unwrap_or_default())
+                .map(str::trim)
                 .collect(),
-            None => vec![
-                rest.split(|c: char| !(c.is_alphanumeric() || c == '_'))
-                    .next()
-                    .unwrap_or_default(),
-            ],
+            None => vec![rest],
         };
-        found.extend(
-            names
-                .into_iter()
-                .filter(|name| modules.contains(*name))
-                .map(str::to_owned),
-        );
+        for path in paths {
+            let first = ident(path);
+            let name = if STAGES.contains(&first.as_str()) {
+                let inner = path
+                    .get(first.len()..)
+                    .and_then(|p| p.strip_prefix("::"))
+                    .map(ident)
+                    .unwrap_or_default();
+                format!("{first}::{inner}")
+            } else {
+                first
+            };
+            if modules.contains(&name) {
+                found.insert(name);
+            }
+        }
     }
     found
 }
 
-/// Which top-level modules each one uses, from its non-test code.
+/// Which modules each one uses, from its non-test code.
 fn graph() -> BTreeMap<String, BTreeSet<String>> {
     let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
     let modules = modules(&src);
+    let names: BTreeSet<String> = modules.keys().cloned().collect();
     let mut graph = BTreeMap::new();
-    for module in &modules {
+    for (module, path) in &modules {
         let mut files = Vec::new();
-        let dir = src.join(module);
-        if dir.is_dir() {
-            rust_files(&dir, &mut files);
+        if path.is_dir() {
+            rust_files(path, &mut files);
         } else {
-            files.push(src.join(format!("{module}.rs")));
+            files.push(path.with_extension("rs"));
         }
         let texts: Vec<(PathBuf, String)> = files
             .into_iter()
@@ -144,7 +195,7 @@ fn graph() -> BTreeMap<String, BTreeSet<String>> {
         }
         let mut uses = BTreeSet::new();
         for (_, text) in texts.iter().filter(|(f, _)| !is_test_file(f, &test_only)) {
-            uses.extend(used(&code(text), &modules));
+            uses.extend(used(&code(text), &names));
         }
         uses.remove(module);
         graph.insert(module.clone(), uses);
@@ -206,29 +257,69 @@ fn the_module_graph_has_no_cycle() {
 }
 
 #[test]
+fn no_module_uses_a_later_stage() {
+    let graph = graph();
+    assert!(
+        graph.keys().filter(|m| m.contains("::")).count() > 10,
+        "the stage folders hold the modules: {:?}",
+        graph.keys().collect::<Vec<_>>()
+    );
+    let back: Vec<String> = graph
+        .iter()
+        .flat_map(|(module, uses)| {
+            uses.iter()
+                .filter(|used| stage_of(used) > stage_of(module))
+                .map(move |used| format!("{module} uses {used}"))
+        })
+        .collect();
+    assert!(
+        back.is_empty(),
+        "a module uses one of a later stage ({}):\n{}",
+        STAGES.join(" → "),
+        back.join("\n")
+    );
+}
+
+#[test]
 fn the_graph_reader_sees_paths_groups_and_skips_comments_and_tests() {
-    let modules: BTreeSet<String> = ["load", "model", "source", "output"]
-        .map(String::from)
-        .into();
-    let text = "use crate::load::Sources;\n\
-                use crate::{model, source::Node};\n\
-                // crate::output in a comment\n\
+    let modules: BTreeSet<String> = [
+        "input::load",
+        "input::model",
+        "error",
+        "input::source",
+        "rendering::output",
+    ]
+    .map(String::from)
+    .into();
+    let text = "use crate::input::load::Sources;\n\
+                use crate::{error, input::source::Node};\n\
+                // crate::rendering::output in a comment\n\
                 let x = othercrate::output::render();\n\
                 #[cfg(test)]\n\
-                mod tests { use crate::output; }\n";
-    let expected: BTreeSet<String> = ["load", "model", "source"].map(String::from).into();
+                mod tests {\n    use crate::rendering::output;\n}\n\
+                use crate::input::model;\n";
+    // The code after the tests module counts again.
+    let expected: BTreeSet<String> = ["input::load", "input::model", "error", "input::source"]
+        .map(String::from)
+        .into();
     assert_eq!(used(&code(text), &modules), expected);
     assert_eq!(
         test_modules("mod shared;\n#[cfg(test)]\nmod tester;\n#[cfg(test)]\nmod tests {\n"),
         ["tester"]
     );
-    let test_only = BTreeSet::from([PathBuf::from("src/rules/tester.rs")]);
+    let test_only = BTreeSet::from([PathBuf::from("src/analysis/rules/tester.rs")]);
     assert!(is_test_file(
-        Path::new("src/layers/envoy/tests/fixtures.rs"),
+        Path::new("src/analysis/layers/envoy/tests/fixtures.rs"),
         &test_only
     ));
-    assert!(is_test_file(Path::new("src/rules/tester.rs"), &test_only));
-    assert!(!is_test_file(Path::new("src/rules/mod.rs"), &test_only));
+    assert!(is_test_file(
+        Path::new("src/analysis/rules/tester.rs"),
+        &test_only
+    ));
+    assert!(!is_test_file(
+        Path::new("src/analysis/rules/mod.rs"),
+        &test_only
+    ));
 }
 
 #[test]

@@ -19,7 +19,7 @@ fn folder_names(dir: &str, strip: &str) -> BTreeSet<String> {
 }
 
 fn code_names() -> BTreeSet<String> {
-    retrylint::rules::names()
+    retrylint::analysis::rules::names()
         .into_iter()
         .map(str::to_string)
         .collect()
@@ -30,7 +30,7 @@ fn code_docs_and_fixtures_name_the_same_rules() {
     let code = code_names();
     assert_eq!(
         code.len(),
-        retrylint::rules::ALL.len(),
+        retrylint::analysis::rules::ALL.len(),
         "rule names are unique"
     );
     assert_eq!(folder_names("rules", ".md"), code, "rules/*.md");
@@ -88,7 +88,7 @@ fn the_specification_table_names_the_same_rules() {
     for line in section.lines().filter(|l| l.starts_with("| `")) {
         let cells: Vec<&str> = line.split('|').map(str::trim).collect();
         let name = cells[1].trim_matches('`');
-        let rule = retrylint::rules::by_name(name).unwrap();
+        let rule = retrylint::analysis::rules::by_name(name).unwrap();
         assert_eq!(rule.meta().severity.as_str(), cells[2], "{name}");
     }
 }
@@ -97,9 +97,12 @@ fn the_specification_table_names_the_same_rules() {
 fn rules_lists_every_rule_and_explain_prints_its_page() {
     let run = common::retrylint(&["rules"]);
     assert_eq!(run.code, 0);
-    assert_eq!(run.stdout.lines().count(), retrylint::rules::ALL.len());
+    assert_eq!(
+        run.stdout.lines().count(),
+        retrylint::analysis::rules::ALL.len()
+    );
     insta::assert_snapshot!("rules-table", run.stdout);
-    for rule in retrylint::rules::ALL {
+    for rule in retrylint::analysis::rules::ALL {
         let name = rule.meta().name;
         assert!(run.stdout.lines().any(|l| l.starts_with(name)), "{name}");
         let page = common::retrylint(&["explain", name]);
@@ -152,7 +155,7 @@ fn assert_generated(file: &str, name: &str, expected: &str) {
 
 #[test]
 fn the_rules_table_is_the_generated_one() {
-    let expected = retrylint::rules::docs::rules_table(RULES_TABLE_PAGES);
+    let expected = retrylint::analysis::rules::docs::rules_table(RULES_TABLE_PAGES);
     assert_generated(RULES_TABLE_FILE, "rules-table", &expected);
 }
 
@@ -161,7 +164,7 @@ const LAYER_FORMATS_FILE: &str = "docs/src/layers.md";
 
 #[test]
 fn the_layer_formats_table_is_the_generated_one() {
-    let expected = retrylint::layers::format::formats_table();
+    let expected = retrylint::analysis::layers::format::formats_table();
     assert_generated(LAYER_FORMATS_FILE, "layer-formats", &expected);
 }
 
@@ -169,8 +172,8 @@ fn the_layer_formats_table_is_the_generated_one() {
 /// hold: `-p` files by what their importers read from them, the policy by its shape, and
 /// the description's `x-speakeasy-retries` by its name.
 fn formats_in_fixtures() -> BTreeSet<String> {
-    use retrylint::layers::Format;
-    use retrylint::layers::detect::{Detected, detect, expand, import};
+    use retrylint::analysis::layers::Format;
+    use retrylint::analysis::layers::detect::{Detected, detect, expand, import};
     let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures");
     let mut folders = vec![root.join("layers")];
     for rule in std::fs::read_dir(root.join("rules")).unwrap().flatten() {
@@ -179,7 +182,7 @@ fn formats_in_fixtures() -> BTreeSet<String> {
         }
     }
     folders.retain(|f| f.is_dir());
-    let options = retrylint::load::LoadOptions::default();
+    let options = retrylint::input::load::LoadOptions::default();
     let mut found = BTreeSet::new();
     for (path, _) in expand(&folders, &options).unwrap() {
         match detect(&path, true, &options).unwrap() {
@@ -206,7 +209,7 @@ fn formats_in_fixtures() -> BTreeSet<String> {
 fn every_layer_format_has_fixtures_and_a_row_in_the_docs() {
     let found = formats_in_fixtures();
     let table = generated_block(LAYER_FORMATS_FILE, "layer-formats");
-    for format in retrylint::layers::Format::ALL {
+    for format in retrylint::analysis::layers::Format::ALL {
         let name = format!("{format:?}");
         assert!(found.contains(&name), "no layer fixture holds {name}");
         let row = format!(

@@ -144,8 +144,11 @@ fn the_documented_gitlab_job_runs_as_gitlab_runs_it() {
         return;
     }
     let block = ci_page_blocks("## GitLab CI", "yaml");
-    let (node, _) =
-        retrylint::source::parse(&block[0], retrylint::source::ParseLimits::default()).unwrap();
+    let (node, _) = retrylint::input::source::parse(
+        &block[0],
+        retrylint::input::source::ParseLimits::default(),
+    )
+    .unwrap();
     let job = common::to_json(&node)["retrylint"].clone();
     assert!(job["image"].as_str().unwrap().contains("retrylint-ci"));
     assert_eq!(

@@ -10,7 +10,7 @@ use crate::common;
 
 use std::path::{Path, PathBuf};
 
-use retrylint::load::{LoadOptions, Loader};
+use retrylint::input::load::{LoadOptions, Loader};
 
 /// Description (relative to the corpus), operations, files reached through `$ref`s.
 const CORPUS: &[(&str, usize, usize)] = &[
@@ -86,8 +86,8 @@ fn every_corpus_description_loads_with_its_operation_count() {
         let root = loader
             .load_root(&dir.join(path))
             .unwrap_or_else(|e| panic!("{path}: {e}"));
-        let api =
-            retrylint::model::build(&mut loader, root).unwrap_or_else(|e| panic!("{path}: {e}"));
+        let api = retrylint::input::model::build(&mut loader, root)
+            .unwrap_or_else(|e| panic!("{path}: {e}"));
         assert_eq!(api.operations.len(), operations, "{path}: operations");
         assert_eq!(loader.file_count(), files, "{path}: files reached");
     }
@@ -574,8 +574,9 @@ fn stripe_with_a_key_on_every_post_is_222_improvements() {
     // The YAML description (468 operations, 222 POSTs); the copy is written as JSON.
     let base = dir.join("stripe/spec3.yaml");
     let text = std::fs::read_to_string(&base).unwrap();
-    let (node, _) = retrylint::source::parse(&text, retrylint::source::ParseLimits::default())
-        .expect("Stripe's description parses");
+    let (node, _) =
+        retrylint::input::source::parse(&text, retrylint::input::source::ParseLimits::default())
+            .expect("Stripe's description parses");
     let mut doc = common::to_json(&node);
     let mut posts = 0;
     for (_, item) in doc["paths"].as_object_mut().unwrap() {

@@ -84,7 +84,8 @@ fn the_workflows_validate() {
 
 fn yaml(text: &str) -> Value {
     let (node, _) =
-        retrylint::source::parse(text, retrylint::source::ParseLimits::default()).unwrap();
+        retrylint::input::source::parse(text, retrylint::input::source::ParseLimits::default())
+            .unwrap();
     common::to_json(&node)
 }
 

@@ -33,7 +33,7 @@ fn every_rule_page_example_fires_its_rule_and_only_the_rules_it_names() {
         .map(|e| e.unwrap().path())
         .collect();
     pages.sort();
-    assert_eq!(pages.len(), retrylint::rules::ALL.len());
+    assert_eq!(pages.len(), retrylint::analysis::rules::ALL.len());
     for page_path in pages {
         let rule = page_path
             .file_stem()
@@ -57,8 +57,8 @@ fn every_rule_page_example_fires_its_rule_and_only_the_rules_it_names() {
         let description = block(&page, "yaml openapi")
             .unwrap_or_else(|| panic!("{rule}: no ```yaml openapi block"));
         // A contract rule's example has no policy: its question is asked without one.
-        let contract = retrylint::rules::by_name(&rule)
-            .is_some_and(|r| r.meta().scope == retrylint::rules::Scope::Contract);
+        let contract = retrylint::analysis::rules::by_name(&rule)
+            .is_some_and(|r| r.meta().scope == retrylint::analysis::rules::Scope::Contract);
         let policy = block(&page, "yaml retry-policy");
         assert_eq!(
             policy.is_none(),

@@ -1,4 +1,4 @@
-//! Files generated from the policy field table (`src/policy/fields.rs`) are up to date: the
+//! Files generated from the policy field table (`src/input/policy/fields.rs`) are up to date: the
 //! JSON Schema that `retrylint schema` prints and the Markdown reference of the fields.
 //!
 //! After changing the table, rewrite both and review the diff, as with snapshots:
@@ -39,7 +39,7 @@ fn up_to_date(relative: &str, generated: &str) {
 fn the_checked_in_json_schema_is_the_generated_one() {
     up_to_date(
         "schema/retry-policy.schema.json",
-        &retrylint::policy::schema::text(),
+        &retrylint::input::policy::schema::text(),
     );
 }
 
@@ -47,7 +47,7 @@ fn the_checked_in_json_schema_is_the_generated_one() {
 fn the_checked_in_field_reference_is_the_generated_one() {
     up_to_date(
         "docs/src/policy-fields.md",
-        &retrylint::policy::reference::markdown(),
+        &retrylint::input::policy::reference::markdown(),
     );
 }
 

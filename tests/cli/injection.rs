@@ -268,11 +268,11 @@ fn file_names_and_raw_file_text_are_escaped_too() {
 
 /// The operations `init` writes, parsed back with the project's own policy parser.
 fn parsed_selectors(text: &str) -> Vec<String> {
-    use retrylint::policy::parse_policy_file;
-    use retrylint::source::{ParseLimits, SourceFile};
+    use retrylint::input::policy::parse_policy_file;
+    use retrylint::input::source::{ParseLimits, SourceFile};
     let file = SourceFile::parse("init.yaml".into(), text.to_string(), ParseLimits::default())
         .unwrap_or_else(|(_, e)| panic!("init writes YAML: {e:?}\n{text}"));
-    let policy = parse_policy_file(&file, 0, &retrylint::rules::names())
+    let policy = parse_policy_file(&file, 0, &retrylint::analysis::rules::names())
         .unwrap_or_else(|e| panic!("init writes a policy: {e}\n{text}"));
     policy
         .operations
@@ -297,7 +297,11 @@ fn init_keeps_description_text_out_of_the_yaml_structure() {
     ];
     let expected: Vec<String> = expected
         .iter()
-        .map(|s| retrylint::policy::Selector::parse(s).unwrap().to_string())
+        .map(|s| {
+            retrylint::input::policy::Selector::parse(s)
+                .unwrap()
+                .to_string()
+        })
         .collect();
     let mut got = selectors.clone();
     got.sort();

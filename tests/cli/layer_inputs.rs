@@ -302,18 +302,19 @@ fn the_policys_layer_settings_are_read_as_strictly_as_the_rest() {
 #[test]
 fn max_amplification_is_read_through_the_policy_model() {
     let text = "version: 1\nlint:\n  maxAmplification: 4\n";
-    let file = retrylint::source::SourceFile::parse(
+    let file = retrylint::input::source::SourceFile::parse(
         "retry-policy.yaml".into(),
         text.into(),
-        retrylint::source::ParseLimits::default(),
+        retrylint::input::source::ParseLimits::default(),
     )
     .expect("parsed");
-    let policy = retrylint::policy::parse_policy_file(&file, 0, &retrylint::rules::names())
-        .expect("a valid policy");
+    let policy =
+        retrylint::input::policy::parse_policy_file(&file, 0, &retrylint::analysis::rules::names())
+            .expect("a valid policy");
     let limit = policy.lint.max_amplification.as_ref().expect("read");
     assert_eq!(limit.value, 4);
     assert_eq!(&text[limit.loc.span.range()], "maxAmplification: 4");
-    let settings = retrylint::layers::settings::LayerSettings::from(&policy);
+    let settings = retrylint::analysis::layers::settings::LayerSettings::from(&policy);
     assert_eq!(settings.max_amplification.map(|m| m.value), Some(4));
 }
 

@@ -5,9 +5,9 @@ use crate::common;
 
 use std::path::{Path, PathBuf};
 
-use retrylint::check::{CheckOptions, check_description, load_policy};
-use retrylint::load::{LoadOptions, Loader};
-use retrylint::policy::{Duration, EffectSource, SideEffect, resolve};
+use retrylint::analysis::check::{CheckOptions, check_description, load_policy};
+use retrylint::input::load::{LoadOptions, Loader};
+use retrylint::input::policy::{Duration, EffectSource, SideEffect, resolve};
 
 /// Writes `files` into a fresh folder named `name` and returns it.
 fn folder(name: &str, files: &[(&str, &str)]) -> PathBuf {
@@ -51,8 +51,8 @@ paths:
 "#;
 
 struct Setup {
-    api: retrylint::model::Api,
-    effective: Vec<retrylint::policy::Effective>,
+    api: retrylint::input::model::Api,
+    effective: Vec<retrylint::input::policy::Effective>,
     per_entry: Vec<usize>,
 }
 
@@ -65,7 +65,7 @@ fn setup(name: &str, policy: &str) -> Setup {
     let mut loader = Loader::new(LoadOptions::default());
     loader.add(loaded.file.clone());
     let root = loader.load_root(&dir.join("openapi.yaml")).unwrap();
-    let api = retrylint::model::build(&mut loader, root).unwrap();
+    let api = retrylint::input::model::build(&mut loader, root).unwrap();
     let sources = loader.into_sources();
     let (effective, matches) = resolve(&api, Some(&loaded.policy), &sources).unwrap();
     Setup {
@@ -169,9 +169,9 @@ responses: { '200': { description: ok } }
     );
     let mut loader = Loader::new(LoadOptions::default());
     let root = loader.load_root(&dir.join("openapi.yaml")).unwrap();
-    let api = retrylint::model::build(&mut loader, root).unwrap();
+    let api = retrylint::input::model::build(&mut loader, root).unwrap();
     let sources = loader.into_sources();
-    let written = |ext: &retrylint::model::Extension| {
+    let written = |ext: &retrylint::input::model::Extension| {
         let file = &sources[ext.loc.file];
         (file.name(), file.text[ext.loc.span.range()].to_string())
     };

@@ -78,10 +78,13 @@ fn each_rule_is_silent_on_its_passing_fixture() {
 fn rules_that_need_a_policy_are_silent_without_one() {
     for rule in &rule_dirs() {
         // Description and contract rules read the description alone.
-        let scope = retrylint::rules::by_name(rule).map(|r| r.meta().scope);
+        let scope = retrylint::analysis::rules::by_name(rule).map(|r| r.meta().scope);
         if matches!(
             scope,
-            Some(retrylint::rules::Scope::Description | retrylint::rules::Scope::Contract)
+            Some(
+                retrylint::analysis::rules::Scope::Description
+                    | retrylint::analysis::rules::Scope::Contract
+            )
         ) {
             continue;
         }

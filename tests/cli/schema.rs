@@ -4,7 +4,7 @@
 use crate::common;
 
 use common::to_json;
-use retrylint::source::{ParseLimits, parse};
+use retrylint::input::source::{ParseLimits, parse};
 
 fn policies(dir: &std::path::Path, out: &mut Vec<std::path::PathBuf>) {
     for entry in std::fs::read_dir(dir).unwrap() {
@@ -36,13 +36,17 @@ fn the_schema_accepts_what_the_parser_accepts_and_rejects_what_it_rejects() {
         let Ok((node, _)) = parse(&text, ParseLimits::default()) else {
             continue;
         };
-        let file = retrylint::source::SourceFile::parse(
+        let file = retrylint::input::source::SourceFile::parse(
             path.clone(),
             text.clone(),
             ParseLimits::default(),
         )
         .unwrap();
-        let parsed = retrylint::policy::parse_policy_file(&file, 0, &retrylint::rules::names());
+        let parsed = retrylint::input::policy::parse_policy_file(
+            &file,
+            0,
+            &retrylint::analysis::rules::names(),
+        );
         let valid = validator.is_valid(&to_json(&node));
         // The parser is stricter (rule names, selector syntax, number ranges), never looser.
         if parsed.is_ok() {

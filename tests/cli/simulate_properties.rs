@@ -4,12 +4,12 @@
 
 use std::path::Path;
 
-use retrylint::check::{analyze, load_policy};
-use retrylint::load::LoadOptions;
-use retrylint::plan::StopReason;
-use retrylint::simulate::scenario::{Scenario, ScenarioFlags};
-use retrylint::simulate::variant::Variant;
-use retrylint::simulate::{Outcome, Target, simulate};
+use retrylint::analysis::check::{analyze, load_policy};
+use retrylint::analysis::plan::StopReason;
+use retrylint::input::load::LoadOptions;
+use retrylint::rendering::simulate::scenario::{Scenario, ScenarioFlags};
+use retrylint::rendering::simulate::variant::Variant;
+use retrylint::rendering::simulate::{Outcome, Target, simulate};
 
 const SHOP: &str = "fixtures/shop/openapi.yaml";
 const STORM: &str = "fixtures/simulate/storm/openapi.yaml";

@@ -132,8 +132,8 @@ pub mod layers_demo {
 }
 
 /// A parsed YAML or JSON tree as a JSON value.
-pub fn to_json(node: &retrylint::source::Node) -> serde_json::Value {
-    use retrylint::source::Value;
+pub fn to_json(node: &retrylint::input::source::Node) -> serde_json::Value {
+    use retrylint::input::source::Value;
     use serde_json::json;
     match &node.value {
         Value::Null => serde_json::Value::Null,
@@ -158,8 +158,9 @@ pub fn to_json(node: &retrylint::source::Node) -> serde_json::Value {
 pub fn yaml_file(path: &str) -> serde_json::Value {
     let text = std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join(path))
         .unwrap_or_else(|e| panic!("{path}: {e}"));
-    let (node, _) = retrylint::source::parse(&text, retrylint::source::ParseLimits::default())
-        .unwrap_or_else(|e| panic!("{path}: {e:?}"));
+    let (node, _) =
+        retrylint::input::source::parse(&text, retrylint::input::source::ParseLimits::default())
+            .unwrap_or_else(|e| panic!("{path}: {e:?}"));
     to_json(&node)
 }
 

@@ -1,0 +1,43 @@
+//! `retry-after-unbounded`: the client waits whatever the server asks, however long.
+
+use super::{OperationContext, Rule};
+use crate::analysis::rules::finding::{Finding, Label};
+
+declare_rule!(
+    /// `retryAfter.honor` without `retryAfter.max`.
+    RetryAfterUnbounded,
+    "retry-after-unbounded",
+    Warning,
+    Policy,
+    "Retry-After is honoured with no upper bound",
+    layer_fix: RetryAfterUnbounded
+);
+
+impl Rule for RetryAfterUnbounded {
+    fn judges_layer(&self, _layer: &crate::analysis::layers::Layer, _route: &crate::analysis::layers::Route) -> bool {
+        true
+    }
+
+    fn check_operation(&self, cx: &OperationContext<'_>, out: &mut Vec<Finding>) {
+        let Some(policy) = cx.policy else { return };
+        let p = &policy.policy;
+        let Some(honor) = &p.retry_after_honor else {
+            return;
+        };
+        let throttled = policy
+            .retry_on()
+            .iter()
+            .any(|s| s.value.covers(429) || s.value.covers(503));
+        if !honor.value || p.retry_after_max.is_some() || !policy.is_retried() || !throttled {
+            return;
+        }
+        let finding =
+            Finding::new(
+                Self::META.id,
+                "Retry-After is honoured with no retryAfter.max: a server or proxy that asks for a long wait holds the caller for it, up to the whole deadline (or forever without one)",
+                Label::new(&honor.loc, "no upper bound"),
+            )
+            .help("set retryAfter.max (for example 5s): a longer Retry-After makes the client give up at once instead");
+        out.push(cx.grouped_value(finding));
+    }
+}

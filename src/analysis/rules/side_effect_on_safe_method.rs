@@ -1,0 +1,49 @@
+//! `side-effect-on-safe-method`: a GET (or HEAD, OPTIONS, TRACE) said to change state.
+
+use super::{OperationContext, Rule, declared_here};
+use crate::analysis::rules::finding::{Finding, Label};
+use crate::input::policy::{EffectSource, SideEffect};
+
+declare_rule!(
+    /// A safe method declared `non-idempotent` by the policy or by `x-idempotent: false`.
+    SideEffectOnSafeMethod,
+    "side-effect-on-safe-method",
+    Warning,
+    Description,
+    "a safe method is declared non-idempotent"
+);
+
+impl Rule for SideEffectOnSafeMethod {
+    fn check_operation(&self, cx: &OperationContext<'_>, out: &mut Vec<Finding>) {
+        let op = cx.op;
+        if !op.method.is_safe() {
+            return;
+        }
+        // Without a policy, the description's `x-idempotent: false` still says it.
+        let declared = match cx.policy {
+            Some(policy) => match &policy.effect.source {
+                EffectSource::Policy(loc) | EffectSource::Extension(loc)
+                    if policy.effect.side_effect == SideEffect::NonIdempotent =>
+                {
+                    Some(loc)
+                }
+                _ => None,
+            },
+            None => op
+                .idempotent
+                .as_ref()
+                .filter(|(v, _)| !v)
+                .map(|(_, loc)| loc),
+        };
+        let Some(loc) = declared else { return };
+        out.push(
+            cx.finding(
+                &Self::META,
+                format!("is declared non-idempotent, but {} is a safe method: caches, crawlers and proxies repeat it freely", op.method),
+                Label::new(loc, "declared non-idempotent here"),
+            )
+            .help("make the operation a POST if it changes state; otherwise drop the non-idempotent declaration")
+            .related(&op.loc, declared_here(op)),
+        );
+    }
+}

@@ -1,0 +1,375 @@
+//! Loading files: reading them safely, and following `$ref`s between them.
+//!
+//! A [`Loader`] owns every file of one description (and the policy): files are read on
+//! first reference, parsed once, and shared as `Arc<SourceFile>` so that nodes can be
+//! borrowed while more files load. Each file gets a [`FileId`] that findings use.
+
+pub mod discover;
+pub mod git;
+mod open;
+mod refs;
+pub mod revision;
+mod root;
+pub mod stdin;
+mod tracked;
+
+use std::collections::{HashMap, HashSet};
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use crate::error::{ErrorSite, InputError};
+use crate::input::source::{ParseLimits, SourceFile, path_text};
+
+/// Defined beside [`crate::location::Loc`], which carries one; loading hands them out.
+pub use crate::location::FileId;
+pub use open::{io_reason, read_bounded, read_text};
+pub use refs::Target;
+pub use root::{Root, root_for, root_for_stdin};
+
+/// What loading may do.
+#[derive(Debug, Clone)]
+pub struct LoadOptions {
+    /// Follow `$ref`s to files outside the root folder.
+    pub allow_outside_refs: bool,
+    /// The root folder (`--root`); found from each description when `None` (see [`root_for`]).
+    pub root: Option<PathBuf>,
+    /// Largest file read, in bytes.
+    pub max_file_size: u64,
+    /// Most files one description may reach through `$ref`s.
+    pub max_files: usize,
+    /// Most bytes of files one description may reach, in all.
+    pub max_total_bytes: u64,
+    /// Most operations one description may have.
+    pub max_operations: usize,
+    pub parse: ParseLimits,
+    /// The description read from standard input, for the argument `-`.
+    pub stdin: Option<Arc<stdin::Stdin>>,
+    /// A git revision whose files stand in a scratch folder, written as they are read
+    /// (`check --base`).
+    pub revision: Option<Arc<revision::Revision>>,
+}
+
+impl LoadOptions {
+    /// Makes a path ready to be read: under a revision's scratch folder, its file (or,
+    /// with `whole_folder`, its folder and everything in it) is written from git first.
+    pub fn prepare(&self, path: &Path, whole_folder: bool) -> Result<(), InputError> {
+        match &self.revision {
+            Some(revision) => revision.prepare(path, whole_folder),
+            None => Ok(()),
+        }
+    }
+}
+
+impl Default for LoadOptions {
+    fn default() -> Self {
+        LoadOptions {
+            allow_outside_refs: false,
+            root: None,
+            max_file_size: 256 * 1024 * 1024,
+            max_files: 10_000,
+            max_total_bytes: 1 << 30,
+            max_operations: 1_000_000,
+            parse: ParseLimits::default(),
+            stdin: None,
+            revision: None,
+        }
+    }
+}
+
+/// The files of one run, by [`FileId`].
+pub type Sources = Vec<Arc<SourceFile>>;
+
+/// Reads files and resolves references among them.
+#[derive(Debug)]
+pub struct Loader {
+    options: LoadOptions,
+    files: Sources,
+    /// Canonical path of each loaded file, by id.
+    canonical: Vec<PathBuf>,
+    by_canonical: HashMap<PathBuf, FileId>,
+    /// References already resolved, by referring file and reference text.
+    resolved: HashMap<FileId, HashMap<String, Target>>,
+    /// Files already reached, by the referring folder and the reference's file part.
+    by_reference: HashMap<(PathBuf, String), FileId>,
+    /// The folder refs may not leave (see [`root_for`]).
+    root_dir: Option<Root>,
+    /// Bytes added by expansion so far: YAML aliases and merges of every file, and
+    /// definitions reused through `$ref` (see [`Loader::charge_reuse`]).
+    expanded: usize,
+    /// Definitions (file and pointer) already reached once through a `$ref`.
+    reused: HashSet<(FileId, std::sync::Arc<str>)>,
+    /// Bytes of the files read so far.
+    bytes_read: u64,
+}
+
+impl Loader {
+    /// The options this loader was made with.
+    pub fn options(&self) -> &LoadOptions {
+        &self.options
+    }
+
+    pub fn new(options: LoadOptions) -> Loader {
+        Loader {
+            options,
+            files: Vec::new(),
+            canonical: Vec::new(),
+            by_canonical: HashMap::new(),
+            by_reference: HashMap::new(),
+            resolved: HashMap::new(),
+            root_dir: None,
+            expanded: 0,
+            reused: HashSet::new(),
+            bytes_read: 0,
+        }
+    }
+
+    /// Counts a `$ref`'d definition that the model copies once more (an operation or path
+    /// item reached from several paths), written at `span` of file `from`, against the
+    /// description's expansion budget: its second and later uses cost the bytes of its text.
+    pub fn charge_reuse(
+        &mut self,
+        target: &Target,
+        from: FileId,
+        span: crate::input::source::Span,
+    ) -> Result<(), InputError> {
+        let key = (target.file_id, target.loc().pointer);
+        if self.reused.insert(key) {
+            return Ok(());
+        }
+        let bytes = target.node().span.len() + crate::input::source::NODE_BYTES;
+        self.expanded = self.expanded.saturating_add(bytes);
+        if self.expanded > self.options.parse.max_expansion_bytes {
+            let file = self.file(from);
+            return Err(InputError::at(
+                &file,
+                span,
+                format!(
+                    "definitions reused through `$ref` and YAML aliases expand this description to more than {} bytes; refusing to go further",
+                    self.options.parse.max_expansion_bytes
+                ),
+            )
+            .with_help("raise the limit with --max-expansion-bytes BYTES"));
+        }
+        Ok(())
+    }
+
+    /// Loads the root description; its root folder bounds where refs may lead.
+    pub fn load_root(&mut self, path: &Path) -> Result<FileId, InputError> {
+        let from_stdin = path.as_os_str() == discover::STDIN;
+        let id = if from_stdin {
+            self.load_stdin()?
+        } else {
+            self.load_path(path, path.to_path_buf(), None)?
+        };
+        self.root_dir = Some(if from_stdin {
+            root_for_stdin(self.options.root.as_deref())?
+        } else {
+            root_for(&self.canonical[id], self.options.root.as_deref())?
+        });
+        Ok(id)
+    }
+
+    /// Loads the description read from standard input: it is named by
+    /// `--stdin-filename` (and its `$ref`s are relative to that name's folder).
+    fn load_stdin(&mut self) -> Result<FileId, InputError> {
+        let stdin = self.options.stdin.clone().ok_or_else(|| {
+            InputError::new("`-` names standard input, which this command does not read")
+        })?;
+        let text = stdin.text(self.options.max_file_size)?;
+        let mut file = parse_source(
+            stdin.display.clone(),
+            " (standard input)",
+            text,
+            self.options.parse,
+        )?;
+        let canonical = stdin.path();
+        file.canonical = Some(canonical.clone());
+        self.expanded = self.expanded.saturating_add(file.expanded_bytes);
+        let id = self.add(Arc::new(file));
+        self.canonical[id] = canonical.clone();
+        self.by_canonical.insert(canonical, id);
+        Ok(id)
+    }
+
+    /// Loads a file that is not part of the description's ref graph (the policy).
+    pub fn load_other(&mut self, path: &Path) -> Result<FileId, InputError> {
+        self.load_path(path, path.to_path_buf(), None)
+    }
+
+    /// Adds an already loaded file (a policy shared by several descriptions).
+    pub fn add(&mut self, file: Arc<SourceFile>) -> FileId {
+        self.files.push(file);
+        self.canonical.push(PathBuf::new());
+        self.files.len() - 1
+    }
+
+    pub fn file(&self, id: FileId) -> Arc<SourceFile> {
+        self.files[id].clone()
+    }
+
+    /// How many files have been loaded.
+    pub fn file_count(&self) -> usize {
+        self.files.len()
+    }
+
+    /// The loaded files, for output, without their trees.
+    ///
+    /// The description's trees are dropped here: everything after the model reads only
+    /// the files' text, and a large description's tree is most of the memory.
+    pub fn into_sources(self) -> Sources {
+        // The resolved references hold the files too: let them go first.
+        let Loader {
+            files, resolved, ..
+        } = self;
+        drop(resolved);
+        files
+            .into_iter()
+            .map(|file| match Arc::try_unwrap(file) {
+                Ok(file) => Arc::new(file.without_tree()),
+                // Shared (the policy, kept by its caller): leave it whole.
+                Err(shared) => shared,
+            })
+            .collect()
+    }
+
+    /// Reads and parses a file, once per canonical path.
+    ///
+    /// `referrer` is where the path was named (a `$ref`), for error messages.
+    fn load_path(
+        &mut self,
+        path: &Path,
+        display: PathBuf,
+        referrer: Option<&ErrorSite>,
+    ) -> Result<FileId, InputError> {
+        let with_referrer = |e: InputError| mention(e, referrer);
+        let shown = path_text(&display);
+        self.options.prepare(path, false).map_err(with_referrer)?;
+        let canonical = std::fs::canonicalize(path).map_err(|e| {
+            with_referrer(InputError::new(format!(
+                "cannot read `{shown}`: {}",
+                io_reason(&e)
+            )))
+        })?;
+        self.load_canonical(canonical, display, referrer)
+    }
+
+    /// Reads and parses a file whose canonical path is known, once.
+    fn load_canonical(
+        &mut self,
+        canonical: PathBuf,
+        display: PathBuf,
+        referrer: Option<&ErrorSite>,
+    ) -> Result<FileId, InputError> {
+        let with_referrer = |e: InputError| mention(e, referrer);
+        let shown = path_text(&display);
+        if let Some(&id) = self.by_canonical.get(&canonical) {
+            return Ok(id);
+        }
+        if self.files.len() >= self.options.max_files {
+            return Err(with_referrer(
+                InputError::new(format!(
+                    "more than {} files are reached through `$ref`s; refusing to load `{shown}`",
+                    self.options.max_files
+                ))
+                .with_help(
+                    "raise the limit with --max-files N, or look for refs that reach far more files than intended",
+                ),
+            ));
+        }
+        let file = read_source(&canonical, display, &self.options).map_err(with_referrer)?;
+        self.bytes_read = self.bytes_read.saturating_add(file.text.len() as u64);
+        if self.bytes_read > self.options.max_total_bytes {
+            return Err(with_referrer(
+                InputError::new(format!(
+                    "`{shown}` and the files before it hold more than {} bytes in all; refusing to go further",
+                    self.options.max_total_bytes
+                ))
+                .with_help("raise the limit with --max-total-bytes BYTES"),
+            ));
+        }
+        self.expanded = self.expanded.saturating_add(file.expanded_bytes);
+        if self.expanded > self.options.parse.max_expansion_bytes {
+            return Err(with_referrer(
+                InputError::new(format!(
+                    "YAML aliases and merges in `{shown}` and the files before it expand this description to more than {} bytes; refusing to go further",
+                    self.options.parse.max_expansion_bytes
+                ))
+                .with_help("raise the limit with --max-expansion-bytes BYTES"),
+            ));
+        }
+        let id = self.add(Arc::new(file));
+        self.canonical[id] = canonical.clone();
+        self.by_canonical.insert(canonical, id);
+        Ok(id)
+    }
+}
+
+/// An error about a file, with the `$ref` that named it when there is one.
+fn mention(error: InputError, referrer: Option<&ErrorSite>) -> InputError {
+    match referrer {
+        Some(site) => error.with_related(site.clone()),
+        None => error,
+    }
+}
+
+/// Reads one file from disk into a parsed [`SourceFile`], with every check of its bytes.
+pub fn read_source(
+    path: &Path,
+    display: PathBuf,
+    options: &LoadOptions,
+) -> Result<SourceFile, InputError> {
+    let text = read_text(path, &path_text(&display), options.max_file_size)?;
+    let mut file = parse_source(display, "", text, options.parse)?;
+    file.canonical = std::fs::canonicalize(path).ok();
+    Ok(file)
+}
+
+/// Parses a file's text, refusing text with nothing in it. `what` follows the name in
+/// the message about empty text (` (standard input)`).
+fn parse_source(
+    display: PathBuf,
+    what: &str,
+    text: String,
+    limits: ParseLimits,
+) -> Result<SourceFile, InputError> {
+    let shown = path_text(&display);
+    if text.trim_start_matches('\u{feff}').trim().is_empty() {
+        return Err(InputError::new(format!(
+            "`{shown}`{what} is empty: expected a YAML or JSON document"
+        )));
+    }
+    SourceFile::parse(display, text, limits).map_err(|(text, e)| syntax_error(&shown, text, e))
+}
+
+/// The input error for a file that cannot be parsed, pointing into its text.
+pub fn syntax_error(shown: &str, text: String, e: crate::input::source::SyntaxError) -> InputError {
+    let site = ErrorSite {
+        file: shown.to_string(),
+        text: text.into(),
+        span: e.span,
+        label: "here".into(),
+    };
+    InputError::new(format!("`{shown}` cannot be parsed: {}", e.message)).with_site(site)
+}
+
+/// Joins a relative path onto a folder and folds `.` and `..` lexically (for display).
+fn join_display(base_file: &Path, relative: &str) -> PathBuf {
+    crate::input::source::fold_dots(&base_file.parent().unwrap_or(Path::new("")).join(relative))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn display_paths_fold_dots() {
+        assert_eq!(
+            join_display(Path::new("spec/root.yaml"), "./paths/../models/a.yml"),
+            PathBuf::from("spec/models/a.yml")
+        );
+        assert_eq!(
+            join_display(Path::new("root.yaml"), "../x.yml"),
+            PathBuf::from("../x.yml")
+        );
+    }
+}

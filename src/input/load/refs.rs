@@ -1,0 +1,243 @@
+//! `$ref` resolution: relative files, JSON Pointer fragments, chains and cycles.
+//!
+//! Only local files are read: a remote (`http:`, `https:`) or `file:` reference is an
+//! input error, never a fetch, and a file outside the root folder (see `root_for`) is
+//! refused unless the user allows it.
+
+use std::path::Path;
+use std::sync::Arc;
+
+use super::{FileId, Loader, join_display};
+use crate::error::{ErrorSite, InputError, did_you_mean};
+use crate::input::source::{Node, SourceFile, Span, pointer};
+use crate::location::{Loc, entry_span};
+
+/// Most `$ref`s followed in one chain before it counts as a cycle.
+const MAX_CHAIN: usize = 64;
+
+/// Where a `$ref` (after following any chain of refs) leads.
+///
+/// Cheap to clone: a shared definition reached from many operations is resolved once.
+#[derive(Debug, Clone)]
+pub struct Target {
+    pub file_id: FileId,
+    pub file: Arc<SourceFile>,
+    tokens: Arc<[String]>,
+    loc: Loc,
+}
+
+impl Target {
+    /// The node the reference leads to.
+    pub fn node(&self) -> &Node {
+        // Resolution checked that the pointer leads somewhere.
+        self.file
+            .root
+            .at(self.tokens.iter())
+            .unwrap_or(&self.file.root)
+    }
+
+    /// The target's location: its key in the parent mapping, or the node itself.
+    pub fn loc(&self) -> Loc {
+        self.loc.clone()
+    }
+
+    /// The escaped JSON Pointer of the target in its file (`""` for the whole file).
+    pub fn pointer(&self) -> &str {
+        &self.loc.pointer
+    }
+}
+
+/// Where a resolved node is written: its key in the parent mapping, or the node itself.
+fn target_loc(file_id: FileId, file: &SourceFile, tokens: &[String], pointer: String) -> Loc {
+    let node = file.root.at(tokens).unwrap_or(&file.root);
+    let span = match tokens.split_last() {
+        Some((last, parent)) => file
+            .root
+            .at(parent)
+            .and_then(|p| p.as_map())
+            .and_then(|m| m.entry(last))
+            .map_or(node.span, |e| entry_span(e.key_span, node)),
+        None => node.span,
+    };
+    Loc::new(file_id, pointer, span)
+}
+
+impl Loader {
+    /// If `node` is a `{$ref: …}` object, where it leads; otherwise `None`.
+    pub fn follow(&mut self, from: FileId, node: &Node) -> Result<Option<Target>, InputError> {
+        let Some(reference) = node.get("$ref") else {
+            return Ok(None);
+        };
+        let file = self.file(from);
+        let Some(text) = reference.as_str() else {
+            return Err(InputError::at(
+                &file,
+                reference.span,
+                format!("`$ref` must be a string, found {}", reference.kind()),
+            ));
+        };
+        self.resolve(from, text, reference.span).map(Some)
+    }
+
+    /// Resolves the reference `text`, written at `span` of file `from`.
+    pub fn resolve(&mut self, from: FileId, text: &str, span: Span) -> Result<Target, InputError> {
+        if let Some(target) = self.resolved.get(&from).and_then(|m| m.get(text)) {
+            return Ok(target.clone());
+        }
+        let target = self.resolve_uncached(from, text, span)?;
+        self.resolved
+            .entry(from)
+            .or_default()
+            .insert(text.to_string(), target.clone());
+        Ok(target)
+    }
+
+    fn resolve_uncached(
+        &mut self,
+        from: FileId,
+        text: &str,
+        span: Span,
+    ) -> Result<Target, InputError> {
+        let mut from = from;
+        let mut text = text.to_string();
+        let mut span = span;
+        let mut chain: Vec<(FileId, String)> = Vec::new();
+        loop {
+            let referrer = |this: &Self| ErrorSite::new(&this.files[from], span, "referenced here");
+            let (file_part, fragment) = text.split_once('#').unwrap_or((text.as_str(), ""));
+            let file_id = if file_part.is_empty() {
+                from
+            } else {
+                self.ref_file(from, file_part, span)?
+            };
+            let file = self.file(file_id);
+            let Some(tokens) = pointer::decode(fragment) else {
+                return Err(InputError::new(format!(
+                    "`{text}` has a malformed JSON Pointer after `#`"
+                ))
+                .with_site(referrer(self))
+                .with_help("a pointer starts with `/`; escape `/` as `~1` and `~` as `~0`"));
+            };
+            let node = walk(&file, &tokens).map_err(|e| e.with_site(referrer(self)))?;
+            let pointer = tokens
+                .iter()
+                .fold(String::new(), |p, t| pointer::push(&p, t));
+            if chain.iter().any(|(f, p)| *f == file_id && *p == pointer) || chain.len() >= MAX_CHAIN
+            {
+                return Err(InputError::new(format!(
+                    "`$ref` cycle: `{text}` leads back to a reference already followed"
+                ))
+                .with_site(referrer(self)));
+            }
+            chain.push((file_id, pointer.clone()));
+            match node.get("$ref") {
+                Some(next) if next.as_str().is_some() => {
+                    text = next.as_str().unwrap_or_default().to_string();
+                    span = next.span;
+                    from = file_id;
+                }
+                _ => {
+                    let loc = target_loc(file_id, &file, &tokens, pointer);
+                    return Ok(Target {
+                        file_id,
+                        file,
+                        tokens: tokens.into(),
+                        loc,
+                    });
+                }
+            }
+        }
+    }
+
+    /// Loads the file part of a reference, relative to the referring file.
+    fn ref_file(
+        &mut self,
+        from: FileId,
+        file_part: &str,
+        span: Span,
+    ) -> Result<FileId, InputError> {
+        let base = self.canonical[from]
+            .parent()
+            .unwrap_or(Path::new(""))
+            .to_path_buf();
+        if let Some(&id) = self
+            .by_reference
+            .get(&(base.clone(), file_part.to_string()))
+        {
+            return Ok(id);
+        }
+        let referrer = &ErrorSite::new(&self.files[from], span, "referenced here");
+        let lower = file_part.to_ascii_lowercase();
+        if let Some(scheme) = ["http://", "https://", "file:", "ftp://"]
+            .iter()
+            .find(|s| lower.starts_with(**s))
+        {
+            return Err(InputError::new(format!(
+                "`{file_part}` is a remote reference ({scheme}); retrylint never fetches references"
+            ))
+            .with_site(referrer.clone())
+            .with_help(
+                "download the file next to the description and reference it by a relative path",
+            ));
+        }
+        let decoded = pointer::percent_decode(file_part).ok_or_else(|| {
+            InputError::new(format!("`{file_part}` has a malformed percent-escape"))
+                .with_site(referrer.clone())
+        })?;
+        let actual = base.join(&decoded);
+        let display = if Path::new(&decoded).is_absolute() {
+            Path::new(&decoded).to_path_buf()
+        } else {
+            join_display(&self.files[from].display, &decoded)
+        };
+        self.options
+            .prepare(&actual, false)
+            .map_err(|e| e.with_related(referrer.clone()))?;
+        let canonical = std::fs::canonicalize(&actual).ok();
+        if !self.options.allow_outside_refs
+            && let (Some(root), Some(target)) = (&self.root_dir, &canonical)
+            && !root.holds(target)
+        {
+            // A missing file is reported by the load below.
+            return Err(InputError::new(format!(
+                "`{file_part}` leads outside the root folder `{}`",
+                root.shown
+            ))
+            .with_site(referrer.clone())
+            .with_help(root.help()));
+        }
+        let id = match canonical {
+            Some(canonical) => self.load_canonical(canonical, display, Some(referrer))?,
+            None => self.load_path(&actual, display, Some(referrer))?,
+        };
+        self.by_reference.insert((base, file_part.to_string()), id);
+        Ok(id)
+    }
+}
+
+/// Follows pointer tokens in a file, explaining which token leads nowhere.
+fn walk<'a>(file: &'a SourceFile, tokens: &[String]) -> Result<&'a Node, InputError> {
+    let mut node = &file.root;
+    for (depth, token) in tokens.iter().enumerate() {
+        match node.at([token]) {
+            Some(next) => node = next,
+            None => {
+                let so_far = tokens[..depth]
+                    .iter()
+                    .fold(String::new(), |p, t| pointer::push(&p, t));
+                let mut error = InputError::new(format!(
+                    "unresolvable `$ref`: `{}` has no `{token}` under `{}`",
+                    file.name(),
+                    if so_far.is_empty() { "/" } else { &so_far }
+                ));
+                if let Some(map) = node.as_map()
+                    && let Some(near) = did_you_mean(token, map.entries().iter().map(|e| &*e.key))
+                {
+                    error = error.with_help(format!("did you mean `{near}`?"));
+                }
+                return Err(error);
+            }
+        }
+    }
+    Ok(node)
+}

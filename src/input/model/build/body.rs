@@ -1,0 +1,159 @@
+//! The top-level properties of an operation's JSON request body: OpenAPI 3's
+//! `requestBody` (its first JSON media type) or a Swagger 2.0 `in: body` parameter.
+//!
+//! Only the body schema's own `properties` are read, never nested schemas or
+//! compositions (`allOf`, …): a key the server deduplicates on is a field of the request
+//! itself. A schema reached through `$ref` is read once and shared by every operation
+//! that uses it, so many operations on one large schema stay linear. A reference that
+//! does not resolve leaves the body without properties rather than failing the
+//! description: schemas were never required to resolve for the facts retrying needs.
+
+use std::collections::HashMap;
+use std::sync::Arc;
+
+use super::{At, through};
+use crate::input::load::{FileId, Loader};
+use crate::input::model::{Place, RequestField};
+use crate::input::source::Node;
+
+/// Body properties already read, by the schema's file and pointer.
+pub(super) type BodyCache = HashMap<(FileId, Arc<str>), Arc<[RequestField]>>;
+
+/// The properties of the JSON request body of the operation at `op` (OpenAPI 3).
+pub(super) fn request_body(
+    loader: &mut Loader,
+    cache: &mut BodyCache,
+    op: &At<'_>,
+) -> Arc<[RequestField]> {
+    let Some(entry) = op.node.as_map().and_then(|m| m.entry("requestBody")) else {
+        return Arc::from([]);
+    };
+    let here = At {
+        id: op.id,
+        file: op.file,
+        node: &entry.value,
+        loc: op.loc.entry("requestBody", entry.key_span, &entry.value),
+    };
+    let Ok(target) = loader.follow(here.id, here.node) else {
+        return Arc::from([]);
+    };
+    let body = through(&target, here);
+    let Some(content) = body.node.as_map().and_then(|m| m.entry("content")) else {
+        return Arc::from([]);
+    };
+    let media_types = content
+        .value
+        .as_map()
+        .map(|m| m.entries())
+        .unwrap_or_default();
+    let Some(media) = media_types.iter().find(|e| is_json(&e.key)) else {
+        return Arc::from([]);
+    };
+    let Some(schema) = media.value.as_map().and_then(|m| m.entry("schema")) else {
+        return Arc::from([]);
+    };
+    let media_loc = body
+        .loc
+        .entry("content", content.key_span, &content.value)
+        .entry(&media.key, media.key_span, &media.value);
+    let at = At {
+        id: body.id,
+        file: body.file,
+        node: &schema.value,
+        loc: media_loc.entry("schema", schema.key_span, &schema.value),
+    };
+    schema_properties(loader, cache, at)
+}
+
+/// The properties of the body schema at `schema` (which may be a `$ref`): of a Swagger
+/// 2.0 `in: body` parameter, or of an OpenAPI 3 media type.
+pub(super) fn schema_properties(
+    loader: &mut Loader,
+    cache: &mut BodyCache,
+    schema: At<'_>,
+) -> Arc<[RequestField]> {
+    let Ok(target) = loader.follow(schema.id, schema.node) else {
+        return Arc::from([]);
+    };
+    let schema = through(&target, schema);
+    let key = (schema.id, schema.loc.pointer.clone());
+    if let Some(known) = cache.get(&key) {
+        return known.clone();
+    }
+    let fields = properties(&schema);
+    cache.insert(key, fields.clone());
+    fields
+}
+
+/// The schema's own `properties`, each required when its `required` list names it.
+fn properties(schema: &At<'_>) -> Arc<[RequestField]> {
+    let Some(entry) = schema.node.as_map().and_then(|m| m.entry("properties")) else {
+        return Arc::from([]);
+    };
+    let required: Vec<&str> = schema
+        .node
+        .get("required")
+        .and_then(Node::as_seq)
+        .unwrap_or_default()
+        .iter()
+        .filter_map(Node::scalar_text)
+        .collect();
+    let list = schema.loc.entry("properties", entry.key_span, &entry.value);
+    let entries = entry
+        .value
+        .as_map()
+        .map(|m| m.entries())
+        .unwrap_or_default();
+    entries
+        .iter()
+        .map(|property| RequestField {
+            name: property.key.to_string(),
+            place: Place::Body,
+            required: required.contains(&&*property.key),
+            description: property
+                .value
+                .get("description")
+                .and_then(Node::as_str)
+                .map(str::to_string),
+            loc: list.entry(&property.key, property.key_span, &property.value),
+        })
+        .collect()
+}
+
+/// Whether a media type carries JSON: `application/json` (with parameters or not),
+/// `text/json`, or a `+json` suffix (`application/merge-patch+json`).
+fn is_json(media_type: &str) -> bool {
+    let essence = media_type
+        .split(';')
+        .next()
+        .unwrap_or_default()
+        .trim()
+        .to_ascii_lowercase();
+    essence == "application/json" || essence == "text/json" || essence.ends_with("+json")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::is_json;
+
+    #[test]
+    fn json_media_types_are_the_json_ones() {
+        for json in [
+            "application/json",
+            "application/json; charset=utf-8",
+            "Application/JSON",
+            "application/merge-patch+json",
+            "text/json",
+        ] {
+            assert!(is_json(json), "{json}");
+        }
+        for other in [
+            "application/x-www-form-urlencoded",
+            "multipart/form-data",
+            "text/plain",
+            "application/jsonl",
+        ] {
+            assert!(!is_json(other), "{other}");
+        }
+    }
+}

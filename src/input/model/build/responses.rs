@@ -1,0 +1,154 @@
+//! The responses of an operation: their codes, their headers (with what a `Retry-After`
+//! holds), and their links to other operations.
+
+use super::{At, through};
+use crate::error::InputError;
+use crate::input::load::{FileId, Loader};
+use crate::input::model::{HeaderFormat, Link, LinkTarget, Response, ResponseHeader};
+use crate::input::source::Node;
+
+/// The responses an operation declares, with their header names.
+pub(super) fn responses(loader: &mut Loader, op: &At<'_>) -> Result<Vec<Response>, InputError> {
+    let Some(list) = op.map_child("responses")? else {
+        return Ok(Vec::new());
+    };
+    let mut out = Vec::new();
+    for entry in list.node.as_map().map(|m| m.entries()).unwrap_or_default() {
+        if entry.key.starts_with("x-") {
+            continue;
+        }
+        let site = list.loc.entry(&entry.key, entry.key_span, &entry.value);
+        let target = loader.follow(op.id, &entry.value)?;
+        let here = At {
+            id: op.id,
+            file: op.file,
+            node: &entry.value,
+            loc: site.clone(),
+        };
+        let response = through(&target, here);
+        let mut headers = Vec::new();
+        if let Some(map) = response.map_child("headers")? {
+            for header in map.node.as_map().map(|m| m.entries()).unwrap_or_default() {
+                // A header `$ref` must resolve even though only its name matters here.
+                let definition = loader.follow(response.id, &header.value)?;
+                // Only a `Retry-After`'s format is ever asked about.
+                let format = if header.key.eq_ignore_ascii_case("Retry-After") {
+                    match &definition {
+                        Some(t) => header_format(loader, t.file_id, t.node())?,
+                        None => header_format(loader, response.id, &header.value)?,
+                    }
+                } else {
+                    HeaderFormat::Unstated
+                };
+                headers.push(ResponseHeader {
+                    name: header.key.to_string(),
+                    loc: map.loc.entry(&header.key, header.key_span, &header.value),
+                    format,
+                });
+            }
+        }
+        let links = links(loader, &response)?;
+        out.push(Response {
+            code: entry.key.to_string(),
+            loc: site,
+            definition: target.as_ref().map(|_| response.loc.clone()),
+            headers,
+            links,
+        });
+    }
+    Ok(out)
+}
+
+/// The `links` of a response (OpenAPI 3), each leading to an operation by operationId or
+/// by a reference to the operation object.
+fn links(loader: &mut Loader, response: &At<'_>) -> Result<Vec<Link>, InputError> {
+    let Some(map) = response.map_child("links")? else {
+        return Ok(Vec::new());
+    };
+    let mut out = Vec::new();
+    for entry in map.node.as_map().map(|m| m.entries()).unwrap_or_default() {
+        let loc = map.loc.entry(&entry.key, entry.key_span, &entry.value);
+        let definition = loader.follow(map.id, &entry.value)?;
+        let (node, file) = match &definition {
+            Some(t) => (t.node(), &*t.file),
+            None => (&entry.value, map.file),
+        };
+        let target = if let Some(id) = node.get("operationId") {
+            let text = id
+                .scalar_text()
+                .ok_or_else(|| InputError::at(file, id.span, "`operationId` must be a string"))?;
+            LinkTarget::OperationId(text.to_string())
+        } else if let Some(reference) = node.get("operationRef") {
+            let text = reference.as_str().ok_or_else(|| {
+                InputError::at(file, reference.span, "`operationRef` must be a string")
+            })?;
+            LinkTarget::OperationRef(text.to_string())
+        } else {
+            // A link must name its operation one way or the other; one that does not
+            // leads nowhere, and is no evidence of anything.
+            continue;
+        };
+        out.push(Link {
+            name: entry.key.to_string(),
+            target,
+            loc,
+        });
+    }
+    Ok(out)
+}
+
+/// What a header's schema says its value is. The header object holds `schema` (OpenAPI
+/// 3) or its `type` itself (Swagger 2.0); a `$ref` is followed, and `oneOf`/`anyOf`
+/// alternatives are combined (one level: a header's schema is small).
+fn header_format(
+    loader: &mut Loader,
+    id: FileId,
+    header: &Node,
+) -> Result<HeaderFormat, InputError> {
+    let (id, schema) = match header.get("schema") {
+        Some(schema) => (id, schema),
+        None => (id, header),
+    };
+    let target = loader.follow(id, schema)?;
+    let schema = match &target {
+        Some(t) => t.node().clone(),
+        None => schema.clone(),
+    };
+    let mut seconds = false;
+    let mut date = false;
+    let mut text = false;
+    let mut read = |node: &Node| {
+        let format = node
+            .get("format")
+            .and_then(Node::as_str)
+            .unwrap_or_default();
+        let types: Vec<&str> = match node.get("type") {
+            Some(t) => match t.as_seq() {
+                Some(items) => items.iter().filter_map(Node::as_str).collect(),
+                None => t.as_str().into_iter().collect(),
+            },
+            None => Vec::new(),
+        };
+        for t in types {
+            match t {
+                "integer" | "number" => seconds = true,
+                "string" if matches!(format, "date-time" | "http-date" | "date") => date = true,
+                "string" => text = true,
+                _ => {}
+            }
+        }
+    };
+    read(&schema);
+    for key in ["oneOf", "anyOf"] {
+        for item in schema.get(key).and_then(Node::as_seq).unwrap_or_default() {
+            read(item);
+        }
+    }
+    Ok(match (seconds, date, text) {
+        (true, true, _) => HeaderFormat::SecondsOrDate,
+        (true, false, _) => HeaderFormat::Seconds,
+        (false, true, _) => HeaderFormat::Date,
+        (false, false, true) => HeaderFormat::Text,
+        (false, false, false) => HeaderFormat::Unstated,
+    })
+}

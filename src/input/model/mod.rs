@@ -1,0 +1,382 @@
+//! The operation model: what a description says that retrying depends on.
+//!
+//! Built once per description by [`build`], from the spanned trees of all its files.
+//! Every fact keeps the [`Loc`] where the operation states it (its *site*) and, when it
+//! came through a `$ref`, where the shared definition is.
+
+mod build;
+mod methods;
+
+use std::collections::HashSet;
+use std::fmt;
+use std::sync::{Mutex, OnceLock, PoisonError};
+
+pub use build::build;
+
+use crate::input::load::FileId;
+use crate::input::source::Node;
+use crate::location::Loc;
+
+/// Which specification a description follows.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum SpecVersion {
+    Swagger2,
+    OpenApi30,
+    OpenApi31,
+    OpenApi32,
+}
+
+impl fmt::Display for SpecVersion {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            SpecVersion::Swagger2 => "Swagger 2.0",
+            SpecVersion::OpenApi30 => "OpenAPI 3.0",
+            SpecVersion::OpenApi31 => "OpenAPI 3.1",
+            SpecVersion::OpenApi32 => "OpenAPI 3.2",
+        })
+    }
+}
+
+/// An HTTP method of an operation.
+///
+/// The methods a path item has a field for (OpenAPI 3.2 adds `query`), and any other
+/// method an OpenAPI 3.2 path item lists under `additionalOperations` (`PURGE`, `LINK`),
+/// kept as the description writes it: method names are case-sensitive (RFC 9110 §9.1).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Method {
+    Get,
+    Put,
+    Post,
+    Delete,
+    Options,
+    Head,
+    Patch,
+    Trace,
+    Query,
+    /// A method with no field of its own, as written (an HTTP token).
+    Custom(&'static str),
+}
+
+impl Method {
+    /// The methods a path item has a field for.
+    pub const ALL: [Method; 9] = [
+        Method::Get,
+        Method::Put,
+        Method::Post,
+        Method::Delete,
+        Method::Options,
+        Method::Head,
+        Method::Patch,
+        Method::Trace,
+        Method::Query,
+    ];
+
+    /// The method of a path item field (`get`) or a selector (`GET`), any case.
+    pub fn parse(text: &str) -> Option<Method> {
+        Method::ALL
+            .into_iter()
+            .find(|m| m.as_str().eq_ignore_ascii_case(text))
+    }
+
+    /// Any method name: one with a path item field (any case, as [`Method::parse`]), else
+    /// a custom method kept as written. `None` when the text is not an HTTP token.
+    pub fn named(text: &str) -> Option<Method> {
+        if let Some(method) = Method::parse(text) {
+            return Some(method);
+        }
+        is_token(text).then(|| Method::Custom(intern(text)))
+    }
+
+    /// As in a request line: upper case, or a custom method as written.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Method::Get => "GET",
+            Method::Put => "PUT",
+            Method::Post => "POST",
+            Method::Delete => "DELETE",
+            Method::Options => "OPTIONS",
+            Method::Head => "HEAD",
+            Method::Patch => "PATCH",
+            Method::Trace => "TRACE",
+            Method::Query => "QUERY",
+            Method::Custom(name) => name,
+        }
+    }
+
+    /// Safe methods, by the IANA HTTP Method Registry (GET, HEAD, PROPFIND, QUERY, …): a
+    /// request asks for no change. A method the registry does not list is never safe.
+    pub fn is_safe(self) -> bool {
+        methods::is_safe(self.as_str())
+    }
+
+    /// Idempotent methods, by the IANA HTTP Method Registry (PUT, DELETE, WebDAV's COPY
+    /// and MOVE, …; not POST, PATCH or LOCK). A method the registry does not list
+    /// promises nothing.
+    pub fn is_idempotent(self) -> bool {
+        methods::is_idempotent(self.as_str())
+    }
+}
+
+/// Whether `text` is an HTTP token (RFC 9110 §5.6.2), the syntax of a method name.
+fn is_token(text: &str) -> bool {
+    !text.is_empty()
+        && text
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || b"!#$%&'*+-.^_`|~".contains(&b))
+}
+
+/// Custom method names, each stored once for the life of the process so that
+/// [`Method`] stays a plain copyable value. Only names an input writes are stored, so
+/// what they hold is bounded by the size of the files read.
+fn intern(name: &str) -> &'static str {
+    static NAMES: OnceLock<Mutex<HashSet<&'static str>>> = OnceLock::new();
+    let mut names = NAMES
+        .get_or_init(Mutex::default)
+        .lock()
+        .unwrap_or_else(PoisonError::into_inner);
+    if let Some(known) = names.get(name) {
+        return known;
+    }
+    let stored: &'static str = Box::leak(name.into());
+    names.insert(stored);
+    stored
+}
+
+impl fmt::Display for Method {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// A described API: its operations and where its description lives.
+#[derive(Debug)]
+pub struct Api {
+    pub version: SpecVersion,
+    pub root_file: FileId,
+    pub operations: Vec<Operation>,
+    /// Webhooks (3.1 `webhooks`, `x-webhooks`): server-to-client calls, not checked.
+    pub webhook_count: usize,
+    /// The document-level `x-retry-policy`.
+    pub retry_policy: Option<Extension>,
+    /// The server URLs the document names (Swagger 2.0's `host` + `basePath` as
+    /// `//host/basePath`): which hosts and base paths requests to it carry.
+    pub servers: Vec<String>,
+    /// The document-level `x-speakeasy-retries`: the generated SDK's retries for every
+    /// operation without its own.
+    pub speakeasy_retries: Option<Extension>,
+    /// The header names of the document-level `x-fern-idempotency-headers`: the keys
+    /// Fern's SDKs send to every operation marked `x-fern-idempotent: true`.
+    pub fern_idempotency_headers: Vec<(String, Loc)>,
+}
+
+/// An extension value of the description, kept as a tree to be read later.
+#[derive(Debug, Clone)]
+pub struct Extension {
+    pub node: Node,
+    pub loc: Loc,
+}
+
+/// One operation (a method of a path).
+#[derive(Debug)]
+pub struct Operation {
+    pub method: Method,
+    /// The path template, as the description writes it.
+    pub path: String,
+    pub operation_id: Option<String>,
+    pub tags: Vec<String>,
+    /// The method's entry under the path (`post:`).
+    pub loc: Loc,
+    /// The operation object when the method entry is a `$ref` to it.
+    pub definition: Option<Loc>,
+    /// Header parameters, path level merged with operation level.
+    pub headers: Vec<HeaderParam>,
+    /// Query parameters, path level merged with operation level.
+    pub query: Vec<RequestField>,
+    /// The top-level properties of the JSON request body (shared among the operations
+    /// whose bodies `$ref` one schema).
+    pub body: std::sync::Arc<[RequestField]>,
+    pub responses: Vec<Response>,
+    /// `x-idempotent: true|false`.
+    pub idempotent: Option<(bool, Loc)>,
+    pub retry_policy: Option<Extension>,
+    /// The operation's own `x-speakeasy-retries`, which replaces the document's.
+    pub speakeasy_retries: Option<Extension>,
+    pub ignore: Option<Extension>,
+    /// Fern's `x-fern-idempotent: true|false`: the operation takes the document's
+    /// idempotency headers.
+    pub fern_idempotent: Option<(bool, Loc)>,
+    /// Azure's `x-ms-long-running-operation: true`: the result of the write is followed
+    /// through a status resource.
+    pub long_running: Option<Loc>,
+}
+
+impl Operation {
+    /// `POST /orders`, the selector form of the operation.
+    pub fn key(&self) -> String {
+        format!("{} {}", self.method, self.path)
+    }
+
+    /// `POST /orders (createOrder)`: the key, and the operationId when there is one.
+    pub fn title(&self) -> String {
+        match &self.operation_id {
+            Some(id) => format!("{} ({id})", self.key()),
+            None => self.key(),
+        }
+    }
+
+    /// The header parameter with this name (compared without case).
+    pub fn header(&self, name: &str) -> Option<&HeaderParam> {
+        self.headers
+            .iter()
+            .find(|h| h.name.eq_ignore_ascii_case(name))
+    }
+
+    /// The declared response with this code (`"503"`, `"5XX"`, `"default"`).
+    pub fn response(&self, code: &str) -> Option<&Response> {
+        self.responses
+            .iter()
+            .find(|r| r.code.eq_ignore_ascii_case(code))
+    }
+}
+
+/// A header parameter an operation declares.
+#[derive(Debug)]
+pub struct HeaderParam {
+    pub name: String,
+    pub required: bool,
+    /// Where the operation (or its path item) lists the parameter.
+    pub loc: Loc,
+    /// The shared definition, when listed through `$ref`.
+    pub definition: Option<Loc>,
+}
+
+/// Where a request carries a value.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, serde::Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Place {
+    Header,
+    Query,
+    Body,
+}
+
+impl Place {
+    /// `header`, `query parameter`, `body property`: what a value in this place is.
+    pub fn noun(self) -> &'static str {
+        match self {
+            Place::Header => "header",
+            Place::Query => "query parameter",
+            Place::Body => "body property",
+        }
+    }
+}
+
+/// A query parameter, or a top-level property of an operation's JSON request body.
+#[derive(Debug, Clone)]
+pub struct RequestField {
+    pub name: String,
+    /// [`Place::Query`] or [`Place::Body`].
+    pub place: Place,
+    /// `required: true` on the parameter, or the name in the body schema's `required`.
+    pub required: bool,
+    /// Its `description`, as written.
+    pub description: Option<String>,
+    /// The parameter's `name:` line, or the property's key in the body schema.
+    pub loc: Loc,
+}
+
+impl RequestField {
+    /// The query parameters and body properties of `op`, in that order.
+    pub fn of(op: &Operation) -> impl Iterator<Item = &RequestField> {
+        op.query.iter().chain(op.body.iter())
+    }
+}
+
+/// A response an operation declares.
+#[derive(Debug)]
+pub struct Response {
+    /// `"200"`, `"5XX"`, `"default"`.
+    pub code: String,
+    /// The operation's own entry for the code (`503:`).
+    pub loc: Loc,
+    /// The shared definition, when the entry is a `$ref`.
+    pub definition: Option<Loc>,
+    pub headers: Vec<ResponseHeader>,
+    /// OpenAPI 3 `links`: operations a client can call with values of this response.
+    pub links: Vec<Link>,
+}
+
+impl Response {
+    pub fn has_header(&self, name: &str) -> bool {
+        self.headers
+            .iter()
+            .any(|h| h.name.eq_ignore_ascii_case(name))
+    }
+
+    /// Where the response's content is written: the shared definition, or the entry.
+    pub fn written_at(&self) -> &Loc {
+        self.definition.as_ref().unwrap_or(&self.loc)
+    }
+
+    /// The declared header with this name (compared without case).
+    pub fn header(&self, name: &str) -> Option<&ResponseHeader> {
+        self.headers
+            .iter()
+            .find(|h| h.name.eq_ignore_ascii_case(name))
+    }
+}
+
+/// A header a response declares.
+#[derive(Debug)]
+pub struct ResponseHeader {
+    pub name: String,
+    pub loc: Loc,
+    /// What its schema says the value is.
+    pub format: HeaderFormat,
+}
+
+/// What a header's schema says its value is: what a `Retry-After` needs to be read.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum HeaderFormat {
+    /// An integer (or number): seconds, for `Retry-After`.
+    Seconds,
+    /// A string of format `date-time` or `http-date`.
+    Date,
+    /// Both, through `oneOf`/`anyOf` or a list of types.
+    SecondsOrDate,
+    /// Another string.
+    Text,
+    /// No schema, or one that says nothing of the kind.
+    Unstated,
+}
+
+impl HeaderFormat {
+    /// `integer seconds`, `an HTTP-date`, for the contract's answers.
+    pub fn describe(self) -> &'static str {
+        match self {
+            HeaderFormat::Seconds => "seconds",
+            HeaderFormat::Date => "an HTTP-date",
+            HeaderFormat::SecondsOrDate => "seconds or an HTTP-date",
+            HeaderFormat::Text => "a string",
+            HeaderFormat::Unstated => "no stated format",
+        }
+    }
+}
+
+/// A link from a response to another operation (OpenAPI 3 `links`).
+#[derive(Debug)]
+pub struct Link {
+    /// The link's name in `links`.
+    pub name: String,
+    pub target: LinkTarget,
+    /// The link's entry.
+    pub loc: Loc,
+}
+
+/// How a link names the operation it leads to.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum LinkTarget {
+    OperationId(String),
+    /// A reference to an operation object: `#/paths/~1orders~1{id}/get`, possibly in
+    /// another file (only the part after `#` is compared).
+    OperationRef(String),
+}

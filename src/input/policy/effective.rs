@@ -1,0 +1,167 @@
+//! Effective policies: which layers apply to an operation, merged field by field.
+//!
+//! Precedence, lowest first (a higher layer overrides the fields it sets): the built-in
+//! `maxAttempts: 1`, the description's root `x-retry-policy`, the operation's
+//! `x-retry-policy`, `defaults`, `tag:` selectors, globs (fewer literal segments first),
+//! then operationIds and exact `METHOD /path`. Entries of equal rank apply in file order,
+//! so the later one wins; `ambiguous-policy-match` reports them.
+
+use super::selector_index::SelectorIndex;
+use super::{PolicyFile, PolicyObject, SideEffect, Signal, Spanned, parse_policy_object};
+use crate::error::InputError;
+use crate::input::load::Sources;
+use crate::input::model::{Api, Operation};
+use crate::location::Loc;
+
+/// Where an operation's side effect comes from.
+#[derive(Debug, Clone, PartialEq)]
+pub enum EffectSource {
+    /// `sideEffect` in a policy (file or `x-retry-policy`).
+    Policy(Loc),
+    /// `x-idempotent` in the description.
+    Extension(Loc),
+    /// The HTTP method's semantics.
+    Method,
+}
+
+/// What repeating the operation repeats, and why we think so.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Effect {
+    pub side_effect: SideEffect,
+    pub source: EffectSource,
+}
+
+/// The policy that applies to one operation.
+#[derive(Debug, Clone)]
+pub struct Effective {
+    pub policy: PolicyObject,
+    pub effect: Effect,
+    /// What the description's own `x-retry-policy` layers say (document, then operation),
+    /// when it has any: most operations do not, and a policy object is large.
+    pub description: Option<Box<PolicyObject>>,
+}
+
+impl Effective {
+    /// Total attempts; 1 (never retried) unless a layer says otherwise.
+    pub fn max_attempts(&self) -> i64 {
+        self.policy.max_attempts.as_ref().map_or(1, |m| m.value)
+    }
+
+    pub fn is_retried(&self) -> bool {
+        self.max_attempts() > 1
+    }
+
+    /// The conditions retried on (none when `retryOn` is not set).
+    pub fn retry_on(&self) -> &[Spanned<Signal>] {
+        self.policy
+            .retry_on
+            .as_ref()
+            .map_or(&[], |r| r.value.as_slice())
+    }
+
+    /// Whether the client honours `Retry-After`.
+    pub fn honors_retry_after(&self) -> bool {
+        self.policy
+            .retry_after_honor
+            .as_ref()
+            .is_some_and(|h| h.value)
+    }
+
+    /// `retryAfter.onMissing` and `retryAfter.onInvalid`, `backoff` when not set.
+    pub fn retry_after_fallbacks(&self) -> (super::RetryAfterFallback, super::RetryAfterFallback) {
+        let p = &self.policy;
+        (
+            p.retry_after_on_missing
+                .as_ref()
+                .map_or_else(Default::default, |f| f.value),
+            p.retry_after_on_invalid
+                .as_ref()
+                .map_or_else(Default::default, |f| f.value),
+        )
+    }
+}
+
+/// Which policy entries matched which operations.
+#[derive(Debug, Clone, Default)]
+pub struct Matches {
+    /// For each operation, the indices of the entries that apply to it, in the order applied.
+    pub per_operation: Vec<Vec<usize>>,
+    /// For each entry, how many operations it applies to.
+    pub per_entry: Vec<usize>,
+}
+
+/// Computes every operation's effective policy.
+pub fn resolve(
+    api: &Api,
+    policy: Option<&PolicyFile>,
+    sources: &Sources,
+) -> Result<(Vec<Effective>, Matches), InputError> {
+    let root_layer = match &api.retry_policy {
+        Some(ext) => Some(parse_policy_object(
+            &sources[ext.loc.file],
+            &ext.node,
+            &ext.loc,
+        )?),
+        None => None,
+    };
+    let index = policy.map(SelectorIndex::new);
+    let mut matches = Matches {
+        per_operation: Vec::with_capacity(api.operations.len()),
+        per_entry: vec![0; policy.map_or(0, |p| p.operations.len())],
+    };
+    let mut out = Vec::with_capacity(api.operations.len());
+    for op in &api.operations {
+        let mut merged = root_layer.clone().unwrap_or_default();
+        if let Some(ext) = &op.retry_policy {
+            merged.overlay(&parse_policy_object(
+                &sources[ext.loc.file],
+                &ext.node,
+                &ext.loc,
+            )?);
+        }
+        let description =
+            (root_layer.is_some() || op.retry_policy.is_some()).then(|| Box::new(merged.clone()));
+        let mut applied = Vec::new();
+        if let (Some(policy), Some(index)) = (policy, &index) {
+            if let Some(defaults) = &policy.defaults {
+                merged.overlay(defaults);
+            }
+            applied = index.matching(policy, op);
+            for &i in &applied {
+                merged.overlay(&policy.operations[i].policy);
+                matches.per_entry[i] += 1;
+            }
+        }
+        let effect = effect_of(op, &merged);
+        matches.per_operation.push(applied);
+        out.push(Effective {
+            policy: merged,
+            effect,
+            description,
+        });
+    }
+    Ok((out, matches))
+}
+
+pub fn effect_of(op: &Operation, policy: &PolicyObject) -> Effect {
+    if let Some(stated) = &policy.side_effect {
+        return Effect {
+            side_effect: stated.value,
+            source: EffectSource::Policy(stated.loc.clone()),
+        };
+    }
+    if let Some((idempotent, loc)) = &op.idempotent {
+        return Effect {
+            side_effect: if *idempotent {
+                SideEffect::Idempotent
+            } else {
+                SideEffect::NonIdempotent
+            },
+            source: EffectSource::Extension(loc.clone()),
+        };
+    }
+    Effect {
+        side_effect: SideEffect::of_method(op.method),
+        source: EffectSource::Method,
+    }
+}

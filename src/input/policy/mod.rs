@@ -1,0 +1,354 @@
+//! The retry policy: what the client does, per operation.
+//!
+//! A policy file (and the description's `x-retry-policy` extensions) is read into
+//! [`PolicyObject`]s whose every field remembers where it was written; [`effective`]
+//! merges the layers that apply to an operation, field by field.
+
+mod duration;
+pub mod effective;
+pub mod fields;
+mod parse;
+mod position;
+pub mod reference;
+pub mod schema;
+pub mod sections;
+mod selector;
+mod selector_index;
+mod store;
+
+use std::fmt;
+
+pub use crate::location::Spanned;
+pub use duration::Duration;
+pub use effective::{Effect, EffectSource, Effective, Matches, effect_of, resolve};
+pub(crate) use parse::parse_signal;
+pub use parse::{parse_policy_file, parse_policy_object};
+pub use position::Position;
+pub use selector::{Rank, Selector};
+
+use crate::input::load::FileId;
+use crate::location::Loc;
+
+/// The name of the policy file looked for beside a description.
+pub const POLICY_FILE_NAME: &str = "retry-policy.yaml";
+
+/// Every name a policy beside a description may have, the usual one first.
+pub const POLICY_FILE_NAMES: [&str; 2] = [POLICY_FILE_NAME, "retry-policy.yml"];
+
+/// Declares the values of an enumerated policy field with the names the file writes them
+/// by, so that each name is written once: the reader (through [`crate::input::read::FromNode`]),
+/// the field table, the JSON Schema and `--compare` all take it from here.
+macro_rules! policy_values {
+    ($(#[$meta:meta])* pub enum $name:ident {
+        $($(#[$vmeta:meta])* $variant:ident = $text:literal,)*
+    }) => {
+        $(#[$meta])*
+        #[derive(Debug, Clone, Copy, PartialEq, Eq)]
+        pub enum $name {
+            $($(#[$vmeta])* $variant,)*
+        }
+
+        impl $name {
+            /// The names the policy file writes, in the order of the variants.
+            pub const NAMES: &'static [&'static str] = &[$($text),*];
+
+            /// The name the policy file writes.
+            pub fn as_str(self) -> &'static str {
+                match self {
+                    $($name::$variant => $text,)*
+                }
+            }
+
+            /// The value the policy file writes as `text`.
+            pub fn parse(text: &str) -> Option<$name> {
+                match text {
+                    $($text => Some($name::$variant),)*
+                    _ => None,
+                }
+            }
+        }
+
+        /// One of the names, with a "did you mean" for a misspelt one.
+        impl crate::input::read::FromNode for $name {
+            fn from_node(value: &crate::input::read::Value<'_, '_>) -> Option<$name> {
+                value
+                    .one_of(Self::NAMES)
+                    .and_then(|i| Self::parse(Self::NAMES[i]))
+            }
+        }
+    };
+}
+
+policy_values! {
+    /// How waits are randomised.
+    pub enum Jitter {
+        None = "none",
+        Full = "full",
+        Equal = "equal",
+        Decorrelated = "decorrelated",
+    }
+}
+
+policy_values! {
+    /// What repeating a request repeats.
+    pub enum SideEffect {
+        None = "none",
+        Idempotent = "idempotent",
+        NonIdempotent = "non-idempotent",
+    }
+}
+
+policy_values! {
+    /// What the client does when a write's outcome is unknown.
+    pub enum UnknownOutcome {
+        Fail = "fail",
+        Reconcile = "reconcile",
+        RetrySameKey = "retry-same-key",
+    }
+}
+
+policy_values! {
+    /// What the client does on a 429/503 whose `Retry-After` is missing or unreadable
+    /// (`retryAfter.onMissing`, `retryAfter.onInvalid`).
+    #[derive(Default)]
+    pub enum RetryAfterFallback {
+        /// Wait the backoff, as if the server had asked nothing.
+        #[default]
+        Backoff = "backoff",
+        /// Give up (`invalid-retry-after`).
+        Stop = "stop",
+    }
+}
+
+/// A condition a client retries on.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Signal {
+    /// One status code, `503`.
+    Status(u16),
+    /// A class of status codes, `5xx` (the leading digit).
+    Class(u16),
+    ConnectFailure,
+    RefusedStream,
+    Reset,
+    /// A reset before any byte of the request went upstream (Envoy `reset-before-request`).
+    ResetBeforeRequest,
+    Timeout,
+    /// A gRPC status read from the response headers (a proxy's `unavailable`,
+    /// `cancelled`...): the request may have been processed.
+    Grpc(GrpcCode),
+}
+
+/// The gRPC statuses proxies retry on.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum GrpcCode {
+    Cancelled,
+    DeadlineExceeded,
+    ResourceExhausted,
+    Internal,
+    Unavailable,
+}
+
+impl GrpcCode {
+    pub const ALL: [GrpcCode; 5] = [
+        GrpcCode::Cancelled,
+        GrpcCode::DeadlineExceeded,
+        GrpcCode::ResourceExhausted,
+        GrpcCode::Internal,
+        GrpcCode::Unavailable,
+    ];
+
+    /// The name proxies write (`retryOn: unavailable`).
+    pub fn as_str(self) -> &'static str {
+        match self {
+            GrpcCode::Cancelled => "cancelled",
+            GrpcCode::DeadlineExceeded => "deadline-exceeded",
+            GrpcCode::ResourceExhausted => "resource-exhausted",
+            GrpcCode::Internal => "internal",
+            GrpcCode::Unavailable => "unavailable",
+        }
+    }
+
+    pub fn parse(text: &str) -> Option<GrpcCode> {
+        GrpcCode::ALL.into_iter().find(|c| c.as_str() == text)
+    }
+}
+
+impl Signal {
+    /// The request was not processed: safe to repeat for any operation.
+    pub fn is_unprocessed(self) -> bool {
+        matches!(
+            self,
+            Signal::ConnectFailure | Signal::RefusedStream | Signal::ResetBeforeRequest
+        )
+    }
+
+    /// Whether this condition fires on the status `code`.
+    pub fn covers(self, code: u16) -> bool {
+        match self {
+            Signal::Status(s) => s == code,
+            Signal::Class(c) => code / 100 == c,
+            _ => false,
+        }
+    }
+}
+
+impl fmt::Display for Signal {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Signal::Status(code) => write!(f, "{code}"),
+            Signal::Class(c) => write!(f, "{c}xx"),
+            Signal::ConnectFailure => f.write_str("connect-failure"),
+            Signal::RefusedStream => f.write_str("refused-stream"),
+            Signal::Reset => f.write_str("reset"),
+            Signal::ResetBeforeRequest => f.write_str("reset-before-request"),
+            Signal::Timeout => f.write_str("timeout"),
+            Signal::Grpc(code) => write!(f, "gRPC {}", code.as_str()),
+        }
+    }
+}
+
+/// Declares [`PolicyObject`] and its field-by-field overlay from one list of fields.
+macro_rules! policy_fields {
+    ($($(#[$doc:meta])* $name:ident: $ty:ty,)*) => {
+        /// A policy object: every field optional, each remembering where it was written.
+        ///
+        /// Nested objects of the file (`backoff`, `retryAfter`, `idempotency`) are
+        /// flattened, so that merging is one rule for every field.
+        #[derive(Debug, Clone, Default, PartialEq)]
+        pub struct PolicyObject {
+            $($(#[$doc])* pub $name: Option<Spanned<$ty>>,)*
+        }
+
+        impl PolicyObject {
+            /// Takes every field that `higher` sets.
+            pub fn overlay(&mut self, higher: &PolicyObject) {
+                $(if higher.$name.is_some() {
+                    self.$name = higher.$name.clone();
+                })*
+            }
+
+            /// The Rust names of the fields.
+            #[cfg(test)]
+            pub(crate) const FIELD_NAMES: &[&str] = &[$(stringify!($name)),*];
+
+            /// How many fields are set.
+            #[cfg(test)]
+            pub(crate) fn count_set(&self) -> usize {
+                0 $(+ usize::from(self.$name.is_some()))*
+            }
+        }
+    };
+}
+
+policy_fields! {
+    /// Total attempts, the first included.
+    max_attempts: i64,
+    /// One budget for the whole call.
+    deadline: Duration,
+    per_attempt_timeout: Duration,
+    /// The `backoff:` section itself.
+    backoff: (),
+    backoff_base: Duration,
+    backoff_cap: Duration,
+    backoff_multiplier: f64,
+    jitter: Jitter,
+    retry_on: Vec<Spanned<Signal>>,
+    /// The `retryAfter:` section itself.
+    retry_after: (),
+    retry_after_honor: bool,
+    retry_after_max: Duration,
+    retry_after_on_missing: RetryAfterFallback,
+    retry_after_on_invalid: RetryAfterFallback,
+    log: Vec<Spanned<String>>,
+    side_effect: SideEffect,
+    /// The `idempotency:` section itself.
+    idempotency: (),
+    key_header: String,
+    key_retention: Duration,
+    status_endpoint: String,
+    on_unknown_outcome: UnknownOutcome,
+}
+
+impl PolicyObject {
+    /// What the operation is and what protects a repeat of it — `sideEffect`, the
+    /// `idempotency` section and `onUnknownOutcome` — without how it is retried: what a
+    /// proxy's retries inherit from the client (the key travels with every request).
+    pub fn contract(&self) -> PolicyObject {
+        PolicyObject {
+            side_effect: self.side_effect.clone(),
+            idempotency: self.idempotency.clone(),
+            key_header: self.key_header.clone(),
+            key_retention: self.key_retention.clone(),
+            status_endpoint: self.status_endpoint.clone(),
+            on_unknown_outcome: self.on_unknown_outcome.clone(),
+            ..PolicyObject::default()
+        }
+    }
+}
+
+/// One `operations:` entry of a policy file.
+#[derive(Debug, Clone)]
+pub struct PolicyEntry {
+    pub selector: Selector,
+    /// The selector key.
+    pub loc: Loc,
+    pub policy: PolicyObject,
+}
+
+policy_values! {
+    /// A rule severity, or `off`, as `lint.rules` sets it.
+    #[derive(PartialOrd, Ord)]
+    pub enum Level {
+        Off = "off",
+        Info = "info",
+        Warning = "warning",
+        Error = "error",
+    }
+}
+
+/// A `lint.ignore` entry.
+#[derive(Debug, Clone)]
+pub struct IgnoreEntry {
+    pub rule: Spanned<String>,
+    /// Selectors; empty means every operation.
+    pub operations: Vec<Spanned<Selector>>,
+    pub reason: Option<Spanned<String>>,
+    pub loc: Loc,
+}
+
+/// The tool's own settings (`lint:`).
+#[derive(Debug, Clone, Default)]
+pub struct LintConfig {
+    pub rules: Vec<(Spanned<String>, Spanned<Level>)>,
+    pub max_attempts_limit: Option<Spanned<i64>>,
+    /// The most requests at the backend per call that `retry-amplification` allows.
+    pub max_amplification: Option<Spanned<u64>>,
+    /// Header names that carry idempotency keys, besides the known ones.
+    pub key_headers: Vec<Spanned<String>>,
+    pub ignore: Vec<IgnoreEntry>,
+}
+
+/// One `layers:` entry: the layers of a file (or of one object) take a position.
+#[derive(Debug, Clone)]
+pub struct LayerPlacement {
+    /// A file given with `-p`, matched by the end of its path (`istio/vs.yaml`).
+    pub file: Option<Spanned<String>>,
+    /// A layer's object name (`payments`) or full name (`Istio VirtualService payments`).
+    pub name: Option<Spanned<String>>,
+    pub position: Spanned<Position>,
+    /// The entry.
+    pub loc: Loc,
+}
+
+/// A parsed retry policy file: the whole of it, as one model.
+#[derive(Debug, Clone)]
+pub struct PolicyFile {
+    pub file: FileId,
+    pub defaults: Option<PolicyObject>,
+    pub operations: Vec<PolicyEntry>,
+    /// `service.hosts`: the names a mesh or gateway knows the service by.
+    pub service_hosts: Vec<Spanned<String>>,
+    /// `layers:`.
+    pub layers: Vec<LayerPlacement>,
+    pub lint: LintConfig,
+}
