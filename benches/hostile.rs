@@ -163,7 +163,7 @@ fn main() {
         let size: u64 = args
             .iter()
             .filter_map(|a| std::fs::metadata(a).ok())
-            .filter(|m| m.is_file())
+            .filter(std::fs::Metadata::is_file)
             .map(|m| m.len())
             .sum();
         println!(

@@ -50,7 +50,12 @@ fn measure(runs: usize, spec: &Path, policy: &Path) -> (Duration, usize) {
             let start = Instant::now();
             let policy = load_policy(policy, &options.load).expect("the policy loads");
             let result = check_description(spec, Some(&policy), &options).expect("it checks");
-            bytes = human::render(std::slice::from_ref(&result), false, Default::default()).len();
+            bytes = human::render(
+                std::slice::from_ref(&result),
+                false,
+                retrylint::rendering::output::Shown::default(),
+            )
+            .len();
             start.elapsed()
         })
         .collect();

@@ -134,7 +134,7 @@ const SUGGEST_BUDGET: usize = 1 << 20;
 ///
 /// Bounded whatever the input: words and candidates over [`SUGGEST_MAX_CHARS`] are not
 /// compared, and the candidates are compared in order until [`SUGGEST_BUDGET`] is spent.
-pub fn did_you_mean<'a>(
+pub(crate) fn did_you_mean<'a>(
     word: &str,
     candidates: impl IntoIterator<Item = &'a str>,
 ) -> Option<&'a str> {

@@ -11,7 +11,7 @@ use std::fmt::{self, Write};
 /// Whether a character may not reach a terminal as it is: C0 and C1 controls and DEL
 /// (tab aside), line and paragraph separators, and the invisible bidirectional controls
 /// that reorder what a reader sees.
-pub fn is_unsafe_char(c: char) -> bool {
+pub(crate) fn is_unsafe_char(c: char) -> bool {
     (c.is_control() && c != '\t')
         || matches!(
             c,
@@ -44,7 +44,7 @@ fn write_visible(out: &mut impl Write, c: char) -> fmt::Result {
 /// Text for one line of a terminal: every unsafe character (a line break included) is
 /// shown escaped, so a value can neither move the cursor, change colours, ring the bell,
 /// nor start a new line.
-pub fn terminal(text: &str) -> Cow<'_, str> {
+pub(crate) fn terminal(text: &str) -> Cow<'_, str> {
     if !text.chars().any(is_unsafe_char) {
         return Cow::Borrowed(text);
     }
@@ -61,7 +61,7 @@ pub fn terminal(text: &str) -> Cow<'_, str> {
 
 /// Like [`terminal`] for a text of several lines: `\n` and a `\r` just before it stay
 /// (they are the text's own line breaks); everything else unsafe is escaped.
-pub fn terminal_lines(text: &str) -> Cow<'_, str> {
+pub(crate) fn terminal_lines(text: &str) -> Cow<'_, str> {
     let unsafe_at = |i: usize, c: char| {
         is_unsafe_char(c) && c != '\n' && !(c == '\r' && text[i + 1..].starts_with('\n'))
     };
@@ -82,7 +82,7 @@ pub fn terminal_lines(text: &str) -> Cow<'_, str> {
 /// The data of a GitHub Actions workflow command (after the second `::`): `%`, CR and LF
 /// encoded as GitHub decodes them, any other control character shown escaped (the log
 /// viewer reads ANSI sequences).
-pub fn github_data(text: &str) -> String {
+pub(crate) fn github_data(text: &str) -> String {
     let mut out = String::with_capacity(text.len() + 8);
     for c in text.chars() {
         match c {
@@ -97,7 +97,7 @@ pub fn github_data(text: &str) -> String {
 }
 
 /// A property value of a GitHub Actions workflow command (`file=`, `title=`).
-pub fn github_property(text: &str) -> String {
+pub(crate) fn github_property(text: &str) -> String {
     github_data(text).replace(':', "%3A").replace(',', "%2C")
 }
 
@@ -106,7 +106,7 @@ pub fn github_property(text: &str) -> String {
 /// that text from a description never starts a line of the page's source. Any other
 /// unsafe character (ESC, BEL, a C1 control, a bidirectional control) is shown escaped as
 /// on a terminal: the page's source is as safe to print as the page is to view.
-pub struct Html<'a>(pub &'a str);
+pub(crate) struct Html<'a>(pub &'a str);
 
 impl fmt::Display for Html<'_> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
@@ -136,14 +136,14 @@ impl fmt::Display for Html<'_> {
 }
 
 /// Text escaped for HTML content and attribute values.
-pub fn html(text: &str) -> Html<'_> {
+pub(crate) fn html(text: &str) -> Html<'_> {
     Html(text)
 }
 
 /// Text for XML 1.0 content and attribute values (JUnit): unsafe characters are shown
 /// escaped as on a terminal (the text's own line breaks kept, as character references),
 /// markup characters become entities, and the two non-characters XML forbids are dropped.
-pub fn xml(text: &str) -> String {
+pub(crate) fn xml(text: &str) -> String {
     let visible = terminal_lines(text);
     let mut out = String::with_capacity(visible.len());
     for c in visible.chars() {
@@ -164,7 +164,7 @@ pub fn xml(text: &str) -> String {
 
 /// A SARIF plain-text message: `[`, `]` and `\` are backslash-escaped, so that text from
 /// a description cannot become an embedded link (`[text](https://…)`) in code scanning.
-pub fn sarif_text(text: &str) -> String {
+pub(crate) fn sarif_text(text: &str) -> String {
     let mut out = String::with_capacity(text.len() + 8);
     for c in text.chars() {
         if matches!(c, '[' | ']' | '\\') {
@@ -182,7 +182,7 @@ const NO_MENTION: char = '\u{2060}';
 /// ASCII punctuation character is backslash-escaped (so no emphasis, link, image, HTML,
 /// code span, heading, list or table cell can start), `@` cannot mention anyone and `#`
 /// cannot refer to an issue.
-pub fn markdown_text(text: &str) -> String {
+pub(crate) fn markdown_text(text: &str) -> String {
     let mut out = String::with_capacity(text.len() + 16);
     for c in terminal(text).chars() {
         if c == '@' {
@@ -205,7 +205,7 @@ pub fn markdown_text(text: &str) -> String {
 /// A Markdown code span holding `text` literally: the fence is one backtick longer than
 /// the longest run inside, line breaks are shown escaped, and a table pipe is escaped
 /// (GitHub splits table cells on `|` even inside code spans).
-pub fn markdown_code(text: &str) -> String {
+pub(crate) fn markdown_code(text: &str) -> String {
     let body = terminal(text).replace('|', "\\|");
     let mut longest = 0;
     let mut run = 0;
@@ -226,7 +226,7 @@ pub fn markdown_code(text: &str) -> String {
 
 /// Text inside an HTML element of a Markdown document (`<summary>`, `<code>`): shown on
 /// one line (a blank line would end the HTML block), HTML-escaped, no mentions.
-pub fn markdown_html(text: &str) -> String {
+pub(crate) fn markdown_html(text: &str) -> String {
     let one_line = terminal(text);
     let mut out = String::with_capacity(one_line.len() + 16);
     for c in html(&one_line).to_string().chars() {
@@ -257,13 +257,13 @@ const URI_PATH: &percent_encoding::AsciiSet = &percent_encoding::NON_ALPHANUMERI
 /// A path for a URI (a SARIF artifact, a link to a source file): every character but
 /// RFC 3986's unreserved ones and `/` percent-encoded, so it can neither end a Markdown
 /// link nor add a query or a fragment.
-pub fn uri_path(path: &str) -> String {
+pub(crate) fn uri_path(path: &str) -> String {
     percent_encoding::utf8_percent_encode(path, URI_PATH).to_string()
 }
 
 /// One argument for a POSIX shell: single-quoted unless it is made only of characters
 /// no shell treats specially; a `'` inside becomes `'\''`.
-pub fn shell(text: &str) -> Cow<'_, str> {
+pub(crate) fn shell(text: &str) -> Cow<'_, str> {
     let plain = !text.is_empty()
         && text
             .chars()
@@ -276,7 +276,7 @@ pub fn shell(text: &str) -> Cow<'_, str> {
 
 /// A double-quoted YAML scalar holding `text` exactly: `"` and `\` are escaped, and every
 /// character that is a line break to some YAML reader (or invisible) is written as an escape.
-pub fn yaml_quoted(text: &str) -> String {
+pub(crate) fn yaml_quoted(text: &str) -> String {
     let mut out = String::from("\"");
     for c in text.chars() {
         match c {
@@ -295,7 +295,7 @@ pub fn yaml_quoted(text: &str) -> String {
 }
 
 /// Text for a YAML comment: one line, whatever it holds.
-pub fn yaml_comment(text: &str) -> Cow<'_, str> {
+pub(crate) fn yaml_comment(text: &str) -> Cow<'_, str> {
     terminal(text)
 }
 

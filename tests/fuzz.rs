@@ -356,22 +356,21 @@ fn the_readers_survive_mutated_input() {
         .unwrap_or(3);
     let mut queue: Vec<Vec<u8>> = seeds.clone();
     loop {
-        let (input, policy) = match queue.pop() {
-            Some(input) => (input, None),
-            None => {
-                let done = match budget {
-                    Some(budget) => start.elapsed() >= budget,
-                    None => runs >= seeds.len() as u64 + 3_000,
-                };
-                if done {
-                    break;
-                }
-                if rng.below(100) < hostile_percent {
-                    hostile_input(&mut rng)
-                } else {
-                    let base = &seeds[rng.below(seeds.len())];
-                    (mutate(&mut rng, &seeds, base), None)
-                }
+        let (input, policy) = if let Some(input) = queue.pop() {
+            (input, None)
+        } else {
+            let done = match budget {
+                Some(budget) => start.elapsed() >= budget,
+                None => runs >= seeds.len() as u64 + 3_000,
+            };
+            if done {
+                break;
+            }
+            if rng.below(100) < hostile_percent {
+                hostile_input(&mut rng)
+            } else {
+                let base = &seeds[rng.below(seeds.len())];
+                (mutate(&mut rng, &seeds, base), None)
             }
         };
         runs += 1;

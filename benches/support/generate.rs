@@ -9,7 +9,11 @@ use std::path::Path;
 
 /// Writes `openapi.json` (and `paths/*.json` when `split`) plus `retry-policy.yaml` into
 /// `dir`, with `operations` operations (a multiple of five). Returns the description's path.
-pub fn write(dir: &Path, operations: usize, split: bool) -> std::io::Result<std::path::PathBuf> {
+pub(crate) fn write(
+    dir: &Path,
+    operations: usize,
+    split: bool,
+) -> std::io::Result<std::path::PathBuf> {
     std::fs::create_dir_all(dir.join("paths"))?;
     let resources = operations.div_ceil(5);
     let mut paths = String::new();

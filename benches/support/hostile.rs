@@ -6,7 +6,7 @@
 const HEAD: &str = "openapi: 3.0.3\ninfo: {title: t, version: '1'}\n";
 
 /// A string of `len` bytes aliased `aliases` times.
-pub fn long_string_aliased(len: usize, aliases: usize) -> String {
+pub(crate) fn long_string_aliased(len: usize, aliases: usize) -> String {
     let mut text = format!(
         "{HEAD}paths: {{}}\nx-big: &s \"{}\"\nx-list:\n",
         "x".repeat(len)
@@ -19,7 +19,7 @@ pub fn long_string_aliased(len: usize, aliases: usize) -> String {
 
 /// `depth` anchored mappings, each inside the previous one with `pad` bytes of text, and
 /// no alias at all.
-pub fn nested_anchors(depth: usize, pad: usize) -> String {
+pub(crate) fn nested_anchors(depth: usize, pad: usize) -> String {
     let mut text = format!("{HEAD}paths: {{}}\nx-nested:\n");
     for i in 0..depth {
         let indent = " ".repeat(i + 1);
@@ -31,7 +31,7 @@ pub fn nested_anchors(depth: usize, pad: usize) -> String {
 }
 
 /// A `<<` merge of a mapping of `keys` keys into a mapping of `keys` other keys.
-pub fn large_merge(keys: usize) -> String {
+pub(crate) fn large_merge(keys: usize) -> String {
     let mut text = format!("{HEAD}paths: {{}}\nx-base: &b\n");
     for i in 0..keys {
         text.push_str(&format!("  b{i}: {i}\n"));
@@ -44,7 +44,7 @@ pub fn large_merge(keys: usize) -> String {
 }
 
 /// One path item of `size` bytes reached through `$ref` from `paths` paths.
-pub fn reused_path_item(paths: usize, size: usize) -> String {
+pub(crate) fn reused_path_item(paths: usize, size: usize) -> String {
     let mut text = format!("{HEAD}paths:\n");
     for i in 0..paths {
         text.push_str(&format!("  /p{i}: {{$ref: '#/x-shared'}}\n"));
@@ -56,7 +56,7 @@ pub fn reused_path_item(paths: usize, size: usize) -> String {
 }
 
 /// `count` header parameters on the path and `count` others on its operation.
-pub fn many_header_parameters(count: usize) -> String {
+pub(crate) fn many_header_parameters(count: usize) -> String {
     let mut text = format!("{HEAD}paths:\n  /a:\n    parameters:\n");
     for i in 0..count {
         text.push_str(&format!("      - {{name: X-P{i}, in: header}}\n"));
@@ -69,7 +69,7 @@ pub fn many_header_parameters(count: usize) -> String {
 }
 
 /// A list nested `depth` levels deep, in JSON or YAML flow style.
-pub fn deep_list(depth: usize, json: bool) -> String {
+pub(crate) fn deep_list(depth: usize, json: bool) -> String {
     let (open, close) = ("[".repeat(depth), "]".repeat(depth));
     if json {
         format!(
@@ -82,7 +82,7 @@ pub fn deep_list(depth: usize, json: bool) -> String {
 
 /// `n` paths `/rI/x` with a GET (operationId `opI`) and a POST each; with `comments`, a
 /// suppression comment above each POST.
-pub fn many_operations(n: usize, comments: bool) -> String {
+pub(crate) fn many_operations(n: usize, comments: bool) -> String {
     let mut text = format!("{HEAD}paths:\n");
     for i in 0..n {
         text.push_str(&format!("  /r{i}/x:\n    get:\n      operationId: op{i}\n      responses: {{'200': {{description: ok}}}}\n"));
@@ -98,7 +98,7 @@ pub fn many_operations(n: usize, comments: bool) -> String {
 
 /// `n` reads `opI` and `n` writes whose responses link to `opI-by-id`, which no operation
 /// has: every link is broken, and each is close to an operationId.
-pub fn broken_links(n: usize) -> String {
+pub(crate) fn broken_links(n: usize) -> String {
     let mut text = format!("{HEAD}paths:\n");
     for i in 0..n {
         text.push_str(&format!(
@@ -109,7 +109,7 @@ pub fn broken_links(n: usize) -> String {
 }
 
 /// A policy with one glob `* /rI/*` for each of `n` paths.
-pub fn glob_policy(n: usize) -> String {
+pub(crate) fn glob_policy(n: usize) -> String {
     let mut policy = String::from("version: 1\ndefaults: {maxAttempts: 1}\noperations:\n");
     for i in 0..n {
         policy.push_str(&format!("  \"* /r{i}/*\": {{maxAttempts: 1}}\n"));
@@ -118,14 +118,18 @@ pub fn glob_policy(n: usize) -> String {
 }
 
 /// A policy that retries every operation on 503 with a deadline and jitter.
-pub const RETRY_POLICY: &str = "version: 1\ndefaults:\n  maxAttempts: 2\n  deadline: 5s\n  backoff: {base: 100ms, cap: 1s, jitter: full}\n  retryOn: [503]\n  onUnknownOutcome: fail\n";
+pub(crate) const RETRY_POLICY: &str = "version: 1\ndefaults:\n  maxAttempts: 2\n  deadline: 5s\n  backoff: {base: 100ms, cap: 1s, jitter: full}\n  retryOn: [503]\n  onUnknownOutcome: fail\n";
 
 /// A git repository in `dir` whose work tree holds a small `openapi.yaml` and a folder
 /// `mesh/` with an Istio `VirtualService`, and the commit it returns: the same description beside a folder
 /// `mesh/` of trees nested `depth` deep, each holding `fanout` copies of the one below (the
 /// deepest, `fanout` copies of a small YAML file). A few kilobytes of objects stand for
 /// `fanout`^`depth` files.
-pub fn nested_trees_repository(dir: &std::path::Path, fanout: usize, depth: usize) -> String {
+pub(crate) fn nested_trees_repository(
+    dir: &std::path::Path,
+    fanout: usize,
+    depth: usize,
+) -> String {
     let git = |args: &[&str], input: &str| git_with_input(dir, args, input);
     let description = format!("{HEAD}paths: {{}}\n");
     let _ = std::fs::remove_dir_all(dir);
@@ -163,7 +167,7 @@ pub fn nested_trees_repository(dir: &std::path::Path, fanout: usize, depth: usiz
 }
 
 /// Runs git in `dir` with `input` on its standard input; its output, trimmed.
-pub fn git_with_input(dir: &std::path::Path, args: &[&str], input: &str) -> String {
+pub(crate) fn git_with_input(dir: &std::path::Path, args: &[&str], input: &str) -> String {
     use std::io::Write;
     let mut child = std::process::Command::new("git")
         .args(["-c", "user.name=t", "-c", "user.email=t@example.com"])
@@ -184,7 +188,7 @@ pub fn git_with_input(dir: &std::path::Path, args: &[&str], input: &str) -> Stri
 /// An Istio `VirtualService` whose name and whose one route's name are `len` characters
 /// long, and whose route retries by the mesh's default: every finding about the mesh
 /// names both, for every operation.
-pub fn long_layer_names(len: usize) -> String {
+pub(crate) fn long_layer_names(len: usize) -> String {
     format!(
         "apiVersion: networking.istio.io/v1\nkind: VirtualService\nmetadata: {{name: {}}}\nspec:\n  http:\n  - name: {}\n    route: [{{destination: {{host: backend}}}}]\n",
         "n".repeat(len),
@@ -194,7 +198,7 @@ pub fn long_layer_names(len: usize) -> String {
 
 /// An Istio `VirtualService` serving `count` hosts `hI.example.com` (with `*.wI.example.com`
 /// wildcards among them), each padded to `len` characters, none of them the service's.
-pub fn many_layer_hosts(count: usize, len: usize) -> String {
+pub(crate) fn many_layer_hosts(count: usize, len: usize) -> String {
     let mut text = String::from(
         "apiVersion: networking.istio.io/v1\nkind: VirtualService\nmetadata: {name: hosts}\nspec:\n  hosts:\n",
     );
@@ -214,7 +218,7 @@ pub fn many_layer_hosts(count: usize, len: usize) -> String {
 }
 
 /// A policy naming `count` hosts of the service (`service.hosts`), each `sI.svc.cluster.local`.
-pub fn many_service_hosts(count: usize) -> String {
+pub(crate) fn many_service_hosts(count: usize) -> String {
     let mut text = String::from("version: 1\nservice:\n  hosts:\n");
     for i in 0..count {
         text.push_str(&format!("    - s{i}.prod.svc.cluster.local\n"));
@@ -223,7 +227,7 @@ pub fn many_service_hosts(count: usize) -> String {
 }
 
 /// `n` paths `/rI/x` with a GET and a POST each, and `bases` servers with base paths `/bI`.
-pub fn operations_under_bases(n: usize, bases: usize) -> String {
+pub(crate) fn operations_under_bases(n: usize, bases: usize) -> String {
     let mut text = format!("{HEAD}servers:\n");
     for i in 0..bases {
         text.push_str(&format!("  - url: https://api.example.com/b{i}\n"));
@@ -235,7 +239,7 @@ pub fn operations_under_bases(n: usize, bases: usize) -> String {
 /// An Istio `VirtualService` with one route of `count` match alternatives, none of which
 /// takes a path of [`many_operations`]: regular expressions with `regex`, prefixes otherwise.
 /// Binding tries each alternative after each base path, for each operation.
-pub fn many_match_alternatives(count: usize, regex: bool) -> String {
+pub(crate) fn many_match_alternatives(count: usize, regex: bool) -> String {
     let mut text = String::from(
         "apiVersion: networking.istio.io/v1\nkind: VirtualService\nmetadata: {name: alternatives}\nspec:\n  http:\n  - match:\n",
     );

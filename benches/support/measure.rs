@@ -4,7 +4,7 @@ use std::process::Command;
 use std::time::{Duration, Instant};
 
 /// The median duration of `runs` calls of `f`.
-pub fn median(runs: usize, mut f: impl FnMut()) -> Duration {
+pub(crate) fn median(runs: usize, mut f: impl FnMut()) -> Duration {
     let mut times: Vec<Duration> = (0..runs)
         .map(|_| {
             let start = Instant::now();
@@ -18,7 +18,7 @@ pub fn median(runs: usize, mut f: impl FnMut()) -> Duration {
 
 /// The median wall time of the binary over `runs`, and its peak memory in KiB (from
 /// `/usr/bin/time` when it is installed).
-pub fn process(runs: usize, args: &[&str]) -> (Duration, Option<u64>) {
+pub(crate) fn process(runs: usize, args: &[&str]) -> (Duration, Option<u64>) {
     let wall = median(runs, || {
         let status = Command::new(env!("CARGO_BIN_EXE_retrylint"))
             .args(args)

@@ -422,8 +422,8 @@ pub fn check_analysis(
         layer_effective: &analysis.layer_effective,
         layer_settings: policy.map(|p| &p.layers),
         position_hits: &analysis.position_hits,
-        reads: Default::default(),
-        shared_bodies: Default::default(),
+        reads: std::sync::OnceLock::default(),
+        shared_bodies: std::sync::OnceLock::default(),
     };
     let levels = RuleLevels::new(policy_file, &options.select, &options.ignore);
     let suppressions = Suppressions::collect(&analysis.api, &analysis.sources, policy_file)?;
@@ -514,7 +514,7 @@ pub fn check_all(
         result
     };
     let workers = std::thread::available_parallelism()
-        .map_or(1, |n| n.get())
+        .map_or(1, std::num::NonZero::get)
         .min(paths.len());
     if workers <= 1 {
         return paths.iter().map(check_one).collect();

@@ -20,7 +20,7 @@ use crate::location::Loc;
 
 /// What a grouped message says between its parts: the operation when there is one
 /// (`GET /orders`), else how many (`6 operations`); the list is the finding's.
-pub fn operations_text(affected: &[Affected]) -> String {
+pub(crate) fn operations_text(affected: &[Affected]) -> String {
     match affected {
         [one] => format!("{} {}", one.operation.method, one.operation.path),
         many => format!("{} operations", many.len()),
@@ -33,7 +33,7 @@ type GroupKey = (RuleId, Loc, String, String);
 /// Merges the marked findings of each rule at each shared place; other findings pass
 /// through unchanged. The order of the result is the order of first appearance (the
 /// caller sorts).
-pub fn group(findings: Vec<Finding>, api: &Api) -> Vec<Finding> {
+pub(crate) fn group(findings: Vec<Finding>, api: &Api) -> Vec<Finding> {
     if findings.iter().all(|f| f.shared.is_none()) {
         return findings;
     }
@@ -58,14 +58,13 @@ pub fn group(findings: Vec<Finding>, api: &Api) -> Vec<Finding> {
             shared.before.clone(),
             shared.after.clone(),
         );
-        match groups.get(&key) {
-            Some(&(_, slot)) => members[slot].push(finding),
-            None => {
-                groups.insert(key, (out.len(), members.len()));
-                // A placeholder, replaced once every member is known.
-                out.push(finding.clone());
-                members.push(vec![finding]);
-            }
+        if let Some(&(_, slot)) = groups.get(&key) {
+            members[slot].push(finding);
+        } else {
+            groups.insert(key, (out.len(), members.len()));
+            // A placeholder, replaced once every member is known.
+            out.push(finding.clone());
+            members.push(vec![finding]);
         }
     }
     for (at, slot) in groups.into_values() {

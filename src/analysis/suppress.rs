@@ -17,9 +17,9 @@ use crate::input::source::{Span, Syntax};
 use crate::location::Loc;
 
 /// Reported for a suppression with no reason.
-pub const WITHOUT_REASON: RuleId = RuleId::SuppressionWithoutReason;
+pub(crate) const WITHOUT_REASON: RuleId = RuleId::SuppressionWithoutReason;
 /// Reported for a suppression that silences no finding.
-pub const UNUSED: RuleId = RuleId::UnusedSuppression;
+pub(crate) const UNUSED: RuleId = RuleId::UnusedSuppression;
 
 /// What a suppression covers.
 #[derive(Debug, Clone)]
@@ -44,20 +44,20 @@ struct Suppression {
 
 /// The suppressions of one description and its policy.
 #[derive(Debug, Default)]
-pub struct Suppressions {
+pub(crate) struct Suppressions {
     list: Vec<Suppression>,
 }
 
 /// Findings after suppression, and how many were silenced.
 #[derive(Debug)]
-pub struct Outcome {
+pub(crate) struct Outcome {
     pub findings: Vec<Finding>,
     pub suppressed: usize,
 }
 
 impl Suppressions {
     /// Collects every suppression; a misspelt rule name is an input error.
-    pub fn collect(
+    pub(crate) fn collect(
         api: &Api,
         sources: &Sources,
         policy: Option<&PolicyFile>,
@@ -104,7 +104,7 @@ impl Suppressions {
     }
 
     /// Drops suppressed findings and adds the warnings about suppressions themselves.
-    pub fn apply(
+    pub(crate) fn apply(
         &self,
         findings: Vec<Finding>,
         api: &Api,

@@ -20,7 +20,7 @@ use crate::rendering::diff::Diff;
 
 /// Compares each of `specs` with `revision`; `base_policy`, when it names files, is what
 /// the base reads instead of the `-p` paths at the revision.
-pub fn against_revision(
+pub(super) fn against_revision(
     specs: &[PathBuf],
     revision: &str,
     base_policy: &[PathBuf],

@@ -4,11 +4,11 @@ use super::{Outcome, print};
 use crate::error::InputError;
 
 /// The JSON Schema of the retry policy file.
-pub const POLICY_SCHEMA: &str = include_str!("../../schema/retry-policy.schema.json");
+pub(crate) const POLICY_SCHEMA: &str = include_str!("../../schema/retry-policy.schema.json");
 
 /// `retrylint rules`: name, default severity, what it judges (`policy`, `description`,
 /// `contract`, `layers`) and summary of every rule.
-pub fn rules_table() -> String {
+pub(crate) fn rules_table() -> String {
     let width = crate::analysis::rules::ALL
         .iter()
         .map(|r| r.meta().name.len())
@@ -28,16 +28,15 @@ pub fn rules_table() -> String {
     out
 }
 
-pub fn explain(name: &str) -> Outcome {
-    match crate::analysis::rules::meta(name) {
-        Some(meta) => print(meta.doc),
-        None => {
-            let mut error = InputError::new(format!("there is no rule `{name}`"));
-            error = match crate::error::did_you_mean(name, crate::analysis::rules::names()) {
-                Some(near) => error.with_help(format!("did you mean `{near}`?")),
-                None => error.with_help("`retrylint rules` lists every rule"),
-            };
-            Err(vec![error])
-        }
+pub(crate) fn explain(name: &str) -> Outcome {
+    if let Some(meta) = crate::analysis::rules::meta(name) {
+        print(meta.doc)
+    } else {
+        let mut error = InputError::new(format!("there is no rule `{name}`"));
+        error = match crate::error::did_you_mean(name, crate::analysis::rules::names()) {
+            Some(near) => error.with_help(format!("did you mean `{near}`?")),
+            None => error.with_help("`retrylint rules` lists every rule"),
+        };
+        Err(vec![error])
     }
 }

@@ -34,7 +34,7 @@ use crate::input::source::path_text;
 
 /// What to check for the files handed over.
 #[derive(Debug, Default)]
-pub struct Plan {
+pub(super) struct Plan {
     /// The descriptions to check, each once, in the order the files were handed over.
     pub descriptions: Vec<PathBuf>,
     /// Changed layer files to apply to every description, besides those of `-p`.
@@ -44,7 +44,7 @@ pub struct Plan {
 }
 
 /// Works out what the files `arguments` ask to check; `given` is what `-p` named.
-pub fn plan(
+pub(super) fn plan(
     arguments: &[PathBuf],
     given: &GivenPolicies,
     options: &LoadOptions,
@@ -164,7 +164,7 @@ fn repository(options: &LoadOptions) -> Result<PathBuf, InputError> {
 
 /// The notes for the changed layer files of `plan` that served no description checked,
 /// once the check has run.
-pub fn unserved_notes(layer_files: &[LayerFile]) -> Vec<String> {
+pub(super) fn unserved_notes(layer_files: &[LayerFile]) -> Vec<String> {
     layer_files
         .iter()
         .filter(|f| {

@@ -19,7 +19,7 @@ use crate::rendering::output::{
 };
 
 #[derive(Debug, Args)]
-pub struct CheckArgs {
+pub(crate) struct CheckArgs {
     /// OpenAPI 3.0, 3.1 or 3.2, or Swagger 2.0 descriptions (YAML or JSON); a folder is searched
     /// for descriptions (honouring .gitignore), a quoted glob is expanded, `-` reads
     /// standard input.
@@ -126,7 +126,7 @@ enum Format {
     Markdown,
 }
 
-pub fn run(args: CheckArgs) -> Outcome {
+pub(crate) fn run(args: CheckArgs) -> Outcome {
     super::compare::source_links_unused(
         args.source_links.is_some(),
         args.format == Format::Markdown,

@@ -18,7 +18,7 @@ use crate::rendering::output::source_links::SourceLinks;
 
 /// How a diff is shown and when it fails.
 #[derive(Debug, Args)]
-pub struct DiffOutput {
+pub(crate) struct DiffOutput {
     /// Output format.
     #[arg(long, visible_alias = "output-format", value_enum, default_value_t = DiffFormat::Text)]
     pub format: DiffFormat,
@@ -40,7 +40,7 @@ pub struct DiffOutput {
 
 /// The formats of a diff.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
-pub enum DiffFormat {
+pub(crate) enum DiffFormat {
     /// Changes per operation, then new and fixed findings (also `human`).
     #[value(alias = "human")]
     Text,

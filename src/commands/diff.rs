@@ -13,7 +13,7 @@ use crate::analysis::check::load_given;
 use crate::rendering::diff::Diff;
 
 #[derive(Debug, Args)]
-pub struct DiffArgs {
+pub(crate) struct DiffArgs {
     /// The description before the change.
     #[arg(value_name = "BASE")]
     base: PathBuf,
@@ -33,7 +33,7 @@ pub struct DiffArgs {
     output: DiffOutput,
 }
 
-pub fn run(args: DiffArgs) -> Outcome {
+pub(crate) fn run(args: DiffArgs) -> Outcome {
     let output = &args.output;
     source_links_unused(
         output.source_links.is_some(),

@@ -11,7 +11,7 @@ use crate::error::InputError;
 use crate::input::load::LoadOptions;
 
 #[derive(Debug, Args)]
-pub struct InitArgs {
+pub(crate) struct InitArgs {
     /// The description.
     #[arg(value_name = "SPEC")]
     spec: PathBuf,
@@ -47,7 +47,7 @@ pub struct InitArgs {
     key_headers: Vec<String>,
 }
 
-pub fn run(args: InitArgs) -> Outcome {
+pub(crate) fn run(args: InitArgs) -> Outcome {
     if let Some(path) = &args.output
         && path.exists()
         && !args.force

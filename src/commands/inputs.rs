@@ -13,7 +13,7 @@ use crate::input::source::ParseLimits;
 
 /// Where the policy comes from and how files are read.
 #[derive(Debug, Args)]
-pub struct InputArgs {
+pub(crate) struct InputArgs {
     /// The retry policy, and the retry settings of proxies, gateways and meshes in front of
     /// the service (Istio, Gateway API, Linkerd, Envoy); repeatable; a folder is read
     /// whole. Without a retrylint policy among them, retry-policy.yaml beside each

@@ -2,29 +2,29 @@
 //! (`crate::cli`) parses the arguments and dispatches here.
 
 mod base_revision;
-pub mod catalogue;
+pub(crate) mod catalogue;
 mod changed;
-pub mod check;
-pub mod compare;
-pub mod diff;
-pub mod init;
+pub(crate) mod check;
+pub(crate) mod compare;
+pub(crate) mod diff;
+pub(crate) mod init;
 mod inputs;
-pub mod plan;
-pub mod report;
-pub mod shell;
+pub(crate) mod plan;
+pub(crate) mod report;
+pub(crate) mod shell;
 mod sides;
-pub mod simulate;
+pub(crate) mod simulate;
 
 use std::process::ExitCode;
 
 use crate::error::InputError;
-pub use crate::rendering::output::write::to_file_or_stdout as write_output;
-pub use inputs::InputArgs;
+pub(crate) use crate::rendering::output::write::to_file_or_stdout as write_output;
+pub(crate) use inputs::InputArgs;
 
 /// What a command ends with: an exit code, or the input errors that stopped it (exit 2).
-pub type Outcome = Result<ExitCode, Vec<InputError>>;
+pub(crate) type Outcome = Result<ExitCode, Vec<InputError>>;
 
-pub fn print(text: &str) -> Outcome {
+pub(crate) fn print(text: &str) -> Outcome {
     write_output(None, text).map_err(|e| vec![e])?;
     Ok(ExitCode::SUCCESS)
 }

@@ -12,7 +12,7 @@ use crate::input::policy::Selector;
 use crate::rendering::output::plan;
 
 #[derive(Debug, Args)]
-pub struct PlanArgs {
+pub(crate) struct PlanArgs {
     /// The description.
     #[arg(value_name = "SPEC")]
     spec: PathBuf,
@@ -23,7 +23,7 @@ pub struct PlanArgs {
     operation: Option<String>,
 }
 
-pub fn run(args: PlanArgs) -> Outcome {
+pub(crate) fn run(args: PlanArgs) -> Outcome {
     let options = args.input.load_options();
     let only = match &args.operation {
         Some(text) => Some(

@@ -11,7 +11,7 @@ use crate::analysis::check::{CheckOptions, check_analysis};
 use crate::rendering::report;
 
 #[derive(Debug, Args)]
-pub struct ReportArgs {
+pub(crate) struct ReportArgs {
     /// The description.
     #[arg(value_name = "SPEC")]
     spec: PathBuf,
@@ -35,7 +35,7 @@ enum ReportFormat {
     Json,
 }
 
-pub fn run(args: ReportArgs) -> Outcome {
+pub(crate) fn run(args: ReportArgs) -> Outcome {
     let (policy_path, policy, layers) = args.input.policy_for(&args.spec).map_err(|e| vec![e])?;
     let options = CheckOptions {
         load: args.input.load_options(),

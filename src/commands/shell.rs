@@ -11,14 +11,14 @@ use super::{Outcome, print};
 use crate::error::InputError;
 
 #[derive(Debug, Args)]
-pub struct CompletionsArgs {
+pub(crate) struct CompletionsArgs {
     /// The shell: bash, elvish, fish, powershell or zsh.
     #[arg(value_enum)]
     shell: Shell,
 }
 
 #[derive(Debug, Args)]
-pub struct ManArgs {
+pub(crate) struct ManArgs {
     /// Write `retrylint.1` and one `retrylint-COMMAND.1` per command into this folder,
     /// instead of printing the main page.
     #[arg(long, value_name = "DIR")]
@@ -26,7 +26,7 @@ pub struct ManArgs {
 }
 
 /// Prints the completion script for a shell, from the command line's definition.
-pub fn completions(args: &CompletionsArgs, mut command: clap::Command) -> Outcome {
+pub(crate) fn completions(args: &CompletionsArgs, mut command: clap::Command) -> Outcome {
     let mut script = Vec::new();
     clap_complete::generate(args.shell, &mut command, "retrylint", &mut script);
     print(&String::from_utf8_lossy(&script))
@@ -34,7 +34,7 @@ pub fn completions(args: &CompletionsArgs, mut command: clap::Command) -> Outcom
 
 /// Prints the manual page, or writes every page into a folder, from the command line's
 /// definition.
-pub fn man(args: &ManArgs, command: clap::Command) -> Outcome {
+pub(crate) fn man(args: &ManArgs, command: clap::Command) -> Outcome {
     let Some(dir) = &args.dir else {
         return print(&render(command)?);
     };

@@ -11,7 +11,7 @@ use crate::error::InputError;
 use crate::input::source::{fold_dots, path_text};
 
 /// What the base has for one `-p` path of the head.
-pub enum Counterpart {
+pub(super) enum Counterpart {
     /// The base's file or folder, and how a note names it (`it at HEAD~1`, `` `old/mesh` ``).
     Present { path: PathBuf, shown: String },
     /// The base has none; why, to follow the path in a note (`does not exist at HEAD~1`).
@@ -23,7 +23,7 @@ pub enum Counterpart {
 
 /// The `-p` paths each side reads, and the notes on those only one side has.
 #[derive(Debug, Default)]
-pub struct SidePaths {
+pub(super) struct SidePaths {
     pub head: Vec<PathBuf>,
     pub base: Vec<PathBuf>,
     pub notes: Vec<String>,
@@ -34,7 +34,7 @@ const NO_SUCH_FILE: &str = "the base has no such policy or layer file";
 
 /// Sorts `-p` paths into each side's, asking `counterpart` for the base's of each;
 /// `head_missing` says where a path the head lacks was looked for (`in the work tree`).
-pub fn split(
+pub(super) fn split(
     paths: &[PathBuf],
     head_missing: &str,
     mut counterpart: impl FnMut(&Path) -> Result<Counterpart, InputError>,
@@ -83,14 +83,14 @@ pub fn split(
 /// in `old` and `.`); with no common ending, each description's own folder. A `-p` path
 /// under the head's folder has its counterpart at the same place under the base's.
 #[derive(Debug)]
-pub struct DescriptionRoots {
+pub(super) struct DescriptionRoots {
     head: PathBuf,
     base: PathBuf,
     current: PathBuf,
 }
 
 impl DescriptionRoots {
-    pub fn of(base: &Path, head: &Path) -> Result<DescriptionRoots, InputError> {
+    pub(super) fn of(base: &Path, head: &Path) -> Result<DescriptionRoots, InputError> {
         let current = std::env::current_dir()
             .map_err(|e| InputError::new(format!("cannot read the current folder: {e}")))?;
         let absolute = |path: &Path| fold_dots(&current.join(path));
@@ -117,7 +117,7 @@ impl DescriptionRoots {
 
     /// The base's folder and the head's, resolved (following symbolic links), for
     /// comparing findings by their paths from them; `None` for one that cannot be.
-    pub fn resolved(&self) -> (Option<PathBuf>, Option<PathBuf>) {
+    pub(super) fn resolved(&self) -> (Option<PathBuf>, Option<PathBuf>) {
         (
             std::fs::canonicalize(&self.base).ok(),
             std::fs::canonicalize(&self.head).ok(),
@@ -125,7 +125,7 @@ impl DescriptionRoots {
     }
 
     /// The base's counterpart of a `-p` path of the head.
-    pub fn counterpart(&self, path: &Path) -> Counterpart {
+    pub(super) fn counterpart(&self, path: &Path) -> Counterpart {
         if self.head == self.base {
             // Both descriptions stand in one folder: every -p file is both sides'.
             return if std::fs::metadata(path).is_ok() {

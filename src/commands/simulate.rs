@@ -31,7 +31,7 @@ use crate::rendering::simulate::{MAX_ATTEMPTS, Target, html, simulate};
 
 /// The flags of `retrylint simulate`.
 #[derive(Debug, clap::Args)]
-pub struct SimulateArgs {
+pub(crate) struct SimulateArgs {
     /// The description.
     #[arg(value_name = "SPEC")]
     spec: PathBuf,
@@ -78,7 +78,7 @@ pub struct SimulateArgs {
 
 /// What `simulate` prints.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
-pub enum SimulateFormat {
+pub(crate) enum SimulateFormat {
     /// A summary table and load sparklines.
     Text,
     /// A versioned JSON document.
@@ -88,7 +88,7 @@ pub enum SimulateFormat {
 }
 
 /// Runs `retrylint simulate`; exit code 0, or the input errors (exit code 2).
-pub fn run(args: SimulateArgs) -> Result<ExitCode, Vec<InputError>> {
+pub(crate) fn run(args: SimulateArgs) -> Result<ExitCode, Vec<InputError>> {
     let mut errors = Vec::new();
     let file = match &args.scenario {
         Some(path) => ScenarioFile::load(path).map_err(|e| vec![e])?,
@@ -204,7 +204,12 @@ fn targets(
     if targets.is_empty() {
         return Err(match selector_text {
             Some(text) => {
-                let keys: Vec<String> = analysis.api.operations.iter().map(|o| o.key()).collect();
+                let keys: Vec<String> = analysis
+                    .api
+                    .operations
+                    .iter()
+                    .map(super::super::input::model::Operation::key)
+                    .collect();
                 let ids = analysis
                     .api
                     .operations
@@ -230,7 +235,7 @@ fn targets(
 /// The loops of the layers in front of the backend for operation `index`, outermost
 /// first: at each position, the route that
 /// [`Bound::chain`](crate::analysis::layers::chain::Bound::chain) picks.
-pub fn layer_loops(analysis: &Analysis, index: usize, client: &Effective) -> Vec<LayerLoop> {
+pub(crate) fn layer_loops(analysis: &Analysis, index: usize, client: &Effective) -> Vec<LayerLoop> {
     let bound = &analysis.layers;
     let Some(op) = analysis.api.operations.get(index) else {
         return Vec::new();

@@ -41,7 +41,7 @@ struct Entry {
 
 /// The fingerprints of a baseline, with how many findings each may leave out.
 #[derive(Debug, Default)]
-pub struct Baseline {
+pub(crate) struct Baseline {
     counts: HashMap<String, usize>,
     /// Whether the file is of version 1, whose fingerprints name the file.
     legacy: bool,
@@ -49,7 +49,7 @@ pub struct Baseline {
 
 impl Baseline {
     /// Reads a baseline file of at most `max_size` bytes.
-    pub fn load(path: &Path, max_size: u64) -> Result<Baseline, InputError> {
+    pub(crate) fn load(path: &Path, max_size: u64) -> Result<Baseline, InputError> {
         let shown = crate::input::source::path_text(path);
         let text = crate::input::load::read_text(path, &shown, max_size)?;
         let file: File = serde_json::from_str(&text).map_err(|e| {
@@ -77,7 +77,7 @@ impl Baseline {
     }
 
     /// Leaves out the findings the baseline holds, counting them per result.
-    pub fn apply(&mut self, results: &mut [CheckResult]) {
+    pub(crate) fn apply(&mut self, results: &mut [CheckResult]) {
         for result in results {
             let (sources, root) = (&result.sources, result.root_file);
             let counts = &mut self.counts;
@@ -106,7 +106,7 @@ impl Baseline {
 }
 
 /// Writes every finding of `results` as a baseline; returns how many it holds.
-pub fn write(path: &Path, results: &[CheckResult]) -> Result<usize, InputError> {
+pub(crate) fn write(path: &Path, results: &[CheckResult]) -> Result<usize, InputError> {
     let mut findings: Vec<Entry> = results
         .iter()
         .flat_map(|r| {

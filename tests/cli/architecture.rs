@@ -244,7 +244,7 @@ fn the_module_graph_has_no_cycle() {
         .map(|(module, uses)| {
             format!(
                 "{module} uses {}",
-                Vec::from_iter(uses.iter().cloned()).join(", ")
+                uses.iter().cloned().collect::<Vec<_>>().join(", ")
             )
         })
         .collect();

@@ -138,7 +138,10 @@ fn a_request_id_without_such_a_description_is_not_a_key() {
         "/namespaces/{namespace}/workflows/{workflowId}/traced/{signalName}",
     );
     assert_eq!(traced["state"], "unprotected", "{traced}");
-    assert!(traced.get("key").is_none_or(|k| k.is_null()), "{traced}");
+    assert!(
+        traced.get("key").is_none_or(serde_json::Value::is_null),
+        "{traced}"
+    );
 }
 
 /// Modelled on Nomad's job dispatch, which takes an idempotency token so that one job is

@@ -81,7 +81,10 @@ fn the_specification_table_names_the_same_rules() {
     // Rules about retry layers (mesh, gateway, proxy and SDK settings) and about the
     // contract alone came after the specification's table; every rule of the table keeps
     // its name and severity.
-    let later: BTreeSet<String> = LATER_RULES.iter().map(|s| s.to_string()).collect();
+    let later: BTreeSet<String> = LATER_RULES
+        .iter()
+        .map(std::string::ToString::to_string)
+        .collect();
     let expected: BTreeSet<String> = code_names().difference(&later).cloned().collect();
     assert_eq!(table, expected);
     // Default severities agree too.

@@ -247,7 +247,7 @@ fn a_baseline_of_github_leaves_only_a_new_unprotected_post() {
     assert_eq!(new.code, 1);
     let doc: serde_json::Value = serde_json::from_str(&new.stdout).unwrap();
     let findings = doc["findings"].as_array().unwrap();
-    assert_eq!(findings.len(), 1, "{:#?}", findings);
+    assert_eq!(findings.len(), 1, "{findings:#?}");
     assert_eq!(findings[0]["rule"], "unprotected-write-retry");
     assert_eq!(findings[0]["operation"]["path"], "/retrylint/new");
 }

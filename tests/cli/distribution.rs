@@ -176,8 +176,7 @@ fn look_for_revision(rev: &str, ids: &[String]) {
         .args(["rev-parse", "--is-shallow-repository"])
         .current_dir(root())
         .output()
-        .map(|out| String::from_utf8_lossy(&out.stdout).trim() == "true")
-        .unwrap_or(false);
+        .is_ok_and(|out| String::from_utf8_lossy(&out.stdout).trim() == "true");
     if !hooks.status.success() && shallow {
         eprintln!("note: a shallow clone; the revision {rev} was not looked for");
         return;

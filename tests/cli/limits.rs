@@ -329,8 +329,7 @@ fn a_long_route_condition_costs_its_excerpt_in_each_finding() {
     let header = "h".repeat(20_000);
     let matches: String = (0..100)
         .map(|_| format!("    - headers: {{{header}: {{exact: x}}}}\n"))
-        .collect::<Vec<_>>()
-        .join("");
+        .collect::<String>();
     let mesh = write(
         "condition-mesh.yaml",
         &format!(

@@ -32,17 +32,14 @@ fn variant<'a>(document: &'a Value, name: &str) -> &'a Value {
 
 /// The most requests in one second at or after `from` seconds.
 fn peak_from(variant: &Value, from: u64) -> u64 {
-    variant["loadCurve"]
-        .as_array()
-        .map(|points| {
-            points
-                .iter()
-                .filter(|p| p["t"].as_u64().is_some_and(|t| t >= from))
-                .filter_map(|p| p["requests"].as_u64())
-                .max()
-                .unwrap_or(0)
-        })
-        .unwrap_or(0)
+    variant["loadCurve"].as_array().map_or(0, |points| {
+        points
+            .iter()
+            .filter(|p| p["t"].as_u64().is_some_and(|t| t >= from))
+            .filter_map(|p| p["requests"].as_u64())
+            .max()
+            .unwrap_or(0)
+    })
 }
 
 #[test]

@@ -36,7 +36,10 @@ fn target(spec: &str, operation_id: &str) -> Target {
 }
 
 fn scenario(clients: u32, arrival: &str, faults: &[&str], seed: u64) -> Scenario {
-    let faults: Vec<String> = faults.iter().map(|f| f.to_string()).collect();
+    let faults: Vec<String> = faults
+        .iter()
+        .map(std::string::ToString::to_string)
+        .collect();
     Scenario::from_flags(&ScenarioFlags {
         clients,
         arrival,

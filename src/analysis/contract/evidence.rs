@@ -14,13 +14,14 @@ use crate::location::FileId;
 
 /// Responses that tell a client its key is in flight (409) or reused with another body
 /// (422, or 400 as some APIs answer); `4XX` covers them all.
-pub const CONFLICT_CODES: &[&str] = &["409", "422", "400", "4XX"];
+pub(super) const CONFLICT_CODES: &[&str] = &["409", "422", "400", "4XX"];
 
 /// Headers of a `202` that name where the outcome of the write can be read: Azure's
 /// `Operation-Location` and `Azure-AsyncOperation` (Azure REST API guidelines,
 /// "Long-running operations"), and RFC 9110's `Location`. A `202` with any of them is a
 /// status endpoint, with or without `x-ms-long-running-operation`.
-pub const STATUS_HEADERS: &[&str] = &["Operation-Location", "Azure-AsyncOperation", "Location"];
+pub(super) const STATUS_HEADERS: &[&str] =
+    &["Operation-Location", "Azure-AsyncOperation", "Location"];
 
 /// Headers that say when to come back, besides `Retry-After`.
 const RATE_LIMIT_HEADERS: &[&str] = &["RateLimit", "RateLimit-Reset", "X-RateLimit-Reset"];
@@ -30,7 +31,7 @@ const RATE_LIMIT_HEADERS: &[&str] = &["RateLimit", "RateLimit-Reset", "X-RateLim
 /// `Retry-After` or `RateLimit` header is the API's generic error answer: it says nothing
 /// of how the server asks clients to slow down, so it declares no 429 or 503. `default`
 /// names no status and never counts.
-pub fn declares_status(op: &Operation, status: u16) -> Option<&Response> {
+pub(crate) fn declares_status(op: &Operation, status: u16) -> Option<&Response> {
     op.response(&status.to_string()).or_else(|| {
         op.response(&format!("{}XX", status / 100))
             .filter(|class| wait_hint(class) != WaitHint::None)
@@ -50,7 +51,7 @@ fn wait_hint(response: &Response) -> WaitHint {
 
 /// Every operation by operationId and by method and path, for links. Where two
 /// operations share an operationId (a description error), the GET or HEAD one is kept.
-pub struct OperationIndex<'a> {
+pub(super) struct OperationIndex<'a> {
     by_id: HashMap<&'a str, &'a Operation>,
     by_path: HashMap<(Method, &'a str), &'a Operation>,
     root: FileId,
@@ -67,7 +68,7 @@ enum LinkEnd<'a> {
 }
 
 impl<'a> OperationIndex<'a> {
-    pub fn new(api: &'a Api) -> OperationIndex<'a> {
+    pub(super) fn new(api: &'a Api) -> OperationIndex<'a> {
         let is_read = |o: &&Operation| matches!(o.method, Method::Get | Method::Head);
         // Reads last, so that they win a shared operationId.
         let ordered = || {
@@ -118,11 +119,11 @@ fn operation_pointer(fragment: &str) -> Option<(Method, String)> {
     if paths.as_str() != "paths" {
         return None;
     }
-    Some((Method::parse(method)?, path.to_string()))
+    Some((Method::parse(method)?, path.clone()))
 }
 
 /// The contract of one operation.
-pub fn contract(
+pub(super) fn contract(
     op: &Operation,
     api: &Api,
     keys: &KeyHeaders,
@@ -149,7 +150,7 @@ pub fn contract(
     let conflicts: Vec<String> = CONFLICT_CODES
         .iter()
         .filter(|c| op.response(c).is_some())
-        .map(|c| c.to_string())
+        .map(std::string::ToString::to_string)
         .collect();
     let (status, broken_links) = if effect == SideEffect::NonIdempotent {
         (status_offer(op, reads), broken_links(op, reads))

@@ -11,7 +11,7 @@ use super::{KeyHeaders, KeyOffer, KeySource};
 use crate::input::model::{Api, Operation, Place, RequestField};
 
 /// A name known to carry idempotency keys.
-pub struct KeyName {
+pub(super) struct KeyName {
     /// As an API writes it; compared without case.
     pub name: &'static str,
     /// Where a request carries it.
@@ -41,7 +41,7 @@ const fn described(name: &'static str) -> KeyName {
 }
 
 /// Every spelling recognised besides names with `idempotency` in them.
-pub const KEY_NAMES: &[KeyName] = &[
+pub(super) const KEY_NAMES: &[KeyName] = &[
     // The IETF draft's header, and vendors' variants.
     named("Idempotency-Key", HEADER),
     named("X-Idempotency-Key", HEADER),
@@ -93,7 +93,7 @@ fn key_source(
 /// The key the operation offers: a required header key first, then a required query or
 /// body key, then an optional one in the same order; or the Fern headers of an
 /// `x-fern-idempotent` operation.
-pub fn key_offer(op: &Operation, api: &Api, keys: &KeyHeaders) -> Option<KeyOffer> {
+pub(super) fn key_offer(op: &Operation, api: &Api, keys: &KeyHeaders) -> Option<KeyOffer> {
     let fern = op
         .fern_idempotent
         .as_ref()

@@ -17,7 +17,7 @@ use crate::input::model::{Api, HeaderFormat, LinkTarget, Place};
 use crate::input::policy::SideEffect;
 use crate::location::Loc;
 
-pub use evidence::declares_status;
+pub(crate) use evidence::declares_status;
 
 /// What the description lets a client do about retrying one operation.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
@@ -266,12 +266,12 @@ impl Contract {
 /// Header names a user declares as idempotency keys (`lint.keyHeaders`), besides the
 /// known ones.
 #[derive(Debug, Clone, Default)]
-pub struct KeyHeaders {
+pub(crate) struct KeyHeaders {
     configured: Vec<String>,
 }
 
 impl KeyHeaders {
-    pub fn new(configured: impl IntoIterator<Item = String>) -> KeyHeaders {
+    pub(crate) fn new(configured: impl IntoIterator<Item = String>) -> KeyHeaders {
         KeyHeaders {
             configured: configured.into_iter().collect(),
         }
@@ -279,7 +279,7 @@ impl KeyHeaders {
 }
 
 /// The contract of every operation, in the order of `api.operations`.
-pub fn derive(api: &Api, keys: &KeyHeaders) -> Vec<Contract> {
+pub(crate) fn derive(api: &Api, keys: &KeyHeaders) -> Vec<Contract> {
     let index = evidence::OperationIndex::new(api);
     api.operations
         .iter()

@@ -5,7 +5,7 @@ use crate::input::model::{HeaderFormat, Method, Place};
 use crate::input::policy::SideEffect;
 
 /// Why the operation has its state, in one line.
-pub fn reason(c: &Contract) -> String {
+pub(super) fn reason(c: &Contract) -> String {
     match c.state {
         ContractState::RetrySafe => match (&c.effect, &c.key) {
             (SideEffect::NonIdempotent, Some(key)) if key.place == Place::Header => format!(
@@ -61,7 +61,7 @@ fn codes(list: &[String]) -> String {
 }
 
 /// How the server asks clients to slow down, in one line.
-pub fn throttling(c: &Contract) -> String {
+pub(super) fn throttling(c: &Contract) -> String {
     if c.throttling.is_empty() {
         return "no 429 or 503 declared: clients cannot tell how the server asks them to slow down"
             .into();
@@ -91,7 +91,7 @@ pub fn throttling(c: &Contract) -> String {
 }
 
 /// What repeats, and where that comes from.
-pub fn effect(c: &Contract, method: Method) -> String {
+pub(super) fn effect(c: &Contract, method: Method) -> String {
     let why = match &c.effect_evidence {
         EffectEvidence::Method => format!("{method} method"),
         EffectEvidence::Idempotent(_) => "x-idempotent".into(),
@@ -102,7 +102,7 @@ pub fn effect(c: &Contract, method: Method) -> String {
 
 /// `required Idempotency-Key`, `optional PayPal-Request-Id (lint.keyHeaders)`,
 /// `the body property idempotency_key, required`.
-pub fn key(c: &Contract) -> Option<String> {
+pub(super) fn key(c: &Contract) -> Option<String> {
     let key = c.key.as_ref()?;
     let need = if key.required { "required" } else { "optional" };
     let from = match key.source {
@@ -118,7 +118,7 @@ pub fn key(c: &Contract) -> Option<String> {
 }
 
 /// `the link GetOrder to GET /orders/{id}`, `a 202 response with Operation-Location`.
-pub fn status(c: &Contract) -> Option<String> {
+pub(super) fn status(c: &Contract) -> Option<String> {
     let status = c.status.as_ref()?;
     Some(match &status.kind {
         StatusKind::Link { name, target } => format!("the link `{name}` to {target}"),

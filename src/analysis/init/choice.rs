@@ -5,11 +5,11 @@ use crate::input::model::{Operation, Place};
 use crate::input::policy::{Selector, SideEffect};
 
 /// The signals every retried operation is retried on, whatever it declares.
-pub const ALWAYS: [&str; 2] = ["connect-failure", "timeout"];
+pub(super) const ALWAYS: [&str; 2] = ["connect-failure", "timeout"];
 
 /// What the starting policy does with an operation.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Choice {
+pub(super) enum Choice {
     /// Retried: it changes nothing or is idempotent.
     Retry,
     /// Retried with the same key on every attempt: the key is required.
@@ -27,7 +27,7 @@ pub enum Choice {
 
 /// Why a write is never retried.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Why {
+pub(super) enum Why {
     /// The key is declared but optional.
     OptionalKey(String),
     /// The key travels in the request body or the query string, which a policy cannot
@@ -43,13 +43,13 @@ pub enum Why {
 
 impl Choice {
     /// Whether the policy retries the operation.
-    pub fn retries(&self) -> bool {
+    pub(super) fn retries(&self) -> bool {
         matches!(self, Choice::Retry | Choice::Keyed { .. })
     }
 }
 
 /// The choice for one operation.
-pub fn choose(contract: &Contract) -> Choice {
+pub(super) fn choose(contract: &Contract) -> Choice {
     if contract.effect != SideEffect::NonIdempotent {
         return Choice::Retry;
     }
@@ -90,7 +90,7 @@ pub fn choose(contract: &Contract) -> Choice {
 }
 
 /// The throttling statuses a retried operation is retried on: those it declares.
-pub fn statuses(op: &Operation) -> Vec<u16> {
+pub(super) fn statuses(op: &Operation) -> Vec<u16> {
     [429, 503]
         .into_iter()
         .filter(|s| declares_status(op, *s).is_some())
@@ -98,11 +98,11 @@ pub fn statuses(op: &Operation) -> Vec<u16> {
 }
 
 /// A `retryOn` list: the statuses, then [`ALWAYS`].
-pub fn retry_on(statuses: &[u16]) -> String {
+pub(super) fn retry_on(statuses: &[u16]) -> String {
     let all: Vec<String> = statuses
         .iter()
         .map(u16::to_string)
-        .chain(ALWAYS.iter().map(|s| s.to_string()))
+        .chain(ALWAYS.iter().map(std::string::ToString::to_string))
         .collect();
     format!("[{}]", all.join(", "))
 }

@@ -34,7 +34,7 @@ use choice::{Choice, Why};
 const MAX_AMPLIFICATION: u64 = crate::analysis::rules::DEFAULT_MAX_AMPLIFICATION;
 
 /// The layers in front of the service, when `init` is given mesh, gateway or proxy files.
-pub struct LayersSeen<'a> {
+pub(crate) struct LayersSeen<'a> {
     pub bound: &'a Bound,
     /// `--host` names, written to `service.hosts`.
     pub hosts: &'a [String],
@@ -44,7 +44,7 @@ pub struct LayersSeen<'a> {
 /// operations' contracts (in the order of `api.operations`), for a service behind the
 /// layers given (the client's attempts leave room for the layers' retries within
 /// [`MAX_AMPLIFICATION`]), with `key_headers` written to `lint.keyHeaders`.
-pub fn starting_policy_with(
+pub(crate) fn starting_policy_with(
     api: &Api,
     contracts: &[Contract],
     name: &str,

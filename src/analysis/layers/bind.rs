@@ -371,15 +371,12 @@ fn fill_parameters(template: &str, value: &str) -> String {
     let mut rest = template;
     while let Some(open) = rest.find('{') {
         out.push_str(&rest[..open]);
-        match rest[open..].find('}') {
-            Some(close) => {
-                out.push_str(value);
-                rest = &rest[open + close + 1..];
-            }
-            None => {
-                rest = &rest[open..];
-                break;
-            }
+        if let Some(close) = rest[open..].find('}') {
+            out.push_str(value);
+            rest = &rest[open + close + 1..];
+        } else {
+            rest = &rest[open..];
+            break;
         }
     }
     out.push_str(rest);

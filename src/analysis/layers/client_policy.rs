@@ -6,7 +6,7 @@ use super::Position;
 use super::format::{DocsRow, FormatSpec, RetryAfter};
 
 /// What retrylint's policy is as a format.
-pub static SPEC: FormatSpec = FormatSpec {
+pub(super) static SPEC: FormatSpec = FormatSpec {
     label: "retry policy",
     position: Position::Client,
     objects: &[],

@@ -259,7 +259,10 @@ mod tests {
                 };
                 for kind in objects.kinds {
                     let text = format!("apiVersion: {}/v1\nkind: {kind}\n", objects.group);
-                    let parsed = crate::input::source::parse(&text, Default::default());
+                    let parsed = crate::input::source::parse(
+                        &text,
+                        crate::input::source::ParseLimits::default(),
+                    );
                     let Ok((doc, _)) = parsed else {
                         panic!("{kind}: the test document does not parse");
                     };

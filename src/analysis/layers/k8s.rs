@@ -237,36 +237,40 @@ pub(crate) mod testing {
     use crate::location::Loc;
 
     /// A file and the layers every importer found in it.
-    pub struct Imported {
+    pub(crate) struct Imported {
         pub file: Arc<SourceFile>,
         pub layers: Vec<Layer>,
     }
 
     impl Imported {
         /// The layers of one format.
-        pub fn of(&self, format: Format) -> Vec<&Layer> {
+        pub(crate) fn of(&self, format: Format) -> Vec<&Layer> {
             self.layers.iter().filter(|l| l.format == format).collect()
         }
 
         /// The text a location underlines.
-        pub fn text_at(&self, loc: &Loc) -> &str {
+        pub(crate) fn text_at(&self, loc: &Loc) -> &str {
             &self.file.text[loc.span.range()]
         }
 
         /// The 1-based line a location starts on.
-        pub fn line_of(&self, loc: &Loc) -> u32 {
+        pub(crate) fn line_of(&self, loc: &Loc) -> u32 {
             self.file.position(loc.span.start).line
         }
     }
 
     /// Parses `text` as a multi-document file.
-    pub fn parse(text: &str) -> SourceFile {
-        SourceFile::parse_documents("t.yaml".into(), text.into(), Default::default())
-            .unwrap_or_else(|(_, e)| panic!("{}", e.message))
+    pub(crate) fn parse(text: &str) -> SourceFile {
+        SourceFile::parse_documents(
+            "t.yaml".into(),
+            text.into(),
+            crate::input::source::ParseLimits::default(),
+        )
+        .unwrap_or_else(|(_, e)| panic!("{}", e.message))
     }
 
     /// Every layer of `text`, or the input error.
-    pub fn try_import(text: &str) -> Result<Imported, InputError> {
+    pub(crate) fn try_import(text: &str) -> Result<Imported, InputError> {
         let layer_file = LayerFile {
             file: Arc::new(parse(text)),
             walked: false,
@@ -280,29 +284,28 @@ pub(crate) mod testing {
     }
 
     /// Every layer of `text`; panics on an input error.
-    pub fn import_text(text: &str) -> Imported {
+    pub(crate) fn import_text(text: &str) -> Imported {
         try_import(text).unwrap_or_else(|e| panic!("{}", e.message))
     }
 
     /// Every layer of a fixture under `fixtures/layers/`.
-    pub fn import_fixture(path: &str) -> Imported {
+    pub(crate) fn import_fixture(path: &str) -> Imported {
         let full = format!("{}/fixtures/layers/{path}", env!("CARGO_MANIFEST_DIR"));
         let text = std::fs::read_to_string(&full).unwrap_or_else(|e| panic!("{full}: {e}"));
         import_text(&text)
     }
 
     /// The input error `text` gives, and the text it underlines.
-    pub fn import_error(text: &str) -> (String, String) {
-        let error = match try_import(text) {
-            Ok(_) => panic!("expected an input error"),
-            Err(e) => e,
+    pub(crate) fn import_error(text: &str) -> (String, String) {
+        let Err(error) = try_import(text) else {
+            panic!("expected an input error")
         };
         let span = error.site.as_ref().map(|s| s.span).expect("located");
         (error.message.clone(), text[span.range()].to_string())
     }
 
     /// The route's total attempts.
-    pub fn attempts(route: &Route) -> i64 {
+    pub(crate) fn attempts(route: &Route) -> i64 {
         route
             .policy
             .max_attempts
@@ -312,7 +315,7 @@ pub(crate) mod testing {
     }
 
     /// The route's retry conditions, in order.
-    pub fn retry_on(route: &Route) -> Vec<Signal> {
+    pub(crate) fn retry_on(route: &Route) -> Vec<Signal> {
         route
             .policy
             .retry_on
@@ -322,7 +325,7 @@ pub(crate) mod testing {
     }
 
     /// A path match as text: `exact /a`, `prefix /a`, `segments /a`, `regex ..`, `any`.
-    pub fn path_text(path: &PathMatch) -> String {
+    pub(crate) fn path_text(path: &PathMatch) -> String {
         match path {
             PathMatch::Any => "any".into(),
             PathMatch::Exact(p) => format!("exact {p}"),

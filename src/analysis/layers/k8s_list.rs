@@ -16,7 +16,7 @@ const MAX_NESTING: usize = 8;
 
 /// The objects of a file's documents, each with its JSON Pointer (`/0`, `/1/items/3`):
 /// a document that is a list stands for its items, in order.
-pub fn objects(documents: &[Node]) -> Vec<(String, Node)> {
+pub(super) fn objects(documents: &[Node]) -> Vec<(String, Node)> {
     let mut out = Vec::new();
     for (index, doc) in documents.iter().enumerate() {
         push_object(format!("/{index}"), doc.clone(), 0, &mut out);

@@ -11,7 +11,7 @@ use crate::input::model::{Api, Operation, build};
 use crate::input::source::{ParseLimits, SourceFile};
 
 /// The model of a description written as `text`, with its files.
-pub fn api(text: &str) -> Result<(Api, Sources), InputError> {
+pub(crate) fn api(text: &str) -> Result<(Api, Sources), InputError> {
     let file = SourceFile::parse("openapi.yaml".into(), text.into(), ParseLimits::default())
         .map_err(|(_, e)| InputError::new(e.message))?;
     let mut loader = Loader::new(LoadOptions::default());
@@ -21,7 +21,7 @@ pub fn api(text: &str) -> Result<(Api, Sources), InputError> {
 }
 
 /// The model of the description at `path` (relative to the crate), with its files.
-pub fn api_at(path: &str) -> Result<(Api, Sources), InputError> {
+pub(crate) fn api_at(path: &str) -> Result<(Api, Sources), InputError> {
     let mut loader = Loader::new(LoadOptions::default());
     let root = loader.load_root(&Path::new(env!("CARGO_MANIFEST_DIR")).join(path))?;
     let api = build(&mut loader, root)?;
@@ -29,7 +29,7 @@ pub fn api_at(path: &str) -> Result<(Api, Sources), InputError> {
 }
 
 /// The layers of a `-p` file named `name` holding `text`, and the file.
-pub fn layers(name: &str, text: &str) -> Result<(Vec<Layer>, Arc<SourceFile>), InputError> {
+pub(crate) fn layers(name: &str, text: &str) -> Result<(Vec<Layer>, Arc<SourceFile>), InputError> {
     let file = SourceFile::parse_documents(name.into(), text.into(), ParseLimits::default())
         .map_err(|(_, e)| InputError::new(e.message))?;
     let layer_file = LayerFile {
@@ -41,14 +41,14 @@ pub fn layers(name: &str, text: &str) -> Result<(Vec<Layer>, Arc<SourceFile>), I
 }
 
 /// The layers of the fixture at `path` (relative to the crate).
-pub fn fixture_layers(path: &str) -> (Vec<Layer>, Arc<SourceFile>) {
+pub(crate) fn fixture_layers(path: &str) -> (Vec<Layer>, Arc<SourceFile>) {
     let full = Path::new(env!("CARGO_MANIFEST_DIR")).join(path);
     let text = std::fs::read_to_string(&full).unwrap_or_else(|e| panic!("{path}: {e}"));
     layers(path, &text).unwrap_or_else(|e| panic!("{path}: {e}"))
 }
 
 /// The operation `key` (`GET /payments`) of `api`.
-pub fn operation<'a>(api: &'a Api, key: &str) -> &'a Operation {
+pub(crate) fn operation<'a>(api: &'a Api, key: &str) -> &'a Operation {
     api.operations
         .iter()
         .find(|op| op.key() == key)

@@ -112,6 +112,10 @@ pub fn text<'a>(
 }
 
 /// `true` or `false`, or an error naming `what`.
+#[allow(
+    clippy::redundant_closure_for_method_calls,
+    reason = "the closure is generic over the value's lifetimes; the method path is not"
+)]
 pub fn boolean(file: &SourceFile, node: &Node, loc: &Loc, what: &str) -> Result<bool, InputError> {
     read_one(file, node, loc, what, |value| value.read())
 }
@@ -261,7 +265,9 @@ pub fn route_regex(
 /// say "429 with that header", so the token stands for no signal, and a backend's ordinary
 /// 429 does not count as retried.
 pub fn envoy_retry_on(token: &str, per_try_timeout: bool) -> Option<Vec<Signal>> {
-    use Signal::*;
+    use Signal::{
+        Class, ConnectFailure, Grpc, RefusedStream, Reset, ResetBeforeRequest, Status, Timeout,
+    };
     let timeout = per_try_timeout.then_some(Timeout);
     let signals = match token.trim() {
         "5xx" => [Class(5), Reset, ConnectFailure, RefusedStream]
@@ -345,8 +351,12 @@ mod tests {
     }
 
     fn parsed(text: &str) -> SourceFile {
-        SourceFile::parse("t.yaml".into(), text.into(), Default::default())
-            .unwrap_or_else(|(_, e)| panic!("{}", e.message))
+        SourceFile::parse(
+            "t.yaml".into(),
+            text.into(),
+            crate::input::source::ParseLimits::default(),
+        )
+        .unwrap_or_else(|(_, e)| panic!("{}", e.message))
     }
 
     #[test]
@@ -363,7 +373,7 @@ mod tests {
 
     #[test]
     fn a_positive_first_wait_never_becomes_a_zero_base() {
-        let at = Loc::new(0, "", Default::default());
+        let at = Loc::new(0, "", crate::input::source::Span::default());
         let first = |ms| Spanned::new(Duration::from_millis(ms), at.clone());
         let base = |ms, m| base_for_first_wait(first(ms), m).value;
         assert_eq!(base(500, 2.0), Duration::from_millis(250));

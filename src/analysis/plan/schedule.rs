@@ -213,28 +213,25 @@ pub fn worst_case(policy: &Effective) -> Option<Schedule> {
         Some(_) => longest.attempts_before(n, 0.0, deadline_ms),
         None => n,
     };
-    let (attempts, stop, worst_case) = match early_stop {
-        // `plan_retry` stopped before the closed form did: a value out of range.
-        Some(reason) => {
-            let last = rows.last().map_or(Duration::ZERO, |r| r.end);
-            (rows.len() as u32, reason, last)
-        }
-        None => {
-            let start =
-                per_attempt.map_or(0.0, |t| (started - 1) as f64 * t) + longest.sum(started - 1);
-            let end = per_attempt.map_or(deadline_ms, |t| (start + t).min(deadline_ms));
-            let end = if started <= u64::from(LISTED) {
-                rows.last().map_or(millis(end), |r| r.end)
-            } else {
-                millis(end)
-            };
-            let stop = if started < n {
-                StopReason::DeadlineExhausted
-            } else {
-                StopReason::MaxAttempts
-            };
-            (started as u32, stop, end)
-        }
+    // `plan_retry` stopped before the closed form did: a value out of range.
+    let (attempts, stop, worst_case) = if let Some(reason) = early_stop {
+        let last = rows.last().map_or(Duration::ZERO, |r| r.end);
+        (rows.len() as u32, reason, last)
+    } else {
+        let start =
+            per_attempt.map_or(0.0, |t| (started - 1) as f64 * t) + longest.sum(started - 1);
+        let end = per_attempt.map_or(deadline_ms, |t| (start + t).min(deadline_ms));
+        let end = if started <= u64::from(LISTED) {
+            rows.last().map_or(millis(end), |r| r.end)
+        } else {
+            millis(end)
+        };
+        let stop = if started < n {
+            StopReason::DeadlineExhausted
+        } else {
+            StopReason::MaxAttempts
+        };
+        (started as u32, stop, end)
     };
     let full_attempts = match per_attempt {
         Some(t) => {
@@ -306,6 +303,10 @@ mod tests {
     use crate::input::policy::{Effect, EffectSource, PolicyObject, Spanned};
     use crate::location::Loc;
 
+    #[allow(
+        clippy::unnecessary_wraps,
+        reason = "it writes a policy's optional fields, which are all `Option`s"
+    )]
     fn at<T>(value: T) -> Option<Spanned<T>> {
         Some(Spanned::new(
             value,

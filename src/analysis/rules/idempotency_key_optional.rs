@@ -20,7 +20,7 @@ impl Rule for IdempotencyKeyOptional {
         };
         let op = cx.op;
         let Some(header) = op.header(&key.value) else {
-            self.check_key_outside_headers(cx, &key.value, &key.loc, out);
+            Self::check_key_outside_headers(cx, &key.value, &key.loc, out);
             return;
         };
         if header.required {
@@ -61,7 +61,6 @@ impl Rule for IdempotencyKeyOptional {
 impl IdempotencyKeyOptional {
     /// The policy names the contract's query or body key, and it is optional.
     fn check_key_outside_headers(
-        &self,
         cx: &OperationContext<'_>,
         name: &str,
         named_at: &crate::location::Loc,

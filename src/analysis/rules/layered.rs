@@ -8,7 +8,7 @@ use crate::input::policy::{Effective, SideEffect, Signal, Spanned, effect_of};
 use crate::location::Loc;
 
 /// One retry loop for an operation: the client's policy, or a layer's route.
-pub struct Loop<'a> {
+pub(super) struct Loop<'a> {
     /// `None` for the client.
     pub layer: Option<(&'a Layer, &'a Route)>,
     pub policy: &'a Effective,
@@ -19,7 +19,7 @@ pub struct Loop<'a> {
 impl<'a> Loop<'a> {
     /// `client`, `mesh (Istio VirtualService payments)`, or with the condition that selects
     /// the route: `mesh (Istio VirtualService payments, for requests with header end-user)`.
-    pub fn who(&self) -> String {
+    pub(super) fn who(&self) -> String {
         match (self.layer, self.condition) {
             (None, _) => "client".to_string(),
             (Some((layer, _)), None) => format!("{} ({})", layer.position, layer.name),
@@ -31,14 +31,14 @@ impl<'a> Loop<'a> {
     }
 
     /// The loop's route for messages, with the condition that selects it.
-    pub fn route_text(&self) -> String {
+    pub(super) fn route_text(&self) -> String {
         self.layer.map_or_else(String::new, |(_, route)| {
             crate::analysis::layers::chain::route_text(route, self.condition)
         })
     }
 
     /// Where the loop's attempts are set: `maxAttempts`, or the route.
-    pub fn attempts_loc(&self) -> Option<&Loc> {
+    pub(super) fn attempts_loc(&self) -> Option<&Loc> {
         self.policy
             .policy
             .max_attempts
@@ -48,7 +48,7 @@ impl<'a> Loop<'a> {
     }
 
     /// The conditions after which the request may have been processed.
-    pub fn risky_signals(&self) -> Vec<&'a Spanned<Signal>> {
+    pub(super) fn risky_signals(&self) -> Vec<&'a Spanned<Signal>> {
         if !self.policy.is_retried() {
             return Vec::new();
         }
@@ -64,7 +64,7 @@ impl<'a> Loop<'a> {
 /// Whether the layer rules have anything to look at for this operation: a layer binds
 /// it, and the hook runs for the operation itself (not once more per layer). Checked
 /// before anything is built, so a check without layers pays nothing for them.
-pub fn layered(cx: &OperationContext<'_>) -> bool {
+pub(super) fn layered(cx: &OperationContext<'_>) -> bool {
     cx.layer.is_none()
         && cx
             .run
@@ -75,7 +75,7 @@ pub fn layered(cx: &OperationContext<'_>) -> bool {
 }
 
 /// The client's loop (when a policy retries the operation) and each layer's, client first.
-pub fn loops<'a>(cx: &'a OperationContext<'a>) -> Vec<Loop<'a>> {
+pub(super) fn loops<'a>(cx: &'a OperationContext<'a>) -> Vec<Loop<'a>> {
     let run = cx.run;
     let mut out = Vec::new();
     if let Some(client) = run.effective.get(cx.op_index) {
@@ -97,10 +97,10 @@ pub fn loops<'a>(cx: &'a OperationContext<'a>) -> Vec<Loop<'a>> {
 
 /// Whether repeating the operation repeats a write (the client's policy, `x-idempotent`,
 /// or the method decides).
-pub fn is_non_idempotent(cx: &OperationContext<'_>) -> bool {
+pub(super) fn is_non_idempotent(cx: &OperationContext<'_>) -> bool {
     let side_effect = match cx.run.effective.get(cx.op_index) {
         Some(client) => client.effect.side_effect,
-        None => effect_of(cx.op, &Default::default()).side_effect,
+        None => effect_of(cx.op, &crate::input::policy::PolicyObject::default()).side_effect,
     };
     side_effect == SideEffect::NonIdempotent
 }
@@ -110,7 +110,7 @@ pub fn is_non_idempotent(cx: &OperationContext<'_>) -> bool {
 /// known to read: `idempotency-key-undeclared`), the status endpoint the client reconciles
 /// with, or a key the description requires (a layer resends the request as it came,
 /// header, query and body, so a required key in any place reaches the server again).
-pub fn protection(cx: &OperationContext<'_>) -> Option<String> {
+pub(super) fn protection(cx: &OperationContext<'_>) -> Option<String> {
     let contract = cx.run.contracts.get(cx.op_index);
     if let Some(client) = cx.run.effective.get(cx.op_index) {
         if let Some(key) = &client.policy.key_header
@@ -130,7 +130,7 @@ pub fn protection(cx: &OperationContext<'_>) -> Option<String> {
 }
 
 /// Whether the layers in front of the operation have a retry budget.
-pub fn has_budget(run: &RunContext<'_>, loops: &[Loop<'_>]) -> bool {
+pub(super) fn has_budget(run: &RunContext<'_>, loops: &[Loop<'_>]) -> bool {
     let in_chain = loops
         .iter()
         .any(|l| l.layer.is_some_and(|(layer, _)| layer.budget.is_some()));

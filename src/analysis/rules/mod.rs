@@ -56,10 +56,10 @@ macro_rules! declare_rule {
     };
     (@meta $(#[$doc:meta])* $ty:ident, $name:literal, $severity:ident, $scope:ident, $summary:literal, $fix:expr) => {
         $(#[$doc])*
-        pub struct $ty;
+        pub(crate) struct $ty;
 
         impl $ty {
-            pub const META: $crate::analysis::rules::RuleMeta = $crate::analysis::rules::RuleMeta {
+            pub(crate) const META: $crate::analysis::rules::RuleMeta = $crate::analysis::rules::RuleMeta {
                 id: $crate::analysis::rules::RuleId::$ty,
                 name: $name,
                 severity: $crate::analysis::rules::finding::Severity::$severity,
@@ -392,7 +392,7 @@ impl RuleLevels {
             }
         }
         if !select.is_empty() {
-            for (id, level) in levels.iter_mut() {
+            for (id, level) in &mut levels {
                 if !select.contains(id) {
                     *level = Level::Off;
                 } else if *level == Level::Off {

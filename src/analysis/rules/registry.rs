@@ -169,7 +169,7 @@ mod tests {
         files.sort();
         let mut listed: Vec<String> = super::super::RULE_MODULES
             .iter()
-            .map(|m| m.to_string())
+            .map(std::string::ToString::to_string)
             .collect();
         listed.sort();
         assert_eq!(files, listed, "every rule file is one line of `rules!`");

@@ -47,7 +47,7 @@ impl Rule for StatusEndpointMissing {
             operations
                 .iter()
                 .filter(|o| matches!(o.method, Method::Get | Method::Head))
-                .map(|o| o.key())
+                .map(crate::input::model::Operation::key)
                 .collect::<Vec<_>>()
                 .iter()
                 .map(String::as_str),

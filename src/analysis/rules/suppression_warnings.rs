@@ -6,7 +6,7 @@ use super::{RuleId, RuleMeta, Scope};
 use crate::analysis::rules::finding::Severity;
 
 /// Reported for a suppression with no reason.
-pub static WITHOUT_REASON: RuleMeta = RuleMeta {
+pub(super) static WITHOUT_REASON: RuleMeta = RuleMeta {
     id: RuleId::SuppressionWithoutReason,
     name: "suppression-without-reason",
     severity: Severity::Warning,
@@ -17,7 +17,7 @@ pub static WITHOUT_REASON: RuleMeta = RuleMeta {
 };
 
 /// Reported for a suppression that silences no finding.
-pub static UNUSED: RuleMeta = RuleMeta {
+pub(super) static UNUSED: RuleMeta = RuleMeta {
     id: RuleId::UnusedSuppression,
     name: "unused-suppression",
     severity: Severity::Warning,

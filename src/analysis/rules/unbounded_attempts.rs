@@ -4,7 +4,7 @@ use super::{OperationContext, Rule};
 use crate::analysis::rules::finding::{Finding, Label};
 
 /// `lint.maxAttemptsLimit` when the policy does not set it.
-pub const DEFAULT_MAX_ATTEMPTS_LIMIT: i64 = 10;
+pub(super) const DEFAULT_MAX_ATTEMPTS_LIMIT: i64 = 10;
 
 declare_rule!(
     /// `maxAttempts` is above `lint.maxAttemptsLimit` (10 by default).

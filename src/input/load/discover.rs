@@ -46,9 +46,7 @@ pub fn descriptions(
                 )));
             }
             found.extend(matched);
-        } else if skip_others && argument.is_file() && !read_is_description(argument, options) {
-            continue;
-        } else {
+        } else if !(skip_others && argument.is_file() && !read_is_description(argument, options)) {
             found.push(argument.clone());
         }
     }
@@ -118,7 +116,7 @@ pub fn data_files(
         .require_git(false)
         .follow_links(false)
         .max_depth(depth)
-        .sort_by_file_name(|a, b| a.cmp(b));
+        .sort_by_file_name(std::cmp::Ord::cmp);
     let mut found = DataFiles::default();
     for entry in builder.build() {
         let entry = entry

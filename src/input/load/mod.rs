@@ -186,7 +186,7 @@ impl Loader {
         file.canonical = Some(canonical.clone());
         self.expanded = self.expanded.saturating_add(file.expanded_bytes);
         let id = self.add(Arc::new(file));
-        self.canonical[id] = canonical.clone();
+        self.canonical[id].clone_from(&canonical);
         self.by_canonical.insert(canonical, id);
         Ok(id)
     }
@@ -298,7 +298,7 @@ impl Loader {
             ));
         }
         let id = self.add(Arc::new(file));
-        self.canonical[id] = canonical.clone();
+        self.canonical[id].clone_from(&canonical);
         self.by_canonical.insert(canonical, id);
         Ok(id)
     }

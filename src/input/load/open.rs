@@ -92,13 +92,13 @@ fn regular_file(metadata: &Metadata, shown: &str) -> Result<(), InputError> {
     }
     Err(InputError::new(format!(
         "`{shown}` is {}, not a regular file: it was not read",
-        special_kind(&kind)
+        special_kind(kind)
     ))
     .with_help("retrylint reads only regular files (or symbolic links to them)"))
 }
 
 #[cfg(unix)]
-fn special_kind(kind: &FileType) -> &'static str {
+fn special_kind(kind: FileType) -> &'static str {
     use std::os::unix::fs::FileTypeExt;
     if kind.is_fifo() {
         "a named pipe (FIFO)"
@@ -112,7 +112,7 @@ fn special_kind(kind: &FileType) -> &'static str {
 }
 
 #[cfg(not(unix))]
-fn special_kind(_: &FileType) -> &'static str {
+fn special_kind(_: FileType) -> &'static str {
     "a special file"
 }
 

@@ -219,24 +219,23 @@ impl Loader {
 fn walk<'a>(file: &'a SourceFile, tokens: &[String]) -> Result<&'a Node, InputError> {
     let mut node = &file.root;
     for (depth, token) in tokens.iter().enumerate() {
-        match node.at([token]) {
-            Some(next) => node = next,
-            None => {
-                let so_far = tokens[..depth]
-                    .iter()
-                    .fold(String::new(), |p, t| pointer::push(&p, t));
-                let mut error = InputError::new(format!(
-                    "unresolvable `$ref`: `{}` has no `{token}` under `{}`",
-                    file.name(),
-                    if so_far.is_empty() { "/" } else { &so_far }
-                ));
-                if let Some(map) = node.as_map()
-                    && let Some(near) = did_you_mean(token, map.entries().iter().map(|e| &*e.key))
-                {
-                    error = error.with_help(format!("did you mean `{near}`?"));
-                }
-                return Err(error);
+        if let Some(next) = node.at([token]) {
+            node = next;
+        } else {
+            let so_far = tokens[..depth]
+                .iter()
+                .fold(String::new(), |p, t| pointer::push(&p, t));
+            let mut error = InputError::new(format!(
+                "unresolvable `$ref`: `{}` has no `{token}` under `{}`",
+                file.name(),
+                if so_far.is_empty() { "/" } else { &so_far }
+            ));
+            if let Some(map) = node.as_map()
+                && let Some(near) = did_you_mean(token, map.entries().iter().map(|e| &*e.key))
+            {
+                error = error.with_help(format!("did you mean `{near}`?"));
             }
+            return Err(error);
         }
     }
     Ok(node)

@@ -78,13 +78,12 @@ pub fn root_for_stdin(given: Option<&Path>) -> Result<Root, InputError> {
         .map_err(|e| {
             InputError::new(format!("cannot use the current folder: {}", io_reason(&e)))
         })?;
-    match given {
-        Some(given) => root_for(&current.join("-"), Some(given)),
-        None => {
-            let dir = git_work_tree(&current).unwrap_or(current);
-            let shown = relative_to_current(&dir);
-            Ok(Root { dir, shown })
-        }
+    if let Some(given) = given {
+        root_for(&current.join("-"), Some(given))
+    } else {
+        let dir = git_work_tree(&current).unwrap_or(current);
+        let shown = relative_to_current(&dir);
+        Ok(Root { dir, shown })
     }
 }
 

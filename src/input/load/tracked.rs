@@ -13,7 +13,7 @@ use super::git::Git;
 /// The files git tracks under `dir` (within `depth` levels when given) that the walk did
 /// not see, outside hidden folders, named as the walk names them (`dir/…`). Empty outside
 /// a git repository, or when git cannot say.
-pub fn ignored_but_tracked(
+pub(super) fn ignored_but_tracked(
     dir: &Path,
     depth: Option<usize>,
     seen: &HashSet<PathBuf>,

@@ -72,13 +72,13 @@ fn registered(name: &str) -> Option<&'static Registered> {
 }
 
 /// Whether the registry calls the method safe (a request asks for no change).
-pub fn is_safe(name: &str) -> bool {
+pub(super) fn is_safe(name: &str) -> bool {
     registered(name).is_some_and(|m| m.safe)
 }
 
 /// Whether the registry calls the method idempotent (repeating it has the effect of
 /// sending it once).
-pub fn is_idempotent(name: &str) -> bool {
+pub(super) fn is_idempotent(name: &str) -> bool {
     registered(name).is_some_and(|m| m.idempotent)
 }
 

@@ -105,7 +105,7 @@ impl fmt::Display for Duration {
             return f.write_str("0s");
         }
         if micros % 1_000 != 0 {
-            return write!(f, "{}us", micros);
+            return write!(f, "{micros}us");
         }
         let ms = micros / 1_000;
         if ms < 1_000 {
@@ -153,9 +153,10 @@ fn trim_float(value: f64) -> String {
 /// A duration with units (`250ms`, `2s`, `1m30s`), as [`Duration::parse`] reads it.
 impl crate::input::read::FromNode for Duration {
     fn from_node(value: &crate::input::read::Value<'_, '_>) -> Option<Duration> {
-        let text = match &value.node.value {
-            crate::input::source::Value::String(s) | crate::input::source::Value::Number(s) => s,
-            _ => return value.expected("a duration such as 500ms or 2s"),
+        let (crate::input::source::Value::String(text) | crate::input::source::Value::Number(text)) =
+            &value.node.value
+        else {
+            return value.expected("a duration such as 500ms or 2s");
         };
         match Duration::parse(text) {
             Ok(duration) => Some(duration),

@@ -93,7 +93,7 @@ fn read_operations(value: &Value<'_, '_>) -> Vec<PolicyEntry> {
             cx.report(cx.error(
                 entry.key_span,
                 format!("bad selector `{}`: {why}", entry.key),
-            ))
+            ));
         });
         let policy = read_policy(&value);
         if let (Ok(selector), Some(policy)) = (selector, policy) {
@@ -116,7 +116,9 @@ fn read_policy(value: &Value<'_, '_>) -> Option<PolicyObject> {
 /// Reads into `p` the fields of one section of a policy object (`""`: the object itself);
 /// whether every field was read.
 fn read_section(value: &Value<'_, '_>, section: &str, p: &mut PolicyObject) -> bool {
-    let keys: Vec<&str> = fields::in_section(section).map(|f| f.key()).collect();
+    let keys: Vec<&str> = fields::in_section(section)
+        .map(super::fields::Field::key)
+        .collect();
     let Some(mut table) = value.table(&keys) else {
         return false;
     };
@@ -258,14 +260,14 @@ fn rule_name(at: &Value<'_, '_>, name: &str, span: Span, known: &[&str]) -> Opti
 fn read_ignore(value: &Value<'_, '_>, known_rules: &[&str]) -> Option<IgnoreEntry> {
     let keys = sections::IGNORE.names();
     let mut table = value.table(&keys)?;
-    let rule = table
-        .entry("rule")
-        .map(|at| {
+    let rule = table.entry("rule").map_or_else(
+        || table.missing("rule"),
+        |at| {
             let name = at.read::<String>()?;
             let name = rule_name(&at, &name, at.node.span, known_rules)?;
             Some(Spanned::new(name, at.loc.clone()))
-        })
-        .unwrap_or_else(|| table.missing("rule"));
+        },
+    );
     let operations = table.entry("operations").map(|at| {
         let items = at.items()?;
         let selectors: Vec<Option<Spanned<Selector>>> = items.iter().map(selector).collect();

@@ -105,24 +105,23 @@ impl<'p> GlobTrie<'p> {
                 "**" => self.nodes[at].double_star,
                 literal => self.nodes[at].literal.get(literal).copied(),
             };
-            at = match existing {
-                Some(next) => next,
-                None => {
-                    let next = self.nodes.len();
-                    self.nodes.push(TrieNode {
-                        is_double_star: segment == "**",
-                        ..TrieNode::default()
-                    });
-                    let node = &mut self.nodes[at];
-                    match segment.as_str() {
-                        "*" => node.star = Some(next),
-                        "**" => node.double_star = Some(next),
-                        literal => {
-                            node.literal.insert(literal, next);
-                        }
+            at = if let Some(next) = existing {
+                next
+            } else {
+                let next = self.nodes.len();
+                self.nodes.push(TrieNode {
+                    is_double_star: segment == "**",
+                    ..TrieNode::default()
+                });
+                let node = &mut self.nodes[at];
+                match segment.as_str() {
+                    "*" => node.star = Some(next),
+                    "**" => node.double_star = Some(next),
+                    literal => {
+                        node.literal.insert(literal, next);
                     }
-                    next
                 }
+                next
             };
         }
         self.nodes[at].ends.push(entry);
@@ -211,7 +210,7 @@ mod tests {
             "/",
         ] {
             let mut got = t.matching(path);
-            got.sort();
+            got.sort_unstable();
             let op_segments: Vec<&str> = path.trim_start_matches('/').split('/').collect();
             let want: Vec<usize> = segments
                 .iter()

@@ -74,7 +74,7 @@ fn put(p: &mut PolicyObject, name: &str, value: Read, at: Loc) -> Option<()> {
         ("idempotency.keyRetention", Read::Duration(d)) => set(&mut p.key_retention, d, at),
         ("idempotency.statusEndpoint", Read::String(s)) => set(&mut p.status_endpoint, s, at),
         ("onUnknownOutcome", Read::Name(n)) => {
-            set(&mut p.on_unknown_outcome, UnknownOutcome::parse(n)?, at)
+            set(&mut p.on_unknown_outcome, UnknownOutcome::parse(n)?, at);
         }
         _ => return None,
     }

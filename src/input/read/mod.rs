@@ -24,8 +24,8 @@ mod types;
 use std::cell::RefCell;
 use std::fmt;
 
-pub use table::Table;
-pub use types::{ScalarText, Whole, whole_number};
+pub(crate) use table::Table;
+pub(crate) use types::{ScalarText, Whole, whole_number};
 
 use crate::error::{InputError, did_you_mean};
 use crate::input::source::{Entry, Node, SourceFile, Span};
@@ -33,7 +33,7 @@ use crate::location::{FileId, Loc};
 
 /// The file being read and the errors found in it so far.
 #[derive(Debug)]
-pub struct Context<'f> {
+pub(crate) struct Context<'f> {
     file: &'f SourceFile,
     id: FileId,
     errors: RefCell<Vec<InputError>>,
@@ -41,7 +41,7 @@ pub struct Context<'f> {
 
 impl<'f> Context<'f> {
     /// A reader of `file`, whose locations carry the file id `id`.
-    pub fn new(file: &'f SourceFile, id: FileId) -> Context<'f> {
+    pub(crate) fn new(file: &'f SourceFile, id: FileId) -> Context<'f> {
         Context {
             file,
             id,
@@ -50,7 +50,7 @@ impl<'f> Context<'f> {
     }
 
     /// The file's root node, called `name` in messages ("the policy file").
-    pub fn root(&self, name: &str) -> Value<'_, 'f> {
+    pub(crate) fn root(&self, name: &str) -> Value<'_, 'f> {
         let root = &self.file.root;
         Value::new(
             self,
@@ -61,17 +61,17 @@ impl<'f> Context<'f> {
     }
 
     /// An error at `span` of the file.
-    pub fn error(&self, span: Span, message: impl Into<String>) -> InputError {
+    pub(crate) fn error(&self, span: Span, message: impl Into<String>) -> InputError {
         InputError::at(self.file, span, message)
     }
 
     /// Records an error; reading goes on, to find the file's other errors.
-    pub fn report(&self, error: InputError) {
+    pub(crate) fn report(&self, error: InputError) {
         self.errors.borrow_mut().push(error);
     }
 
     /// `value` when nothing went wrong, else every error recorded, in file order.
-    pub fn finish<T>(self, value: Option<T>) -> Result<T, InputError> {
+    pub(crate) fn finish<T>(self, value: Option<T>) -> Result<T, InputError> {
         let mut errors = self.errors.into_inner();
         errors.sort_by_key(|e| e.site.as_ref().map(|s| s.span.start));
         match (InputError::combine(errors), value) {
@@ -87,7 +87,7 @@ impl<'f> Context<'f> {
 /// How messages call a value: a key, written in backticks (`` `maxAttempts` ``), or a
 /// phrase ("the policy file", "a `layers` entry").
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Name {
+pub(crate) enum Name {
     Key(String),
     Phrase(String),
 }
@@ -113,7 +113,7 @@ impl fmt::Display for Name {
 
 /// One node being read: what it is called, where it is, and the reader's context.
 #[derive(Debug, Clone)]
-pub struct Value<'a, 'f> {
+pub(crate) struct Value<'a, 'f> {
     cx: &'a Context<'f>,
     pub node: &'a Node,
     pub loc: Loc,
@@ -123,7 +123,7 @@ pub struct Value<'a, 'f> {
 }
 
 impl<'a, 'f> Value<'a, 'f> {
-    pub fn new(cx: &'a Context<'f>, node: &'a Node, loc: Loc, name: Name) -> Value<'a, 'f> {
+    pub(crate) fn new(cx: &'a Context<'f>, node: &'a Node, loc: Loc, name: Name) -> Value<'a, 'f> {
         Value {
             cx,
             node,
@@ -134,31 +134,31 @@ impl<'a, 'f> Value<'a, 'f> {
     }
 
     /// The same value, with errors about it pointing at `span`.
-    pub fn pointing_at(self, span: Span) -> Value<'a, 'f> {
+    pub(crate) fn pointing_at(self, span: Span) -> Value<'a, 'f> {
         Value { span, ..self }
     }
 
-    pub fn context(&self) -> &'a Context<'f> {
+    pub(crate) fn context(&self) -> &'a Context<'f> {
         self.cx
     }
 
-    pub fn name(&self) -> &Name {
+    pub(crate) fn name(&self) -> &Name {
         &self.name
     }
 
     /// The error `message` about this value.
-    pub fn error(&self, message: impl Into<String>) -> InputError {
+    pub(crate) fn error(&self, message: impl Into<String>) -> InputError {
         self.cx.error(self.span, message)
     }
 
     /// Records the error `message` about this value; `None`, for `return`.
-    pub fn fail<T>(&self, message: impl Into<String>) -> Option<T> {
+    pub(crate) fn fail<T>(&self, message: impl Into<String>) -> Option<T> {
         self.cx.report(self.error(message));
         None
     }
 
     /// Records that the value is not `what` ("a whole number"), naming what it is instead.
-    pub fn expected<T>(&self, what: &str) -> Option<T> {
+    pub(crate) fn expected<T>(&self, what: &str) -> Option<T> {
         self.fail(format!(
             "{} must be {what}, found {}",
             self.name,
@@ -167,17 +167,17 @@ impl<'a, 'f> Value<'a, 'f> {
     }
 
     /// Records that the value, of the right type, is not `what`, quoting its text.
-    pub fn expected_text<T>(&self, what: &str, text: &str) -> Option<T> {
+    pub(crate) fn expected_text<T>(&self, what: &str, text: &str) -> Option<T> {
         self.fail(format!("{} must be {what}, found `{text}`", self.name))
     }
 
     /// Reads the value as `T`.
-    pub fn read<T: FromNode>(&self) -> Option<T> {
+    pub(crate) fn read<T: FromNode>(&self) -> Option<T> {
         T::from_node(self)
     }
 
     /// The items of a list.
-    pub fn items(&self) -> Option<Vec<Value<'a, 'f>>> {
+    pub(crate) fn items(&self) -> Option<Vec<Value<'a, 'f>>> {
         let Some(items) = self.node.as_seq() else {
             return self.expected("a list");
         };
@@ -189,13 +189,13 @@ impl<'a, 'f> Value<'a, 'f> {
     }
 
     /// The value as a mapping whose keys are `keys` (see [`Table`]).
-    pub fn table(&self, keys: &'a [&'a str]) -> Option<Table<'a, 'f>> {
+    pub(crate) fn table(&self, keys: &'a [&'a str]) -> Option<Table<'a, 'f>> {
         Table::new(self.clone(), keys)
     }
 
     /// The entries of a mapping whose keys are free (selectors, rule names), each with
     /// its value.
-    pub fn entries(&self) -> Option<Vec<(&'a Entry, Value<'a, 'f>)>> {
+    pub(crate) fn entries(&self) -> Option<Vec<(&'a Entry, Value<'a, 'f>)>> {
         let Some(map) = self.node.as_map() else {
             return self.expected("a mapping");
         };
@@ -208,7 +208,7 @@ impl<'a, 'f> Value<'a, 'f> {
     }
 
     /// The index in `names` of the value, which must be one of them.
-    pub fn one_of(&self, names: &[&str]) -> Option<usize> {
+    pub(crate) fn one_of(&self, names: &[&str]) -> Option<usize> {
         let Some(text) = self.node.scalar_text() else {
             return self.expected(&format!("one of {}", names.join(", ")));
         };
@@ -227,7 +227,7 @@ impl<'a, 'f> Value<'a, 'f> {
 
 /// Adds "did you mean `x`?" to an error when `word` is a typo of one of `candidates`, or
 /// `otherwise` as its help.
-pub fn with_suggestion(
+pub(crate) fn with_suggestion(
     error: InputError,
     word: &str,
     candidates: &[&str],
@@ -241,6 +241,6 @@ pub fn with_suggestion(
 }
 
 /// A value read from one node; `None` once the errors that stop it are recorded.
-pub trait FromNode: Sized {
+pub(crate) trait FromNode: Sized {
     fn from_node(value: &Value<'_, '_>) -> Option<Self>;
 }

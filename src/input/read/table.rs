@@ -10,7 +10,7 @@ use super::{FromNode, Name, Value, with_suggestion};
 /// describe it). [`Table::finish`] reports every key of the mapping outside that list,
 /// with a "did you mean", and every key of the list that was written but never asked for.
 #[derive(Debug)]
-pub struct Table<'a, 'f> {
+pub(crate) struct Table<'a, 'f> {
     value: Value<'a, 'f>,
     map: &'a crate::input::source::Map,
     keys: &'a [&'a str],
@@ -19,7 +19,7 @@ pub struct Table<'a, 'f> {
 
 impl<'a, 'f> Table<'a, 'f> {
     /// The value as a table of `keys`; `None` (an error recorded) when it is no mapping.
-    pub fn new(value: Value<'a, 'f>, keys: &'a [&'a str]) -> Option<Table<'a, 'f>> {
+    pub(crate) fn new(value: Value<'a, 'f>, keys: &'a [&'a str]) -> Option<Table<'a, 'f>> {
         let Some(map) = value.node.as_map() else {
             return value.expected("a mapping");
         };
@@ -32,7 +32,7 @@ impl<'a, 'f> Table<'a, 'f> {
     }
 
     /// The value under `key`, when it is written (a null included).
-    pub fn entry(&mut self, key: &'a str) -> Option<Value<'a, 'f>> {
+    pub(crate) fn entry(&mut self, key: &'a str) -> Option<Value<'a, 'f>> {
         if !self.keys.contains(&key) {
             return self.value.fail(format!(
                 "internal error: the reader of {} asks for `{key}`, which its key list does not name",
@@ -52,13 +52,13 @@ impl<'a, 'f> Table<'a, 'f> {
 
     /// The value under `key`, when it is written and not null: an empty section
     /// (`operations:` with every entry commented out) is no section.
-    pub fn section(&mut self, key: &'a str) -> Option<Value<'a, 'f>> {
+    pub(crate) fn section(&mut self, key: &'a str) -> Option<Value<'a, 'f>> {
         self.entry(key)
             .filter(|v| !matches!(v.node.value, crate::input::source::Value::Null))
     }
 
     /// The value under `key`, which must be written.
-    pub fn required<T: FromNode>(&mut self, key: &'a str) -> Option<T> {
+    pub(crate) fn required<T: FromNode>(&mut self, key: &'a str) -> Option<T> {
         match self.entry(key) {
             Some(value) => value.read(),
             None => self.missing(key),
@@ -66,20 +66,20 @@ impl<'a, 'f> Table<'a, 'f> {
     }
 
     /// Records that `key` is missing; `None`, for `return`.
-    pub fn missing<T>(&self, key: &str) -> Option<T> {
+    pub(crate) fn missing<T>(&self, key: &str) -> Option<T> {
         self.value
             .fail(format!("{} needs a `{key}`", self.value.name()))
     }
 
     /// The value under `key`, when it is written and reads as `T` (an error is recorded
     /// when it does not).
-    pub fn optional<T: FromNode>(&mut self, key: &'a str) -> Option<T> {
+    pub(crate) fn optional<T: FromNode>(&mut self, key: &'a str) -> Option<T> {
         self.entry(key)?.read()
     }
 
     /// Reports every key outside the table's list, and any key of the list that is
     /// written but was never asked for.
-    pub fn finish(self) {
+    pub(crate) fn finish(self) {
         let cx = self.value.context();
         for entry in self.map.entries() {
             let key = &*entry.key;

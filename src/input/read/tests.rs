@@ -1,4 +1,8 @@
 //! The reader's typed values, tables and error collection.
+#![allow(
+    clippy::redundant_closure_for_method_calls,
+    reason = "the closures are generic over the value's lifetimes; the method paths are not"
+)]
 
 use super::*;
 use crate::input::policy::{Duration, Spanned};

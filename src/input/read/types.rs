@@ -27,7 +27,7 @@ impl FromNode for String {
 /// The text of any scalar: a string, or a number or boolean as written (`seed: 7` and
 /// `latency: 50ms` alike, as a command-line flag takes them).
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct ScalarText(pub String);
+pub(crate) struct ScalarText(pub String);
 
 impl FromNode for ScalarText {
     fn from_node(value: &Value<'_, '_>) -> Option<ScalarText> {
@@ -40,7 +40,7 @@ impl FromNode for ScalarText {
 
 /// A whole number of `MIN` or more, written as a number.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Whole<const MIN: u64>(pub u64);
+pub(crate) struct Whole<const MIN: u64>(pub u64);
 
 impl<const MIN: u64> FromNode for Whole<MIN> {
     fn from_node(value: &Value<'_, '_>) -> Option<Whole<MIN>> {
@@ -65,7 +65,7 @@ whole_numbers!(i64, u32, u64);
 
 /// A whole number from `min` to `max`, written as a number, or also as a string of digits
 /// when `digits_as_text` (protobuf JSON writes 64-bit integers so).
-pub fn whole_number(
+pub(crate) fn whole_number(
     value: &Value<'_, '_>,
     min: i128,
     max: i128,

@@ -7,7 +7,7 @@
 use super::{Entry, Map, Node, ParseLimits, Span, SyntaxError, Text, Value};
 
 /// Parses one JSON document.
-pub fn parse(text: &str, limits: ParseLimits) -> Result<Node, SyntaxError> {
+pub(super) fn parse(text: &str, limits: ParseLimits) -> Result<Node, SyntaxError> {
     let mut parser = Parser {
         text,
         bytes: text.as_bytes(),
@@ -43,14 +43,14 @@ struct Parser<'a> {
     pos: usize,
 }
 
-impl<'a> Parser<'a> {
+impl Parser<'_> {
     fn document(&mut self, limits: ParseLimits) -> Result<Node, SyntaxError> {
         let mut stack: Vec<Frame> = Vec::new();
         'value: loop {
             self.skip_ws();
             let start = self.pos;
             let mut node = match self.peek() {
-                Some(b'{') | Some(b'[') if stack.len() >= limits.max_depth => {
+                Some(b'{' | b'[') if stack.len() >= limits.max_depth => {
                     return Err(SyntaxError::new(
                         format!(
                             "nesting is deeper than {} levels; refusing to go further (raise the limit with --max-depth)",

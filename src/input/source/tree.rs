@@ -165,7 +165,9 @@ fn take_nested(value: &mut Value, pending: &mut Vec<Node>) {
         }
         Value::Map(map) => {
             if let Some(entries) = Arc::get_mut(&mut map.entries) {
-                entries.iter_mut().for_each(|e| take(&mut e.value));
+                for e in entries.iter_mut() {
+                    take(&mut e.value);
+                }
             }
         }
         _ => {}

@@ -9,17 +9,17 @@ macro_rules! change_kinds {
     ($($kind:ident => $name:literal,)+) => {
         /// The kind of one change.
         #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-        pub enum ChangeKind {
+        pub(crate) enum ChangeKind {
             $($kind,)+
         }
 
         impl ChangeKind {
             /// Every kind, in the order the comparison looks for them.
             #[cfg(test)]
-            pub const ALL: &'static [ChangeKind] = &[$(ChangeKind::$kind,)+];
+            pub(crate) const ALL: &'static [ChangeKind] = &[$(ChangeKind::$kind,)+];
 
             /// The printed name.
-            pub fn as_str(self) -> &'static str {
+            pub(crate) fn as_str(self) -> &'static str {
                 match self {
                     $(ChangeKind::$kind => $name,)+
                 }

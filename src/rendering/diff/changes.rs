@@ -15,7 +15,7 @@ use super::matching::Pair;
 use super::{Change, ChangeKind, Class, OperationDiff, Presence};
 
 /// The changes of one pair of operations.
-pub fn of(pair: &Pair, base: &Analysis, head: &Analysis) -> OperationDiff {
+pub(crate) fn of(pair: &Pair, base: &Analysis, head: &Analysis) -> OperationDiff {
     let base_op = pair.base.map(|i| &base.api.operations[i]);
     let head_op = pair.head.map(|i| &head.api.operations[i]);
     let shown = head_op.or(base_op);

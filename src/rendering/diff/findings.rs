@@ -16,7 +16,7 @@ use super::matching::template;
 
 /// The indices of the head's new findings, of the base's fixed ones, and how many are in
 /// both. A finding that appears twice must be fixed twice.
-pub fn compare(base: &Side, head: &Side) -> (Vec<usize>, Vec<usize>, usize) {
+pub(crate) fn compare(base: &Side, head: &Side) -> (Vec<usize>, Vec<usize>, usize) {
     let mut remaining: HashMap<(RuleId, String), Vec<usize>> = HashMap::new();
     for (i, f) in base.checked.findings.iter().enumerate() {
         remaining.entry(identity(f, base)).or_default().push(i);
@@ -36,7 +36,7 @@ pub fn compare(base: &Side, head: &Side) -> (Vec<usize>, Vec<usize>, usize) {
 
 /// A finding's identity within its version: its rule, and its place, operation and
 /// anchor as one text.
-pub fn identity(finding: &Finding, side: &Side) -> (RuleId, String) {
+pub(crate) fn identity(finding: &Finding, side: &Side) -> (RuleId, String) {
     let analysis = &side.checked.analysis;
     let sources = &analysis.sources;
     let loc = &finding.primary.loc;
@@ -53,10 +53,10 @@ pub fn identity(finding: &Finding, side: &Side) -> (RuleId, String) {
                 .and_then(Path::parent)
         });
         match (root, file.canonical.as_deref()) {
-            (Some(root), Some(path)) => path
-                .strip_prefix(root)
-                .map(crate::input::source::path_text)
-                .unwrap_or_else(|_| file.identity().to_string()),
+            (Some(root), Some(path)) => path.strip_prefix(root).map_or_else(
+                |_| file.identity().to_string(),
+                crate::input::source::path_text,
+            ),
             _ => file.identity().to_string(),
         }
     };

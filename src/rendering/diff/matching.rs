@@ -8,13 +8,13 @@ use crate::input::model::Api;
 
 /// A pair of operation indices; one side is `None` for an added or removed operation.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Pair {
+pub(crate) struct Pair {
     pub base: Option<usize>,
     pub head: Option<usize>,
 }
 
 /// `/orders/{orderId}/items/{id}` → `/orders/{}/items/{}`.
-pub fn template(path: &str) -> String {
+pub(crate) fn template(path: &str) -> String {
     let mut out = String::with_capacity(path.len());
     let mut depth = 0usize;
     for c in path.chars() {
@@ -40,7 +40,7 @@ pub fn template(path: &str) -> String {
 
 /// Pairs every operation of both versions: the head's in order (matched or added),
 /// then the base's that the head lacks (removed).
-pub fn pair(base: &Api, head: &Api) -> Vec<Pair> {
+pub(crate) fn pair(base: &Api, head: &Api) -> Vec<Pair> {
     let mut by_id: HashMap<&str, usize> = HashMap::new();
     let mut by_route: HashMap<(&str, String), usize> = HashMap::new();
     for (i, op) in base.operations.iter().enumerate() {

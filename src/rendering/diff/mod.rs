@@ -8,11 +8,11 @@
 //! improvement or neutral ([`changes`]); findings are compared by an identity that does
 //! not depend on where each version lies ([`findings`]).
 
-pub mod change_kind;
-pub mod changes;
-pub mod findings;
-pub mod matching;
-pub mod render;
+pub(crate) mod change_kind;
+pub(crate) mod changes;
+pub(crate) mod findings;
+pub(crate) mod matching;
+pub(crate) mod render;
 
 use serde::Serialize;
 
@@ -20,10 +20,10 @@ use crate::analysis::check::Checked;
 use crate::analysis::contract::ContractState;
 use crate::location::Loc;
 
-pub use change_kind::ChangeKind;
+pub(crate) use change_kind::ChangeKind;
 
 /// One version of a description, checked.
-pub struct Side {
+pub(crate) struct Side {
     pub checked: Checked,
     /// The description as named on the command line (`REF:path` for a git revision).
     pub name: String,
@@ -40,7 +40,7 @@ pub struct Side {
 
 impl Side {
     /// Where a location is, as this side names its files.
-    pub fn place(&self, loc: &Loc) -> crate::rendering::output::Place {
+    pub(crate) fn place(&self, loc: &Loc) -> crate::rendering::output::Place {
         let mut place = crate::rendering::output::Place::of(loc, &self.checked.analysis.sources);
         place.file = renamed(place.file, self.rename.as_ref());
         place
@@ -48,7 +48,7 @@ impl Side {
 }
 
 /// A file name as a side shows it: under the scratch folder of a revision, `REF:path`.
-pub fn renamed(name: String, rename: Option<&(String, String)>) -> String {
+pub(crate) fn renamed(name: String, rename: Option<&(String, String)>) -> String {
     match rename.and_then(|(from, to)| Some((name.strip_prefix(from.as_str())?, to))) {
         Some((rest, to)) => format!("{to}{}", rest.trim_start_matches('/')),
         None => name,
@@ -57,7 +57,7 @@ pub fn renamed(name: String, rename: Option<&(String, String)>) -> String {
 
 /// An input error about a revision's files, naming them as the side does
 /// (`HEAD~1:api/openapi.yaml`) rather than by the scratch folder they were read into.
-pub fn renamed_error(
+pub(crate) fn renamed_error(
     mut error: crate::error::InputError,
     rename: &(String, String),
 ) -> crate::error::InputError {
@@ -84,14 +84,14 @@ pub fn renamed_error(
 /// How a change bears on retry safety.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
 #[serde(rename_all = "kebab-case")]
-pub enum Class {
+pub(crate) enum Class {
     Regression,
     Improvement,
     Neutral,
 }
 
 impl Class {
-    pub fn as_str(self) -> &'static str {
+    pub(crate) fn as_str(self) -> &'static str {
         match self {
             Class::Regression => "regression",
             Class::Improvement => "improvement",
@@ -102,7 +102,7 @@ impl Class {
 
 /// One difference in one operation.
 #[derive(Debug, Clone)]
-pub struct Change {
+pub(crate) struct Change {
     /// A stable name: `key-removed`, `deadline-removed`, …
     pub kind: ChangeKind,
     pub class: Class,
@@ -116,7 +116,7 @@ pub struct Change {
 /// Whether an operation is in both versions, or only one.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "kebab-case")]
-pub enum Presence {
+pub(crate) enum Presence {
     Both,
     Added,
     Removed,
@@ -124,7 +124,7 @@ pub enum Presence {
 
 /// One operation's changes.
 #[derive(Debug, Clone)]
-pub struct OperationDiff {
+pub(crate) struct OperationDiff {
     pub method: String,
     pub path: String,
     pub operation_id: Option<String>,
@@ -139,7 +139,7 @@ pub struct OperationDiff {
 }
 
 /// The whole comparison.
-pub struct Diff {
+pub(crate) struct Diff {
     pub base: Side,
     pub head: Side,
     /// Operations with at least one change, regressions first, then in head order.
@@ -157,7 +157,7 @@ pub struct Diff {
 /// Counts of a diff.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "camelCase")]
-pub struct DiffSummary {
+pub(crate) struct DiffSummary {
     pub regressions: usize,
     pub improvements: usize,
     pub neutral: usize,
@@ -169,7 +169,7 @@ pub struct DiffSummary {
 
 impl Diff {
     /// Compares two checked versions.
-    pub fn new(base: Side, head: Side) -> Diff {
+    pub(crate) fn new(base: Side, head: Side) -> Diff {
         let pairs = matching::pair(&base.checked.analysis.api, &head.checked.analysis.api);
         let mut operations: Vec<OperationDiff> = pairs
             .iter()
@@ -198,7 +198,7 @@ impl Diff {
         }
     }
 
-    pub fn summary(&self) -> DiffSummary {
+    pub(crate) fn summary(&self) -> DiffSummary {
         let count = |class| {
             self.operations
                 .iter()
@@ -218,7 +218,7 @@ impl Diff {
     }
 
     /// Whether the change fails review: a regression, or a new finding at `fail_on`.
-    pub fn fails(&self, fail_on: crate::rendering::output::FailOn) -> bool {
+    pub(crate) fn fails(&self, fail_on: crate::rendering::output::FailOn) -> bool {
         self.summary().regressions > 0
             || self
                 .new_findings

@@ -167,13 +167,12 @@ fn error_diagnostic(error: &InputError) -> Report {
         .help
         .as_deref()
         .map(|h| escape::terminal(h).into_owned());
-    let mut report = match &error.site {
-        Some(site) => site_report(site, message, help),
-        None => {
-            let mut report = Report::bare(message);
-            report.help = help;
-            report
-        }
+    let mut report = if let Some(site) = &error.site {
+        site_report(site, message, help)
+    } else {
+        let mut report = Report::bare(message);
+        report.help = help;
+        report
     };
     report.related = error
         .related

@@ -80,10 +80,10 @@ fn write_then_rename(temp: &Path, path: &Path, bytes: &[u8]) -> std::io::Result<
 /// A name in the target's folder that no other run uses at the same time.
 fn temp_path(path: &Path) -> PathBuf {
     static COUNTER: AtomicU32 = AtomicU32::new(0);
-    let name = path
-        .file_name()
-        .map(|n| n.to_string_lossy().into_owned())
-        .unwrap_or_else(|| "output".to_string());
+    let name = path.file_name().map_or_else(
+        || "output".to_string(),
+        |n| n.to_string_lossy().into_owned(),
+    );
     let temp = format!(
         ".{name}.{}-{}.tmp",
         std::process::id(),

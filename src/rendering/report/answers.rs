@@ -7,7 +7,7 @@ use crate::input::model::Operation;
 use crate::input::policy::{EffectSource, Effective, SideEffect, UnknownOutcome};
 
 /// What repeating the operation repeats.
-pub fn side_effect(op: &Operation, policy: Option<&Effective>) -> SideEffect {
+pub(super) fn side_effect(op: &Operation, policy: Option<&Effective>) -> SideEffect {
     match (policy, &op.idempotent) {
         (Some(p), _) => p.effect.side_effect,
         (None, Some((true, _))) => SideEffect::Idempotent,
@@ -16,7 +16,7 @@ pub fn side_effect(op: &Operation, policy: Option<&Effective>) -> SideEffect {
     }
 }
 
-pub fn answer(
+pub(super) fn answer(
     op: &Operation,
     policy: Option<&Effective>,
     plan: Option<&Schedule>,

@@ -13,7 +13,7 @@ use crate::input::policy::SideEffect;
 /// One operation's contract, in words and in fields.
 #[derive(Debug, Serialize)]
 #[serde(rename_all = "camelCase")]
-pub struct ContractReport {
+pub(crate) struct ContractReport {
     pub state: ContractState,
     /// Why it has that state, in one line.
     pub reason: String,
@@ -52,7 +52,7 @@ impl Default for ContractReport {
 /// One throttling status an operation declares.
 #[derive(Debug, Serialize)]
 #[serde(rename_all = "camelCase")]
-pub struct ThrottleReport {
+pub(crate) struct ThrottleReport {
     pub status: u16,
     /// `429`, or the class that covers it (`4XX`).
     pub declared_as: String,
@@ -65,7 +65,7 @@ pub struct ThrottleReport {
 }
 
 /// The report of one operation's contract.
-pub fn describe(c: &Contract, op: &Operation) -> ContractReport {
+pub(super) fn describe(c: &Contract, op: &Operation) -> ContractReport {
     ContractReport {
         state: c.state,
         reason: c.reason(),
@@ -103,7 +103,7 @@ pub fn describe(c: &Contract, op: &Operation) -> ContractReport {
 /// Counts over the whole API.
 #[derive(Debug, Serialize)]
 #[serde(rename_all = "camelCase")]
-pub struct ContractSummary {
+pub(crate) struct ContractSummary {
     /// Operations at each contract state.
     pub states: StateCounts,
     /// Non-idempotent operations (by the description alone).
@@ -123,7 +123,7 @@ pub struct ContractSummary {
 /// The contract counts of one tag.
 #[derive(Debug, Serialize)]
 #[serde(rename_all = "camelCase")]
-pub struct TagSummary {
+pub(crate) struct TagSummary {
     pub tag: String,
     pub operations: usize,
     pub writes: usize,
@@ -132,10 +132,10 @@ pub struct TagSummary {
 }
 
 /// The name under which operations without a tag are counted.
-pub const UNTAGGED: &str = "(untagged)";
+pub(super) const UNTAGGED: &str = "(untagged)";
 
 /// Sums the contract states of all operations, and per tag.
-pub fn summarize(operations: &[OperationReport]) -> ContractSummary {
+pub(super) fn summarize(operations: &[OperationReport]) -> ContractSummary {
     let mut states = StateCounts::default();
     let mut tags: BTreeMap<&str, TagSummary> = BTreeMap::new();
     let mut writes = 0;

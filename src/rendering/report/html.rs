@@ -33,7 +33,7 @@ pub(crate) mod timeline;
 use summary::{label, readiness_count, state_label};
 
 /// Renders the report as one HTML page.
-pub fn render(report: &Report) -> String {
+pub(crate) fn render(report: &Report) -> String {
     let mut out = String::with_capacity(16_384 + report.operations.len() * 6_144);
     head(&mut out, report);
     summary::header(&mut out, report);

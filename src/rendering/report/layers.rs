@@ -7,7 +7,7 @@ use crate::analysis::layers::UNBOUNDED_ATTEMPTS;
 use crate::rendering::output::Place;
 
 /// Adds the layers that retry operation `index` to its report, when there are any.
-pub fn describe(report: &mut OperationReport, analysis: &Analysis, index: usize) {
+pub(super) fn describe(report: &mut OperationReport, analysis: &Analysis, index: usize) {
     let bound = &analysis.layers;
     if bound.per_operation[index].is_empty() {
         return;

@@ -11,9 +11,9 @@
 
 mod answers;
 mod contract;
-pub mod html;
+pub(crate) mod html;
 mod layers;
-pub mod markdown;
+pub(crate) mod markdown;
 
 use std::collections::HashMap;
 
@@ -29,12 +29,12 @@ use crate::rendering::output::Place;
 
 /// The version of the JSON report's shape (2: readiness only with a policy, and the
 /// contract view).
-pub const VERSION: u32 = 2;
+pub(crate) const VERSION: u32 = 2;
 
 /// How ready an operation is for automatic retries.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
 #[serde(rename_all = "kebab-case")]
-pub enum Readiness {
+pub(crate) enum Readiness {
     /// An error finding: retrying as configured can do harm.
     Unsafe,
     /// A warning: it works, but something in the contract is missing or weak.
@@ -44,7 +44,7 @@ pub enum Readiness {
 }
 
 impl Readiness {
-    pub fn as_str(self) -> &'static str {
+    pub(crate) fn as_str(self) -> &'static str {
         match self {
             Readiness::Unsafe => "unsafe",
             Readiness::NeedsWork => "needs-work",
@@ -53,7 +53,7 @@ impl Readiness {
     }
 
     /// One sentence for the legend.
-    pub fn meaning(self) -> &'static str {
+    pub(crate) fn meaning(self) -> &'static str {
         match self {
             Readiness::Unsafe => {
                 "an error finding: retrying as configured can repeat a write, overload the server or never end"
@@ -69,7 +69,7 @@ impl Readiness {
 /// A whole report.
 #[derive(Debug, Serialize)]
 #[serde(rename_all = "camelCase")]
-pub struct Report {
+pub(crate) struct Report {
     pub version: u32,
     pub description: String,
     /// The policy file, when there is one.
@@ -83,7 +83,7 @@ pub struct Report {
 /// Counts over all operations.
 #[derive(Debug, Serialize)]
 #[serde(rename_all = "camelCase")]
-pub struct ReportSummary {
+pub(crate) struct ReportSummary {
     pub operations: usize,
     pub retried: usize,
     /// How many operations are at each readiness; `null` without a client policy.
@@ -99,7 +99,7 @@ pub struct ReportSummary {
 /// How many operations are at each readiness.
 #[derive(Debug, Serialize)]
 #[serde(rename_all = "camelCase")]
-pub struct ReadinessCounts {
+pub(crate) struct ReadinessCounts {
     pub ready: usize,
     pub needs_work: usize,
     #[serde(rename = "unsafe")]
@@ -107,7 +107,7 @@ pub struct ReadinessCounts {
 }
 
 impl ReadinessCounts {
-    pub fn get(&self, readiness: Readiness) -> usize {
+    pub(crate) fn get(&self, readiness: Readiness) -> usize {
         match readiness {
             Readiness::Ready => self.ready,
             Readiness::NeedsWork => self.needs_work,
@@ -117,7 +117,7 @@ impl ReadinessCounts {
 }
 
 #[derive(Debug, Serialize)]
-pub struct RuleCount {
+pub(crate) struct RuleCount {
     pub rule: &'static str,
     pub severity: &'static str,
     pub count: usize,
@@ -126,7 +126,7 @@ pub struct RuleCount {
 /// One operation's answers.
 #[derive(Debug, Serialize)]
 #[serde(rename_all = "camelCase")]
-pub struct OperationReport {
+pub(crate) struct OperationReport {
     pub method: String,
     pub path: String,
     pub operation_id: Option<String>,
@@ -150,6 +150,10 @@ pub struct OperationReport {
     pub layers: Vec<LayerReport>,
     /// Requests at the backend for one call in the worst case; `null` when unbounded.
     #[serde(skip_serializing_if = "Option::is_none")]
+    #[allow(
+        clippy::option_option,
+        reason = "absent (no layers), null (unbounded) and a number are three answers"
+    )]
     pub amplification: Option<Option<u64>>,
     pub findings: Vec<FindingReport>,
 }
@@ -157,7 +161,7 @@ pub struct OperationReport {
 /// One layer that retries an operation.
 #[derive(Debug, Serialize)]
 #[serde(rename_all = "camelCase")]
-pub struct LayerReport {
+pub(crate) struct LayerReport {
     /// `client`, `edge`, `gateway` or `mesh`.
     pub position: &'static str,
     pub name: String,
@@ -174,7 +178,7 @@ pub struct LayerReport {
 /// The four questions of a retry contract, answered in plain words.
 #[derive(Debug, Serialize)]
 #[serde(rename_all = "camelCase")]
-pub struct Answers {
+pub(crate) struct Answers {
     /// What repeats, and where that comes from.
     pub effect: String,
     /// Why repeating is safe (or that it is not).
@@ -192,7 +196,7 @@ pub struct Answers {
 /// The worst-case schedule, in milliseconds.
 #[derive(Debug, Serialize)]
 #[serde(rename_all = "camelCase")]
-pub struct ScheduleReport {
+pub(crate) struct ScheduleReport {
     pub deadline_ms: Option<f64>,
     pub worst_case_ms: f64,
     /// All attempts with full timeouts and the longest waits, ignoring the deadline.
@@ -205,7 +209,7 @@ pub struct ScheduleReport {
 
 #[derive(Debug, Serialize)]
 #[serde(rename_all = "camelCase")]
-pub struct AttemptReport {
+pub(crate) struct AttemptReport {
     pub attempt: u32,
     pub wait_min_ms: f64,
     pub wait_max_ms: f64,
@@ -214,7 +218,7 @@ pub struct AttemptReport {
 }
 
 #[derive(Debug, Serialize)]
-pub struct FindingReport {
+pub(crate) struct FindingReport {
     pub rule: &'static str,
     pub severity: &'static str,
     pub message: String,
@@ -223,7 +227,7 @@ pub struct FindingReport {
 }
 
 /// Builds the report of a checked description.
-pub fn build(checked: &Checked, policy: Option<String>) -> Report {
+pub(crate) fn build(checked: &Checked, policy: Option<String>) -> Report {
     let analysis = &checked.analysis;
     let sources = &analysis.sources;
     let finding_report = |f: &Finding| FindingReport {
@@ -408,7 +412,7 @@ fn reason_of(f: &Finding, op: &Operation) -> String {
 }
 
 /// The report as versioned JSON.
-pub fn json(report: &Report) -> String {
+pub(crate) fn json(report: &Report) -> String {
     let mut text = serde_json::to_string_pretty(report).unwrap_or_default();
     text.push('\n');
     text

@@ -128,7 +128,7 @@ fn chart(out: &mut String, report: &Report) {
         Capacity::PerSecond(n) => Some(n as f64),
         Capacity::Unlimited => None,
     };
-    let peak = report.outcomes.iter().map(Outcome::peak).max().unwrap_or(0) as f64;
+    let peak = f64::from(report.outcomes.iter().map(Outcome::peak).max().unwrap_or(0));
     let y_step = step(peak.max(capacity.unwrap_or(0.0)).max(1.0), 5.0);
     let y_max = ((peak.max(capacity.unwrap_or(0.0)) / y_step).floor() + 1.0) * y_step;
     let (plot_w, plot_h) = (WIDTH - LEFT - RIGHT, HEIGHT - TOP - BOTTOM);

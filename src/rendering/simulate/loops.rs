@@ -152,7 +152,7 @@ pub(super) struct LoopState {
 
 impl LoopState {
     /// A loop of `policy` starting at `t`, no attempt made yet.
-    pub fn new(policy: &Client, t: i64, horizon: i64) -> LoopState {
+    pub(super) fn new(policy: &Client, t: i64, horizon: i64) -> LoopState {
         LoopState {
             start: t,
             deadline: policy
@@ -193,7 +193,7 @@ pub(super) struct Call {
 
 impl Call {
     /// A call of `loops` arriving at `t`.
-    pub fn new(loops: &Loops, client: u32, t: i64, horizon: i64) -> Call {
+    pub(super) fn new(loops: &Loops, client: u32, t: i64, horizon: i64) -> Call {
         Call {
             own: LoopState::new(&loops.client, t, horizon),
             not_before: i64::MIN,
@@ -206,7 +206,7 @@ impl Call {
     }
 
     /// When the call started.
-    pub fn start(&self) -> i64 {
+    pub(super) fn start(&self) -> i64 {
         self.own.start
     }
 
@@ -227,7 +227,7 @@ impl Call {
     /// Opens the attempts of a request sent at `t`: the loop that retries makes one more,
     /// the loops inside it start afresh with their first. Returns when the request stops
     /// being waited for, and the loop that then hears a timeout.
-    pub fn open(
+    pub(super) fn open(
         &mut self,
         inner: &mut [LoopState],
         loops: &Loops,

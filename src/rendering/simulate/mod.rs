@@ -207,7 +207,7 @@ pub fn simulate(scenario: &Scenario, targets: &[Target], variants: &[Variant]) -
                 })
                 .collect();
             let mut outcome = run_loops(scenario, &timeline, &loops, &arrivals);
-            outcome.name = variant.name.clone();
+            outcome.name.clone_from(&variant.name);
             outcome
         })
         .collect()

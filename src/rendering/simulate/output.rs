@@ -188,7 +188,11 @@ pub fn text(report: &Report) -> String {
     if s.faults.is_empty() {
         out.push_str("faults: none\n");
     } else {
-        let faults: Vec<String> = s.faults.iter().map(|f| f.to_string()).collect();
+        let faults: Vec<String> = s
+            .faults
+            .iter()
+            .map(std::string::ToString::to_string)
+            .collect();
         let _ = writeln!(out, "faults: {}", faults.join(", "));
     }
     let label = if report.operations.len() == 1 {
@@ -422,7 +426,11 @@ pub fn json(report: &Report) -> String {
             clients: s.clients,
             arrival: s.arrival.to_string(),
             capacity: s.capacity.to_string(),
-            faults: s.faults.iter().map(|f| f.to_string()).collect(),
+            faults: s
+                .faults
+                .iter()
+                .map(std::string::ToString::to_string)
+                .collect(),
             latency: s.latency.to_string(),
             seed: s.seed,
             operations: &report.operations,

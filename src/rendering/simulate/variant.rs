@@ -81,7 +81,7 @@ impl Variant {
                 Change::Multiplier(m) => p.backoff_multiplier = at(*m),
                 Change::Jitter(j) => p.jitter = at(*j),
                 Change::RetryOn(list) => {
-                    p.retry_on = at(list.iter().map(|s| Spanned::new(*s, here())).collect())
+                    p.retry_on = at(list.iter().map(|s| Spanned::new(*s, here())).collect());
                 }
                 Change::HonorRetryAfter(h) => p.retry_after_honor = at(*h),
                 Change::RetryAfterMax(d) => p.retry_after_max = d.and_then(at),
@@ -106,6 +106,10 @@ fn here() -> Loc {
     Loc::new(0, "", Span::default()).noted("implied by --compare")
 }
 
+#[allow(
+    clippy::unnecessary_wraps,
+    reason = "it writes a policy's optional fields, which are all `Option`s"
+)]
 fn at<T>(value: T) -> Option<Spanned<T>> {
     Some(Spanned::new(value, here()))
 }

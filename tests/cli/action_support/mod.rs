@@ -7,17 +7,17 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
 /// The crate's root, where the action's scripts are.
-pub fn root() -> &'static Path {
+pub(crate) fn root() -> &'static Path {
     Path::new(env!("CARGO_MANIFEST_DIR"))
 }
 
 /// Whether a command is on this machine.
-pub fn have(tool: &str) -> bool {
+pub(crate) fn have(tool: &str) -> bool {
     Command::new(tool).arg("--version").output().is_ok()
 }
 
 /// Whether every tool is here; else says which test did not run, and why.
-pub fn have_all(tools: &[&str], what: &str) -> bool {
+pub(crate) fn have_all(tools: &[&str], what: &str) -> bool {
     let missing: Vec<&str> = tools.iter().copied().filter(|t| !have(t)).collect();
     if missing.is_empty() {
         return true;
@@ -30,7 +30,7 @@ pub fn have_all(tools: &[&str], what: &str) -> bool {
 }
 
 /// The folder the tests' binary is in, to put on PATH.
-pub fn bin_dir() -> PathBuf {
+pub(crate) fn bin_dir() -> PathBuf {
     Path::new(env!("CARGO_BIN_EXE_retrylint"))
         .parent()
         .map(Path::to_path_buf)
@@ -38,7 +38,7 @@ pub fn bin_dir() -> PathBuf {
 }
 
 /// `dir` before this process's PATH.
-pub fn path_with(dir: &Path) -> String {
+pub(crate) fn path_with(dir: &Path) -> String {
     format!(
         "{}:{}",
         dir.display(),
@@ -48,7 +48,7 @@ pub fn path_with(dir: &Path) -> String {
 
 /// The action's check script, run in `dir` with the tests' binary on PATH and none of
 /// the runner's variables but those a test sets.
-pub fn action_check(dir: &Path) -> Command {
+pub(crate) fn action_check(dir: &Path) -> Command {
     let mut command = Command::new("bash");
     command
         .arg(root().join("action/check.sh"))
@@ -71,7 +71,7 @@ pub fn action_check(dir: &Path) -> Command {
 }
 
 /// Asserts a run ended with `code`, showing what it printed when not; returns stdout.
-pub fn ended(run: &Output, code: i32) -> String {
+pub(crate) fn ended(run: &Output, code: i32) -> String {
     let stdout = String::from_utf8_lossy(&run.stdout).into_owned();
     assert_eq!(
         run.status.code(),
@@ -83,7 +83,7 @@ pub fn ended(run: &Output, code: i32) -> String {
 }
 
 /// Standard output and standard error of a run, as one text.
-pub fn printed(run: &Output) -> String {
+pub(crate) fn printed(run: &Output) -> String {
     format!(
         "{}{}",
         String::from_utf8_lossy(&run.stdout),
@@ -92,6 +92,6 @@ pub fn printed(run: &Output) -> String {
 }
 
 /// A file's text, or nothing when it is not there.
-pub fn read_or_empty(path: &Path) -> String {
+pub(crate) fn read_or_empty(path: &Path) -> String {
     std::fs::read_to_string(path).unwrap_or_default()
 }

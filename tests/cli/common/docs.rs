@@ -4,7 +4,7 @@
 use std::path::Path;
 
 /// The manual's pages whose examples and claims the tests check; each must exist.
-pub const PAGES: &[&str] = &[
+pub(crate) const PAGES: &[&str] = &[
     "introduction.md",
     "usage.md",
     "ci.md",
@@ -21,20 +21,20 @@ pub const PAGES: &[&str] = &[
 ];
 
 /// A file of the repository, by its path from the root.
-pub fn read(relative: &str) -> String {
+pub(crate) fn read(relative: &str) -> String {
     let path = Path::new(env!("CARGO_MANIFEST_DIR")).join(relative);
     std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{relative}: {e}"))
 }
 
 /// A page of the manual, by its name under `docs/src`.
-pub fn page(name: &str) -> String {
+pub(crate) fn page(name: &str) -> String {
     read(&format!("docs/src/{name}"))
 }
 
 /// The README and every page under `docs/src` (the names of `PAGES` first, so that a
 /// missing one fails), each with its path from the root.
-pub fn readme_and_pages() -> Vec<(String, String)> {
-    let mut names: Vec<String> = PAGES.iter().map(|p| p.to_string()).collect();
+pub(crate) fn readme_and_pages() -> Vec<(String, String)> {
+    let mut names: Vec<String> = PAGES.iter().map(std::string::ToString::to_string).collect();
     let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("docs/src");
     let mut others: Vec<String> = std::fs::read_dir(&dir)
         .unwrap_or_else(|e| panic!("docs/src: {e}"))
@@ -53,7 +53,7 @@ pub fn readme_and_pages() -> Vec<(String, String)> {
 }
 
 /// The lines of `text` with whether each is inside a fenced block (fences included).
-pub fn fenced_lines(text: &str) -> Vec<(&str, bool)> {
+pub(crate) fn fenced_lines(text: &str) -> Vec<(&str, bool)> {
     let mut inside = false;
     text.lines()
         .map(|line| {
@@ -69,7 +69,7 @@ pub fn fenced_lines(text: &str) -> Vec<(&str, bool)> {
 
 /// The section of `text` under the heading line `heading` (`## pre-commit`), up to the
 /// next heading of the same or a higher level outside fenced blocks.
-pub fn section<'a>(text: &'a str, heading: &str) -> &'a str {
+pub(crate) fn section<'a>(text: &'a str, heading: &str) -> &'a str {
     let level = heading.chars().take_while(|&c| c == '#').count();
     let mut start = None;
     let mut offset = 0;
@@ -95,7 +95,7 @@ pub fn section<'a>(text: &'a str, heading: &str) -> &'a str {
 }
 
 /// The bodies of the ```` ```language ```` blocks of `text`.
-pub fn blocks<'a>(text: &'a str, language: &str) -> Vec<&'a str> {
+pub(crate) fn blocks<'a>(text: &'a str, language: &str) -> Vec<&'a str> {
     let fence = format!("```{language}\n");
     text.match_indices(&fence)
         .filter(|(at, _)| *at == 0 || text[..*at].ends_with('\n'))

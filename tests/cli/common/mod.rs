@@ -5,10 +5,10 @@
 use std::path::Path;
 use std::process::Command;
 
-pub mod docs;
+pub(crate) mod docs;
 
 /// What one run of the binary printed.
-pub struct Run {
+pub(crate) struct Run {
     pub code: i32,
     pub stdout: String,
     pub stderr: String,
@@ -16,7 +16,7 @@ pub struct Run {
 
 impl Run {
     /// Exit code, then stdout and stderr, as one text for a snapshot.
-    pub fn transcript(&self) -> String {
+    pub(crate) fn transcript(&self) -> String {
         let mut out = format!("exit code: {}\n", self.code);
         if !self.stdout.is_empty() {
             out.push_str("----- stdout -----\n");
@@ -31,12 +31,12 @@ impl Run {
 }
 
 /// Runs `retrylint ARGS…` in the crate root, without colours.
-pub fn retrylint(args: &[&str]) -> Run {
+pub(crate) fn retrylint(args: &[&str]) -> Run {
     retrylint_in(Path::new(env!("CARGO_MANIFEST_DIR")), args)
 }
 
 /// Runs `retrylint ARGS…` in `dir`.
-pub fn retrylint_in(dir: &Path, args: &[&str]) -> Run {
+pub(crate) fn retrylint_in(dir: &Path, args: &[&str]) -> Run {
     let output = Command::new(env!("CARGO_BIN_EXE_retrylint"))
         .args(args)
         .current_dir(dir)
@@ -52,7 +52,7 @@ pub fn retrylint_in(dir: &Path, args: &[&str]) -> Run {
 
 /// Runs `retrylint ARGS…` in `dir` with `env` set (and nothing removed but the colour
 /// variables a CI machine may set), and `stdin` as its standard input.
-pub fn retrylint_with(dir: &Path, args: &[&str], env: &[(&str, &str)], stdin: &str) -> Run {
+pub(crate) fn retrylint_with(dir: &Path, args: &[&str], env: &[(&str, &str)], stdin: &str) -> Run {
     use std::io::Write;
     let mut child = Command::new(env!("CARGO_BIN_EXE_retrylint"))
         .args(args)
@@ -79,7 +79,7 @@ pub fn retrylint_with(dir: &Path, args: &[&str], env: &[(&str, &str)], stdin: &s
 }
 
 /// An empty scratch folder for one test, under the target folder, resolved.
-pub fn scratch(name: &str) -> std::path::PathBuf {
+pub(crate) fn scratch(name: &str) -> std::path::PathBuf {
     let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join(name);
     let _ = std::fs::remove_dir_all(&dir);
     std::fs::create_dir_all(&dir).expect("a scratch folder");
@@ -89,12 +89,12 @@ pub fn scratch(name: &str) -> std::path::PathBuf {
 /// Writes the layer files `files` (name, text) into `dir`, then checks `openapi.yaml`
 /// there against them, each given with `-p`, for the service host `p`, infos shown (the
 /// rules that fire are what is tested).
-pub fn check_layers(dir: &Path, files: &[(&str, &str)]) -> Run {
+pub(crate) fn check_layers(dir: &Path, files: &[(&str, &str)]) -> Run {
     check_layers_as(dir, files, "human")
 }
 
 /// [`check_layers`] with the output format `format`.
-pub fn check_layers_as(dir: &Path, files: &[(&str, &str)], format: &str) -> Run {
+pub(crate) fn check_layers_as(dir: &Path, files: &[(&str, &str)], format: &str) -> Run {
     let mut args = vec!["check".to_string(), "openapi.yaml".to_string()];
     for (name, text) in files {
         std::fs::write(dir.join(name), text).expect("written");
@@ -110,7 +110,7 @@ pub fn check_layers_as(dir: &Path, files: &[(&str, &str)], format: &str) -> Run 
 }
 
 /// Copies a file of the crate (a path from its root) into `dir` as `name`.
-pub fn copy_fixture(fixture: &str, dir: &Path, name: &str) {
+pub(crate) fn copy_fixture(fixture: &str, dir: &Path, name: &str) {
     let to = dir.join(name);
     if let Some(parent) = to.parent() {
         std::fs::create_dir_all(parent).expect("a folder for the copy");
@@ -120,19 +120,19 @@ pub fn copy_fixture(fixture: &str, dir: &Path, name: &str) {
 }
 
 /// The retry-layers demo of `docs/src/layers.md`: a payments API behind a gateway and a mesh.
-pub mod layers_demo {
-    pub const DEMO: &str = "fixtures/layers/payments/openapi.yaml";
-    pub const DEMO_POLICY: &str = "fixtures/layers/payments/retry-policy.yaml";
-    pub const DEMO_DEPLOY: &str = "fixtures/layers/payments/deploy";
+pub(crate) mod layers_demo {
+    pub(crate) const DEMO: &str = "fixtures/layers/payments/openapi.yaml";
+    pub(crate) const DEMO_POLICY: &str = "fixtures/layers/payments/retry-policy.yaml";
+    pub(crate) const DEMO_DEPLOY: &str = "fixtures/layers/payments/deploy";
 
     /// The demo's description, alone in `dir` (no policy beside it to discover).
-    pub fn copy_demo(dir: &std::path::Path) {
+    pub(crate) fn copy_demo(dir: &std::path::Path) {
         super::copy_fixture(DEMO, dir, "openapi.yaml");
     }
 }
 
 /// A parsed YAML or JSON tree as a JSON value.
-pub fn to_json(node: &retrylint::input::source::Node) -> serde_json::Value {
+pub(crate) fn to_json(node: &retrylint::input::source::Node) -> serde_json::Value {
     use retrylint::input::source::Value;
     use serde_json::json;
     match &node.value {
@@ -155,7 +155,7 @@ pub fn to_json(node: &retrylint::input::source::Node) -> serde_json::Value {
 }
 
 /// A YAML file of the repository as a JSON value.
-pub fn yaml_file(path: &str) -> serde_json::Value {
+pub(crate) fn yaml_file(path: &str) -> serde_json::Value {
     let text = std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join(path))
         .unwrap_or_else(|e| panic!("{path}: {e}"));
     let (node, _) =
@@ -165,7 +165,7 @@ pub fn yaml_file(path: &str) -> serde_json::Value {
 }
 
 /// Validates `instance` against a JSON Schema under `tests/data`; returns the errors.
-pub fn schema_errors(schema_file: &str, instance: &serde_json::Value) -> Vec<String> {
+pub(crate) fn schema_errors(schema_file: &str, instance: &serde_json::Value) -> Vec<String> {
     let text = std::fs::read_to_string(
         Path::new(env!("CARGO_MANIFEST_DIR"))
             .join("tests/data")
@@ -181,13 +181,13 @@ pub fn schema_errors(schema_file: &str, instance: &serde_json::Value) -> Vec<Str
 }
 
 /// The findings of a run's JSON output.
-pub fn json_findings(stdout: &str) -> Vec<serde_json::Value> {
+pub(crate) fn json_findings(stdout: &str) -> Vec<serde_json::Value> {
     let json: serde_json::Value = serde_json::from_str(stdout).expect("JSON output");
     json["findings"].as_array().cloned().unwrap_or_default()
 }
 
 /// The rule names that appear as `severity[rule]` headers in human output.
-pub fn fired_rules(stdout: &str) -> Vec<String> {
+pub(crate) fn fired_rules(stdout: &str) -> Vec<String> {
     let mut rules: Vec<String> = stdout
         .lines()
         .filter_map(|line| {
@@ -207,7 +207,7 @@ pub fn fired_rules(stdout: &str) -> Vec<String> {
 }
 
 /// Errors of a SARIF log against the official SARIF 2.1.0 schema (empty when valid).
-pub fn sarif_errors(text: &str) -> Vec<String> {
+pub(crate) fn sarif_errors(text: &str) -> Vec<String> {
     let schema: serde_json::Value =
         serde_json::from_str(include_str!("../../data/sarif-schema-2.1.0.json")).unwrap();
     let validator = jsonschema::options()
@@ -223,7 +223,7 @@ pub fn sarif_errors(text: &str) -> Vec<String> {
 
 /// Undoes the HTML escaping retrylint writes (`&amp;`, `&lt;`, `&gt;`, `&quot;`, `&#39;`,
 /// `&#10;`, `&#13;`).
-pub fn html_unescape(text: &str) -> String {
+pub(crate) fn html_unescape(text: &str) -> String {
     text.replace("&lt;", "<")
         .replace("&gt;", ">")
         .replace("&quot;", "\"")
@@ -235,7 +235,7 @@ pub fn html_unescape(text: &str) -> String {
 
 /// The arguments a POSIX shell makes of `command` (which is never run, only split).
 #[cfg(unix)]
-pub fn shell_words(command: &str) -> Vec<String> {
+pub(crate) fn shell_words(command: &str) -> Vec<String> {
     let script = format!("set -- {command}\nprintf '%s\\0' \"$@\"");
     let output = Command::new("sh")
         .arg("-c")
@@ -250,12 +250,12 @@ pub fn shell_words(command: &str) -> Vec<String> {
 }
 
 /// The files of a JSON finding's primary and related locations, in that order.
-pub fn finding_files(finding: &serde_json::Value) -> Vec<&str> {
+pub(crate) fn finding_files(finding: &serde_json::Value) -> Vec<&str> {
     std::iter::once(&finding["location"])
         .chain(
             finding["related"]
                 .as_array()
-                .map(|r| r.as_slice())
+                .map(std::vec::Vec::as_slice)
                 .unwrap_or_default()
                 .iter()
                 .map(|r| &r["location"]),
@@ -265,7 +265,7 @@ pub fn finding_files(finding: &serde_json::Value) -> Vec<&str> {
 }
 
 /// Runs `retrylint simulate ARGS… --format json` and parses the document.
-pub fn simulate_json(args: &[&str]) -> serde_json::Value {
+pub(crate) fn simulate_json(args: &[&str]) -> serde_json::Value {
     let mut all = vec!["simulate"];
     all.extend_from_slice(args);
     all.extend_from_slice(&["--format", "json"]);
@@ -275,7 +275,10 @@ pub fn simulate_json(args: &[&str]) -> serde_json::Value {
 }
 
 /// The variant named `name` of a `simulate` JSON document.
-pub fn simulate_variant<'a>(document: &'a serde_json::Value, name: &str) -> &'a serde_json::Value {
+pub(crate) fn simulate_variant<'a>(
+    document: &'a serde_json::Value,
+    name: &str,
+) -> &'a serde_json::Value {
     document["variants"]
         .as_array()
         .and_then(|v| v.iter().find(|v| v["name"] == name))
@@ -283,7 +286,7 @@ pub fn simulate_variant<'a>(document: &'a serde_json::Value, name: &str) -> &'a 
 }
 
 /// Runs git in `dir`, as a committer named t.
-pub fn git(dir: &Path, args: &[&str]) {
+pub(crate) fn git(dir: &Path, args: &[&str]) {
     let out = Command::new("git")
         .args(["-c", "user.name=t", "-c", "user.email=t@example.com"])
         .args(args)
@@ -300,7 +303,7 @@ pub fn git(dir: &Path, args: &[&str]) {
 /// A git repository of two commits: `api/openapi.yaml` takes a shared parameter from
 /// `api/parts/key.yaml`, which is `Idempotency-Key` in the first commit and a tracing
 /// header in the second.
-pub fn repository_losing_its_key(name: &str) -> std::path::PathBuf {
+pub(crate) fn repository_losing_its_key(name: &str) -> std::path::PathBuf {
     let dir = scratch(name);
     git(&dir, &["init", "-q"]);
     std::fs::create_dir_all(dir.join("api/parts")).unwrap();
@@ -326,7 +329,7 @@ pub fn repository_losing_its_key(name: &str) -> std::path::PathBuf {
 }
 
 /// `(rule, "file:line")` of each JSON finding: the rule and where it points.
-pub fn rule_places(findings: &[serde_json::Value]) -> Vec<(String, String)> {
+pub(crate) fn rule_places(findings: &[serde_json::Value]) -> Vec<(String, String)> {
     findings
         .iter()
         .map(|f| {
@@ -341,8 +344,8 @@ pub fn rule_places(findings: &[serde_json::Value]) -> Vec<(String, String)> {
 
 /// An orders service behind an Istio mesh: `POST /orders`, and a client policy that sends
 /// `Idempotency-Key` and retries on 503 and timeouts.
-pub mod orders {
-    pub const POLICY: &str = "version: 1
+pub(crate) mod orders {
+    pub(crate) const POLICY: &str = "version: 1
 defaults:
   maxAttempts: 3
   deadline: 10s
@@ -357,12 +360,12 @@ operations:
 ";
 
     /// The idempotency key as a required header parameter, in flow style.
-    pub const HEADER_KEY: &str =
+    pub(crate) const HEADER_KEY: &str =
         "{name: Idempotency-Key, in: header, required: true, schema: {type: string}}";
 
     /// `POST /orders` of the service `service` (`orders`), taking the parameter `key` when
     /// there is one.
-    pub fn description(service: &str, key: Option<&str>) -> String {
+    pub(crate) fn description(service: &str, key: Option<&str>) -> String {
         let parameters = key.map_or(String::new(), |k| format!("      parameters: [{k}]\n"));
         let operation = if service == "orders" {
             "createOrder".to_string()
@@ -386,7 +389,7 @@ paths:
     }
 
     /// An Istio route that retries every request to `service` on 5xx (the retries at line 9).
-    pub fn mesh(service: &str) -> String {
+    pub(crate) fn mesh(service: &str) -> String {
         format!(
             "apiVersion: networking.istio.io/v1
 kind: VirtualService
@@ -404,7 +407,7 @@ spec:
 }
 
 /// `(rule, "METHOD /path")` of every finding of a JSON document.
-pub fn rule_operations(doc: &serde_json::Value) -> Vec<(String, String)> {
+pub(crate) fn rule_operations(doc: &serde_json::Value) -> Vec<(String, String)> {
     doc["findings"]
         .as_array()
         .unwrap()
@@ -425,7 +428,9 @@ pub fn rule_operations(doc: &serde_json::Value) -> Vec<(String, String)> {
 
 /// `report --format json` of `openapi.yaml` in `dir`: each operation's `contract` by
 /// `METHOD /path`.
-pub fn report_contracts(dir: &Path) -> std::collections::BTreeMap<String, serde_json::Value> {
+pub(crate) fn report_contracts(
+    dir: &Path,
+) -> std::collections::BTreeMap<String, serde_json::Value> {
     let run = retrylint_in(dir, &["report", "openapi.yaml", "--format", "json"]);
     assert_eq!(run.code, 0, "{}", run.transcript());
     let doc: serde_json::Value = serde_json::from_str(&run.stdout).unwrap();
@@ -446,7 +451,7 @@ pub fn report_contracts(dir: &Path) -> std::collections::BTreeMap<String, serde_
 
 /// Markdown text with its code spans taken out: what a reader's Markdown would read as
 /// more than literal text.
-pub fn outside_code_spans(text: &str) -> String {
+pub(crate) fn outside_code_spans(text: &str) -> String {
     let mut out = String::new();
     let mut rest = text;
     while let Some(start) = rest.find('`') {
@@ -478,12 +483,11 @@ pub fn outside_code_spans(text: &str) -> String {
             }
             from = at + run;
         }
-        match end {
-            Some(end) => rest = &after[end + run..],
-            None => {
-                out.push_str(&fence);
-                rest = after;
-            }
+        if let Some(end) = end {
+            rest = &after[end + run..];
+        } else {
+            out.push_str(&fence);
+            rest = after;
         }
     }
     out.push_str(rest);
@@ -492,14 +496,14 @@ pub fn outside_code_spans(text: &str) -> String {
 
 /// An Istio `VirtualService` for host `shop` whose one route is retried `attempts` times
 /// on 5xx.
-pub fn virtual_service(attempts: u32) -> String {
+pub(crate) fn virtual_service(attempts: u32) -> String {
     format!(
         "apiVersion: networking.istio.io/v1\nkind: VirtualService\nmetadata: {{name: shop}}\nspec:\n  hosts: [shop]\n  http:\n  - route: [{{destination: {{host: shop}}}}]\n    retries: {{attempts: {attempts}, retryOn: 5xx}}\n"
     )
 }
 
 /// Whether git is here; without it the tests that need it say so and pass.
-pub fn have_git() -> bool {
+pub(crate) fn have_git() -> bool {
     let here = Command::new("git").arg("--version").output().is_ok();
     if !here {
         eprintln!("note: no git here; check --base was not run");

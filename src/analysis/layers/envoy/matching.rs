@@ -19,7 +19,7 @@ const METHOD_HEADER: &str = ":method";
 /// A route's `match` as the requests it takes. Usually one alternative; two when the path
 /// match ignores case and the path has capitals (the path as written, and in lower case:
 /// the description may spell it either way).
-pub fn route_match(
+pub(super) fn route_match(
     file: &SourceFile,
     node: &Node,
     loc: &Loc,
@@ -211,7 +211,7 @@ fn method_matcher<'a>(
 
 /// What a `HeaderMatcher` takes of its header's value; `None` for any value. Exported for
 /// `retriable_request_headers`, which are header matchers too.
-pub fn header_value(
+pub(super) fn header_value(
     file: &SourceFile,
     node: &Node,
     loc: &Loc,

@@ -332,37 +332,34 @@ fn route(
         ));
     };
     let matches = matching::route_match(file, match_node, &match_loc)?;
-    let (retries, budget) = match proto_field(node, loc, "route") {
-        Some((action, action_loc)) => {
-            mapping(file, action, &action_loc, "route")?;
-            let mut retries = match proto_field(action, &action_loc, "retry_policy") {
-                Some((policy, policy_loc)) => retry::read(file, policy, &policy_loc)?,
-                None => match host_policy {
-                    Some(inherited) => inherited.clone(),
-                    None => retry::Retries::none(&action_loc),
-                },
-            };
-            retries.policy.deadline = retry::route_timeout(file, action, &action_loc)?;
-            (retries, route_budget(file, action, &action_loc, clusters)?)
-        }
-        None => {
-            let answered = [
-                "redirect",
-                "direct_response",
-                "filter_action",
-                "non_forwarding_action",
-            ]
-            .iter()
-            .find_map(|key| proto_field(node, loc, key));
-            let Some((_, action_loc)) = answered else {
-                return Err(bad_value(
-                    file,
-                    loc,
-                    "this route has no action (`route`, `redirect` or `direct_response`): Envoy refuses it",
-                ));
-            };
-            (retry::Retries::answered_by_envoy(&action_loc), None)
-        }
+    let (retries, budget) = if let Some((action, action_loc)) = proto_field(node, loc, "route") {
+        mapping(file, action, &action_loc, "route")?;
+        let mut retries = match proto_field(action, &action_loc, "retry_policy") {
+            Some((policy, policy_loc)) => retry::read(file, policy, &policy_loc)?,
+            None => match host_policy {
+                Some(inherited) => inherited.clone(),
+                None => retry::Retries::none(&action_loc),
+            },
+        };
+        retries.policy.deadline = retry::route_timeout(file, action, &action_loc)?;
+        (retries, route_budget(file, action, &action_loc, clusters)?)
+    } else {
+        let answered = [
+            "redirect",
+            "direct_response",
+            "filter_action",
+            "non_forwarding_action",
+        ]
+        .iter()
+        .find_map(|key| proto_field(node, loc, key));
+        let Some((_, action_loc)) = answered else {
+            return Err(bad_value(
+                file,
+                loc,
+                "this route has no action (`route`, `redirect` or `direct_response`): Envoy refuses it",
+            ));
+        };
+        (retry::Retries::answered_by_envoy(&action_loc), None)
     };
     let route = Route {
         loc: loc.clone(),

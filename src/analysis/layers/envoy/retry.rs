@@ -38,7 +38,7 @@ const HTTP_DATE: &str =
 
 /// What a route's retry policy does.
 #[derive(Debug, Clone)]
-pub struct Retries {
+pub(super) struct Retries {
     pub policy: PolicyObject,
     /// From `retriable_request_headers` on `:method`; `None` means every method.
     pub retried_methods: Option<Vec<StringMatch>>,
@@ -49,12 +49,12 @@ pub struct Retries {
 
 impl Retries {
     /// A forwarding route with no retry policy of its own or of its virtual host.
-    pub fn none(action_loc: &Loc) -> Retries {
+    pub(super) fn none(action_loc: &Loc) -> Retries {
         Retries::single_attempt(action_loc.noted(NO_POLICY), true)
     }
 
     /// A route Envoy answers itself (`redirect`, `direct_response`).
-    pub fn answered_by_envoy(action_loc: &Loc) -> Retries {
+    pub(super) fn answered_by_envoy(action_loc: &Loc) -> Retries {
         Retries::single_attempt(action_loc.noted(ANSWERED_BY_ENVOY), false)
     }
 
@@ -73,7 +73,7 @@ impl Retries {
 }
 
 /// Reads a `retry_policy` at `loc`.
-pub fn read(file: &SourceFile, node: &Node, loc: &Loc) -> Result<Retries, InputError> {
+pub(super) fn read(file: &SourceFile, node: &Node, loc: &Loc) -> Result<Retries, InputError> {
     mapping(file, node, loc, "retry_policy")?;
     let mut policy = PolicyObject::default();
     let mut unsupported = Vec::new();
@@ -89,10 +89,10 @@ pub fn read(file: &SourceFile, node: &Node, loc: &Loc) -> Result<Retries, InputE
     backoff(file, node, loc, &mut policy)?;
     match proto_field(node, loc, "rate_limited_retry_back_off") {
         Some((limited, limited_loc)) => {
-            rate_limited(file, limited, &limited_loc, &mut policy, &mut unsupported)?
+            rate_limited(file, limited, &limited_loc, &mut policy, &mut unsupported)?;
         }
         None => {
-            policy.retry_after_honor = Some(Spanned::new(false, loc.noted(IGNORES_RETRY_AFTER)))
+            policy.retry_after_honor = Some(Spanned::new(false, loc.noted(IGNORES_RETRY_AFTER)));
         }
     }
     Ok(Retries {
@@ -105,7 +105,7 @@ pub fn read(file: &SourceFile, node: &Node, loc: &Loc) -> Result<Retries, InputE
 
 /// A route action's `timeout`: the deadline of the whole call, retries included (15 s
 /// unless set; `0s` turns it off).
-pub fn route_timeout(
+pub(super) fn route_timeout(
     file: &SourceFile,
     action: &Node,
     action_loc: &Loc,
@@ -228,8 +228,8 @@ fn backoff(
     loc: &Loc,
     policy: &mut PolicyObject,
 ) -> Result<(), InputError> {
-    let (base, cap, anchor) = match proto_field(node, loc, "retry_back_off") {
-        Some((section, section_loc)) => {
+    let (base, cap, anchor) =
+        if let Some((section, section_loc)) = proto_field(node, loc, "retry_back_off") {
             mapping(file, section, &section_loc, "retry_back_off")?;
             policy.backoff = Some(Spanned::new((), section_loc.clone()));
             let Some(mut base) = optional_duration(file, section, &section_loc, "base_interval")?
@@ -263,16 +263,14 @@ fn backoff(
                 None => Spanned::new(ten_times(base.value), section_loc.noted(DEFAULT_CAP)),
             };
             (base, cap, section_loc)
-        }
-        None => {
+        } else {
             let base = Duration::from_millis(25);
             (
                 Spanned::new(base, loc.noted(DEFAULT_BASE)),
                 Spanned::new(ten_times(base), loc.noted(DEFAULT_CAP)),
                 loc.clone(),
             )
-        }
-    };
+        };
     // Envoy's first retry waits up to `base_interval`; later ones up to (2^N − 1) × base,
     // which retrylint's exponential model approaches from below until the cap.
     policy.backoff_base = Some(crate::analysis::layers::values::base_for_first_wait(

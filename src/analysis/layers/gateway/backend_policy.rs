@@ -12,18 +12,18 @@ use crate::input::source::{Node, SourceFile};
 use crate::location::Loc;
 
 /// The API group of Gateway API's experimental objects.
-pub const GROUP: &str = "gateway.networking.x-k8s.io";
+pub(super) const GROUP: &str = "gateway.networking.x-k8s.io";
 
 /// The kind's names, before and after its `X` prefix.
-pub const KINDS: [&str; 2] = ["XBackendTrafficPolicy", "BackendTrafficPolicy"];
+pub(super) const KINDS: [&str; 2] = ["XBackendTrafficPolicy", "BackendTrafficPolicy"];
 
 /// Whether the document is a backend traffic policy.
-pub fn recognises(doc: &Node) -> bool {
+pub(super) fn recognises(doc: &Node) -> bool {
     k8s::is_object(doc, GROUP, &KINDS)
 }
 
 /// The budget layer of one policy, if it sets a retry budget.
-pub fn import(file: &SourceFile, doc: &Node, loc: &Loc) -> Result<Vec<Layer>, InputError> {
+pub(super) fn import(file: &SourceFile, doc: &Node, loc: &Loc) -> Result<Vec<Layer>, InputError> {
     let meta = k8s::metadata(file, doc, loc)?;
     let Some((spec, spec_at)) = k8s::spec(file, doc, loc)? else {
         return Ok(Vec::new());

@@ -70,17 +70,14 @@ impl Parents {
         let Some(spec) = object.get("spec") else {
             return;
         };
-        match object.get("kind").and_then(Node::as_str) {
-            Some("GatewayClass") => {
-                if let Some(controller) = text(spec, "controllerName") {
-                    self.classes.insert(name, controller);
-                }
+        if let Some("GatewayClass") = object.get("kind").and_then(Node::as_str) {
+            if let Some(controller) = text(spec, "controllerName") {
+                self.classes.insert(name, controller);
             }
-            _ => {
-                let namespace = object.get("metadata").and_then(|m| text(m, "namespace"));
-                if let Some(class) = text(spec, "gatewayClassName") {
-                    self.gateways.insert((namespace, name), class);
-                }
+        } else {
+            let namespace = object.get("metadata").and_then(|m| text(m, "namespace"));
+            if let Some(class) = text(spec, "gatewayClassName") {
+                self.gateways.insert((namespace, name), class);
             }
         }
     }

@@ -17,12 +17,12 @@ use crate::input::source::{Node, SourceFile};
 use crate::location::Loc;
 
 /// Whether the document is a `DestinationRule`.
-pub fn recognises(doc: &Node) -> bool {
+pub(super) fn recognises(doc: &Node) -> bool {
     k8s::is_object(doc, GROUP, &["DestinationRule"])
 }
 
 /// The budget layer of one rule, if it limits retries.
-pub fn import(file: &SourceFile, doc: &Node, loc: &Loc) -> Result<Vec<Layer>, InputError> {
+pub(super) fn import(file: &SourceFile, doc: &Node, loc: &Loc) -> Result<Vec<Layer>, InputError> {
     let meta = k8s::metadata(file, doc, loc)?;
     let Some((spec, spec_at)) = k8s::spec(file, doc, loc)? else {
         return Ok(Vec::new());

@@ -330,33 +330,30 @@ fn read_retries(
     let written_retry_on = field(retries, at, "retryOn")
         .filter(|(node, _)| !matches!(&node.value, Value::Null))
         .filter(|(node, _)| !matches!(&node.value, Value::String(text) if text.is_empty()));
-    match written_retry_on {
-        Some((node, on_at)) => {
-            let text = k8s::text(file, node, &on_at, "retryOn")?;
-            for token in text.split(',').map(str::trim).filter(|t| !t.is_empty()) {
-                let expanded = envoy_retry_on(token, per_try_timeout).ok_or_else(|| {
-                    bad_value(
-                        file,
-                        &on_at,
-                        format!(
-                            "`{token}` is not a retryOn condition Istio knows: write Envoy's \
-                             (5xx, gateway-error, connect-failure, refused-stream, reset, ...), \
-                             a gRPC status (unavailable, cancelled, ...) or a status code"
-                        ),
-                    )
-                })?;
-                push_signals(&mut signals, expanded, &on_at);
-            }
-            policy.retry_on = Some(Spanned::new(signals, on_at));
+    if let Some((node, on_at)) = written_retry_on {
+        let text = k8s::text(file, node, &on_at, "retryOn")?;
+        for token in text.split(',').map(str::trim).filter(|t| !t.is_empty()) {
+            let expanded = envoy_retry_on(token, per_try_timeout).ok_or_else(|| {
+                bad_value(
+                    file,
+                    &on_at,
+                    format!(
+                        "`{token}` is not a retryOn condition Istio knows: write Envoy's \
+                         (5xx, gateway-error, connect-failure, refused-stream, reset, ...), \
+                         a gRPC status (unavailable, cancelled, ...) or a status code"
+                    ),
+                )
+            })?;
+            push_signals(&mut signals, expanded, &on_at);
         }
-        None => {
-            let noted = match field(retries, at, "retryOn") {
-                Some((_, empty_at)) => empty_at.noted(NOTE_EMPTY_RETRY_ON),
-                None => at.noted(NOTE_DEFAULT_RETRY_ON),
-            };
-            push_signals(&mut signals, default_retry_on(per_try_timeout), &noted);
-            policy.retry_on = Some(Spanned::new(signals, noted));
-        }
+        policy.retry_on = Some(Spanned::new(signals, on_at));
+    } else {
+        let noted = match field(retries, at, "retryOn") {
+            Some((_, empty_at)) => empty_at.noted(NOTE_EMPTY_RETRY_ON),
+            None => at.noted(NOTE_DEFAULT_RETRY_ON),
+        };
+        push_signals(&mut signals, default_retry_on(per_try_timeout), &noted);
+        policy.retry_on = Some(Spanned::new(signals, noted));
     }
     let base = match field(retries, at, "backoff") {
         Some((node, backoff_at)) => {

@@ -52,7 +52,7 @@ const NOTE_BACKOFF_CAP: &str = "built-in default of Linkerd: retries back off up
 
 /// Whether the document is a `Service` or `HTTPRoute` with Linkerd retry or timeout
 /// annotations.
-pub fn recognises(doc: &Node) -> bool {
+pub(super) fn recognises(doc: &Node) -> bool {
     let kind_ok = k8s::is_object(doc, "", &["Service"])
         || k8s::is_object(doc, gateway::GROUP, &["HTTPRoute"])
         || k8s::is_object(doc, POLICY_GROUP, &["HTTPRoute"]);
@@ -60,7 +60,7 @@ pub fn recognises(doc: &Node) -> bool {
 }
 
 /// The layer the annotations of one object make.
-pub fn import(file: &SourceFile, doc: &Node, loc: &Loc) -> Result<Vec<Layer>, InputError> {
+pub(super) fn import(file: &SourceFile, doc: &Node, loc: &Loc) -> Result<Vec<Layer>, InputError> {
     let meta = k8s::metadata(file, doc, loc)?;
     let Some((annotations, at)) = k8s::annotations(file, doc, loc)? else {
         return Ok(Vec::new());

@@ -37,7 +37,7 @@ const MAX_DEPTH: usize = 16;
 const MAX_ALTERNATIVES: usize = 256;
 
 /// The layer of one `ServiceProfile`.
-pub fn import(file: &SourceFile, doc: &Node, loc: &Loc) -> Result<Vec<Layer>, InputError> {
+pub(super) fn import(file: &SourceFile, doc: &Node, loc: &Loc) -> Result<Vec<Layer>, InputError> {
     let meta = k8s::metadata(file, doc, loc)?;
     let Some((spec, spec_at)) = k8s::spec(file, doc, loc)? else {
         return Ok(Vec::new());

@@ -11,14 +11,14 @@ const HIGHEST: u16 = 599;
 
 /// A set of status codes from 100 to 599.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
-pub struct StatusSet {
+pub(super) struct StatusSet {
     /// Bit `code` of the 640 bits is set when `code` is in the set.
     bits: [u64; 10],
 }
 
 impl StatusSet {
     /// Every code from `min` to `max`, both included (clamped to 100–599).
-    pub fn range(min: u16, max: u16) -> StatusSet {
+    pub(super) fn range(min: u16, max: u16) -> StatusSet {
         let mut set = StatusSet::default();
         for code in min.max(LOWEST)..=max.min(HIGHEST) {
             set.bits[usize::from(code / 64)] |= 1 << (code % 64);
@@ -27,39 +27,39 @@ impl StatusSet {
     }
 
     /// Every status code.
-    pub fn all() -> StatusSet {
+    pub(super) fn all() -> StatusSet {
         StatusSet::range(LOWEST, HIGHEST)
     }
 
     /// The `5xx` codes.
-    pub fn server_errors() -> StatusSet {
+    pub(super) fn server_errors() -> StatusSet {
         StatusSet::range(500, 599)
     }
 
-    pub fn contains(self, code: u16) -> bool {
+    pub(super) fn contains(self, code: u16) -> bool {
         (LOWEST..=HIGHEST).contains(&code)
             && self.bits[usize::from(code / 64)] & (1 << (code % 64)) != 0
     }
 
-    pub fn is_empty(self) -> bool {
+    pub(super) fn is_empty(self) -> bool {
         self.bits.iter().all(|b| *b == 0)
     }
 
-    pub fn union(self, other: StatusSet) -> StatusSet {
+    pub(super) fn union(self, other: StatusSet) -> StatusSet {
         self.zip(other, |a, b| a | b)
     }
 
-    pub fn intersection(self, other: StatusSet) -> StatusSet {
+    pub(super) fn intersection(self, other: StatusSet) -> StatusSet {
         self.zip(other, |a, b| a & b)
     }
 
     /// The codes of this set that are not in `other`.
-    pub fn minus(self, other: StatusSet) -> StatusSet {
+    pub(super) fn minus(self, other: StatusSet) -> StatusSet {
         self.zip(other, |a, b| a & !b)
     }
 
     /// Every code not in this set.
-    pub fn complement(self) -> StatusSet {
+    pub(super) fn complement(self) -> StatusSet {
         StatusSet::all().minus(self)
     }
 
@@ -73,7 +73,7 @@ impl StatusSet {
 
     /// The set as retry conditions: a whole class (`5xx`) where the set holds all of it,
     /// otherwise each code.
-    pub fn signals(self) -> Vec<Signal> {
+    pub(super) fn signals(self) -> Vec<Signal> {
         let mut signals = Vec::new();
         for class in LOWEST / 100..=HIGHEST / 100 {
             let codes = class * 100..=class * 100 + 99;
@@ -89,7 +89,7 @@ impl StatusSet {
     /// The statuses of a `retry.linkerd.io/http` annotation: a comma list of `5xx`,
     /// `gateway-error` (502–504), ranges (`500-504`) and codes. The error is the item that
     /// is none of these.
-    pub fn parse_retry_http(text: &str) -> Result<StatusSet, String> {
+    pub(super) fn parse_retry_http(text: &str) -> Result<StatusSet, String> {
         let code = |t: &str| {
             t.trim()
                 .parse::<u16>()

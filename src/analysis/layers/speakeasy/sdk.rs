@@ -96,7 +96,7 @@ impl Language {
 
 /// An `x-speakeasy-retries` backoff, in milliseconds (and the exponent).
 #[derive(Debug, Clone, Copy, PartialEq)]
-pub struct Backoff {
+pub(super) struct Backoff {
     pub initial_interval: f64,
     pub max_interval: f64,
     pub exponent: f64,
@@ -116,7 +116,7 @@ const STEPS: u32 = 100_000;
 
 /// The most attempts the SDK of `language` makes with `backoff`, or
 /// [`UNBOUNDED_ATTEMPTS`] when waits of nothing let attempts go on without end.
-pub fn attempts(language: Language, backoff: &Backoff) -> i64 {
+pub(super) fn attempts(language: Language, backoff: &Backoff) -> i64 {
     let limit = backoff.max_elapsed_time;
     let mut elapsed = 0.0_f64;
     // Waits made so far; the next is wait `waits`.
@@ -204,7 +204,7 @@ fn waits_before_stop(language: Language, wait: f64, left: f64) -> f64 {
 
 /// The shortest wait before retry `n` (jitter adding its least), or `None` where the
 /// loop ends there instead of waiting (Python's `OverflowError`).
-pub fn shortest_wait(language: Language, b: &Backoff, n: f64) -> Option<f64> {
+pub(super) fn shortest_wait(language: Language, b: &Backoff, n: f64) -> Option<f64> {
     match language {
         Language::TypeScript => {
             // `Math.min(initialInterval * Math.pow(x, exponent) + jitter, maxInterval)`;
@@ -285,7 +285,7 @@ fn steady_run(language: Language, b: &Backoff, n: f64) -> Option<SteadyRun> {
         Language::Go if raw(n).is_infinite() => Some(run(None, false)),
         // Go's waits stay at the cap until the interval overflows (waits of nothing).
         Language::Go => (raw(n) >= b.max_interval).then(|| run(go_overflow(b), false)),
-        _ => (raw(n) >= b.max_interval && n >= 1.0).then(|| run(None, false)),
+        Language::TypeScript => (raw(n) >= b.max_interval && n >= 1.0).then(|| run(None, false)),
     }
 }
 

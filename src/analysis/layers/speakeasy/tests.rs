@@ -50,18 +50,24 @@ fn route<'a>(layer: &'a Layer, name: &str) -> &'a Route {
         .unwrap_or_else(|| panic!("no route {name}"))
 }
 
+#[allow(
+    clippy::ref_option,
+    reason = "it reads the model's fields as they are declared"
+)]
 fn value<T: Clone>(field: &Option<Spanned<T>>) -> T {
     field
         .as_ref()
-        .map(|f| f.value.clone())
-        .unwrap_or_else(|| panic!("unset"))
+        .map_or_else(|| panic!("unset"), |f| f.value.clone())
 }
 
+#[allow(
+    clippy::ref_option,
+    reason = "it reads the model's fields as they are declared"
+)]
 fn loc<T>(field: &Option<Spanned<T>>) -> Loc {
     field
         .as_ref()
-        .map(|f| f.loc.clone())
-        .unwrap_or_else(|| panic!("unset"))
+        .map_or_else(|| panic!("unset"), |f| f.loc.clone())
 }
 
 /// What a location underlines in the description.

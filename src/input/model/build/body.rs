@@ -37,14 +37,14 @@ pub(super) fn request_body(
     let Ok(target) = loader.follow(here.id, here.node) else {
         return Arc::from([]);
     };
-    let body = through(&target, here);
+    let body = through(target.as_ref(), here);
     let Some(content) = body.node.as_map().and_then(|m| m.entry("content")) else {
         return Arc::from([]);
     };
     let media_types = content
         .value
         .as_map()
-        .map(|m| m.entries())
+        .map(crate::input::source::Map::entries)
         .unwrap_or_default();
     let Some(media) = media_types.iter().find(|e| is_json(&e.key)) else {
         return Arc::from([]);
@@ -75,7 +75,7 @@ pub(super) fn schema_properties(
     let Ok(target) = loader.follow(schema.id, schema.node) else {
         return Arc::from([]);
     };
-    let schema = through(&target, schema);
+    let schema = through(target.as_ref(), schema);
     let key = (schema.id, schema.loc.pointer.clone());
     if let Some(known) = cache.get(&key) {
         return known.clone();
@@ -102,7 +102,7 @@ fn properties(schema: &At<'_>) -> Arc<[RequestField]> {
     let entries = entry
         .value
         .as_map()
-        .map(|m| m.entries())
+        .map(crate::input::source::Map::entries)
         .unwrap_or_default();
     entries
         .iter()

@@ -62,7 +62,7 @@ impl<'n> At<'n> {
 }
 
 /// Where a node leads: the `$ref` target when it is a reference, else the node itself.
-fn through<'n>(target: &'n Option<Target>, at: At<'n>) -> At<'n> {
+fn through<'n>(target: Option<&'n Target>, at: At<'n>) -> At<'n> {
     match target {
         Some(t) => At {
             id: t.file_id,
@@ -90,7 +90,12 @@ pub fn build(loader: &mut Loader, root: FileId) -> Result<Api, InputError> {
         let Some(paths) = doc.map_child(paths)? else {
             continue;
         };
-        for entry in paths.node.as_map().map(|m| m.entries()).unwrap_or_default() {
+        for entry in paths
+            .node
+            .as_map()
+            .map(crate::input::source::Map::entries)
+            .unwrap_or_default()
+        {
             if entry.key.starts_with("x-") {
                 continue;
             }
@@ -118,7 +123,7 @@ pub fn build(loader: &mut Loader, root: FileId) -> Result<Api, InputError> {
     let webhook_count = ["webhooks", "x-webhooks"]
         .iter()
         .filter_map(|k| file.root.get(k).and_then(Node::as_map))
-        .map(|m| m.len())
+        .map(crate::input::source::Map::len)
         .sum();
     Ok(Api {
         version,
@@ -315,7 +320,7 @@ fn path_item(
     if let Some(t) = &target {
         loader.charge_reuse(t, item.id, ref_span(item.node))?;
     }
-    let item = through(&target, item);
+    let item = through(target.as_ref(), item);
     let Some(map) = item.node.as_map() else {
         return Err(item.error(
             item.node.span,
@@ -341,7 +346,12 @@ fn path_item(
     }
     // OpenAPI 3.2: methods without a field of their own, keyed by the name as sent.
     if let Some(more) = item.map_child("additionalOperations")? {
-        for entry in more.node.as_map().map(|m| m.entries()).unwrap_or_default() {
+        for entry in more
+            .node
+            .as_map()
+            .map(crate::input::source::Map::entries)
+            .unwrap_or_default()
+        {
             let Some(method) = Method::named(&entry.key) else {
                 return Err(more.error(
                     entry.key_span,
@@ -400,7 +410,7 @@ fn operation(
     if let Some(t) = &target {
         loader.charge_reuse(t, op.id, ref_span(op.node))?;
     }
-    let op = through(&target, op);
+    let op = through(target.as_ref(), op);
     if op.node.as_map().is_none() {
         return Err(op.error(
             op.node.span,
@@ -546,7 +556,7 @@ fn params(
                 };
                 let param_loc = target
                     .as_ref()
-                    .map_or_else(|| list.item(i, item), |t| t.loc());
+                    .map_or_else(|| list.item(i, item), crate::input::load::Target::loc);
                 let at = At {
                     id,
                     file,
@@ -588,7 +598,7 @@ fn params(
             name: name.to_string(),
             required: flag(file, param, "required")?.is_some_and(|(value, _)| value),
             loc: site,
-            definition: target.as_ref().map(|t| t.loc()),
+            definition: target.as_ref().map(crate::input::load::Target::loc),
         });
     }
     Ok(out)

@@ -13,7 +13,12 @@ pub(super) fn responses(loader: &mut Loader, op: &At<'_>) -> Result<Vec<Response
         return Ok(Vec::new());
     };
     let mut out = Vec::new();
-    for entry in list.node.as_map().map(|m| m.entries()).unwrap_or_default() {
+    for entry in list
+        .node
+        .as_map()
+        .map(crate::input::source::Map::entries)
+        .unwrap_or_default()
+    {
         if entry.key.starts_with("x-") {
             continue;
         }
@@ -25,10 +30,15 @@ pub(super) fn responses(loader: &mut Loader, op: &At<'_>) -> Result<Vec<Response
             node: &entry.value,
             loc: site.clone(),
         };
-        let response = through(&target, here);
+        let response = through(target.as_ref(), here);
         let mut headers = Vec::new();
         if let Some(map) = response.map_child("headers")? {
-            for header in map.node.as_map().map(|m| m.entries()).unwrap_or_default() {
+            for header in map
+                .node
+                .as_map()
+                .map(crate::input::source::Map::entries)
+                .unwrap_or_default()
+            {
                 // A header `$ref` must resolve even though only its name matters here.
                 let definition = loader.follow(response.id, &header.value)?;
                 // Only a `Retry-After`'s format is ever asked about.
@@ -66,7 +76,12 @@ fn links(loader: &mut Loader, response: &At<'_>) -> Result<Vec<Link>, InputError
         return Ok(Vec::new());
     };
     let mut out = Vec::new();
-    for entry in map.node.as_map().map(|m| m.entries()).unwrap_or_default() {
+    for entry in map
+        .node
+        .as_map()
+        .map(crate::input::source::Map::entries)
+        .unwrap_or_default()
+    {
         let loc = map.loc.entry(&entry.key, entry.key_span, &entry.value);
         let definition = loader.follow(map.id, &entry.value)?;
         let (node, file) = match &definition {

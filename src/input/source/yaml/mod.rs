@@ -23,12 +23,12 @@ pub const NODE_BYTES: usize = std::mem::size_of::<Node>();
 
 /// Parses the single YAML document of `text`.
 #[cfg(test)]
-pub fn parse(text: &str, limits: ParseLimits) -> Result<Node, SyntaxError> {
+pub(super) fn parse(text: &str, limits: ParseLimits) -> Result<Node, SyntaxError> {
     parse_counted(text, limits).map(|parsed| parsed.root)
 }
 
 /// A parsed YAML document with what the parse learnt besides the tree.
-pub struct Parsed {
+pub(super) struct Parsed {
     pub root: Node,
     /// Bytes its aliases and merges added by expansion.
     pub expanded: usize,
@@ -39,14 +39,14 @@ pub struct Parsed {
 
 /// Parses the single YAML document of `text`, with its expansion count and the places of
 /// scalars that hold a `#`.
-pub fn parse_counted(text: &str, limits: ParseLimits) -> Result<Parsed, SyntaxError> {
+pub(super) fn parse_counted(text: &str, limits: ParseLimits) -> Result<Parsed, SyntaxError> {
     parse_with(text, limits, false)
 }
 
 /// Parses every YAML document of `text` (a Kubernetes manifest holds several, separated
 /// by `---`): the root is a list of the documents, in order. Anchors do not cross
 /// documents; the expansion budget covers the whole file. Empty documents are skipped.
-pub fn parse_stream(text: &str, limits: ParseLimits) -> Result<Parsed, SyntaxError> {
+pub(super) fn parse_stream(text: &str, limits: ParseLimits) -> Result<Parsed, SyntaxError> {
     parse_with(text, limits, true)
 }
 

@@ -9,7 +9,7 @@ use crate::rendering::output::json::JsonFinding;
 use super::super::{Class, Diff, DiffSummary, Presence, Side};
 
 /// The version of this document's shape.
-pub const VERSION: u32 = 1;
+pub(crate) const VERSION: u32 = 1;
 
 #[derive(Serialize)]
 struct Document<'a> {
@@ -31,6 +31,10 @@ struct Version<'a> {
 
 #[derive(Serialize)]
 #[serde(rename_all = "camelCase")]
+#[allow(
+    clippy::struct_field_names,
+    reason = "the JSON field is `operationId`, as OpenAPI names it"
+)]
 struct Operation<'a> {
     method: &'a str,
     path: &'a str,
@@ -65,7 +69,7 @@ fn finding<'a>(f: &'a Finding, side: &Side) -> JsonFinding<'a> {
 }
 
 /// Renders the document.
-pub fn render(diff: &Diff) -> String {
+pub(crate) fn render(diff: &Diff) -> String {
     let (base, head) = (&diff.base, &diff.head);
     let document = Document {
         version: VERSION,
@@ -86,8 +90,12 @@ pub fn render(diff: &Diff) -> String {
                 path: &op.path,
                 operation_id: op.operation_id.as_deref(),
                 presence: op.presence,
-                base_state: op.base_state.map(|s| s.as_str()),
-                head_state: op.head_state.map(|s| s.as_str()),
+                base_state: op
+                    .base_state
+                    .map(crate::analysis::contract::ContractState::as_str),
+                head_state: op
+                    .head_state
+                    .map(crate::analysis::contract::ContractState::as_str),
                 changes: op
                     .changes
                     .iter()

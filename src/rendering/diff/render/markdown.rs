@@ -20,7 +20,7 @@ use super::super::{Class, Diff, Side};
 use super::{at, states, summary_line};
 
 /// Renders the comment, the head's places linked under `links` when it is given.
-pub fn render(diff: &Diff, links: Option<&SourceLinks>) -> String {
+pub(crate) fn render(diff: &Diff, links: Option<&SourceLinks>) -> String {
     let mut out = String::from("## retrylint diff\n\n");
     let _ = writeln!(
         out,

@@ -1,8 +1,8 @@
 //! How a diff is shown: text for a terminal, versioned JSON, Markdown for a pull-request
 //! comment, GitHub annotations on the head's files, and SARIF of the new findings only.
 
-pub mod json;
-pub mod markdown;
+pub(crate) mod json;
+pub(crate) mod markdown;
 
 use crate::analysis::contract::ContractState;
 use crate::analysis::rules::finding::CheckResult;
@@ -13,7 +13,7 @@ use crate::rendering::output::FailOn;
 use super::{Class, Diff, OperationDiff, Side};
 
 /// `3 regressions, 1 improvement, 2 neutral changes in 4 operations; 2 new findings, 1 fixed`.
-pub fn summary_line(diff: &Diff) -> String {
+pub(crate) fn summary_line(diff: &Diff) -> String {
     let s = diff.summary();
     let plural = |n: usize, word: &str| format!("{n} {word}{}", if n == 1 { "" } else { "s" });
     format!(
@@ -28,7 +28,7 @@ pub fn summary_line(diff: &Diff) -> String {
 }
 
 /// `unprotected → retry-safe`, or one state when it did not change.
-pub fn states(op: &OperationDiff) -> String {
+pub(crate) fn states(op: &OperationDiff) -> String {
     let name = |s: Option<ContractState>| s.map_or("–", ContractState::as_str);
     if op.base_state == op.head_state {
         name(op.head_state).to_string()
@@ -38,13 +38,13 @@ pub fn states(op: &OperationDiff) -> String {
 }
 
 /// `file:line:column` of a place in one side.
-pub fn at(side: &Side, loc: &Loc) -> String {
+pub(crate) fn at(side: &Side, loc: &Loc) -> String {
     let place = side.place(loc);
     format!("{}:{}:{}", place.file, place.line, place.column)
 }
 
 /// The text for a terminal.
-pub fn text(diff: &Diff) -> String {
+pub(crate) fn text(diff: &Diff) -> String {
     let mut out = format!(
         "retrylint diff: base {} → head {}\n{}\n",
         terminal(&diff.base.name),
@@ -102,7 +102,7 @@ pub fn text(diff: &Diff) -> String {
 }
 
 /// The head's new findings as a check result, for the formats of `check`.
-pub fn new_findings(diff: &Diff) -> CheckResult {
+pub(crate) fn new_findings(diff: &Diff) -> CheckResult {
     let head = &diff.head;
     let analysis = &head.checked.analysis;
     CheckResult {
@@ -125,13 +125,13 @@ pub fn new_findings(diff: &Diff) -> CheckResult {
         webhooks: 0,
         policy: head.policy.clone(),
         client_policy: head.policy.is_some(),
-        contract: Default::default(),
+        contract: crate::analysis::contract::StateCounts::default(),
     }
 }
 
 /// GitHub annotations: one per regression at its place in the head, then the new
 /// findings as `check --format github` shows them.
-pub fn github(diff: &Diff, fail_on: FailOn) -> String {
+pub(crate) fn github(diff: &Diff, fail_on: FailOn) -> String {
     let mut out = format!("retrylint diff: {}\n", summary_line(diff));
     for op in &diff.operations {
         for change in op.changes.iter().filter(|c| c.class == Class::Regression) {

@@ -13,7 +13,7 @@ use crate::rendering::report::{Readiness, Report};
 /// How many tags the per-tag table lists.
 const TAGS_LISTED: usize = 20;
 
-pub fn header(out: &mut String, report: &Report) {
+pub(super) fn header(out: &mut String, report: &Report) {
     let s = &report.summary;
     let kind = if s.readiness.is_some() {
         "retry readiness report"
@@ -46,11 +46,11 @@ stroke-linecap=\"round\"/><path d=\"M20 3.5v5h-5\" fill=\"none\" stroke=\"curren
 stroke-width=\"2.4\" stroke-linecap=\"round\" stroke-linejoin=\"round\"/></svg>";
 
 /// How many operations are at a readiness (none without a policy).
-pub fn readiness_count(report: &Report, r: Readiness) -> usize {
+pub(super) fn readiness_count(report: &Report, r: Readiness) -> usize {
     report.summary.readiness.as_ref().map_or(0, |c| c.get(r))
 }
 
-pub fn label(r: Readiness) -> &'static str {
+pub(super) fn label(r: Readiness) -> &'static str {
     match r {
         Readiness::Unsafe => "Unsafe",
         Readiness::NeedsWork => "Needs work",
@@ -58,7 +58,7 @@ pub fn label(r: Readiness) -> &'static str {
     }
 }
 
-pub fn state_label(state: ContractState) -> &'static str {
+pub(super) fn state_label(state: ContractState) -> &'static str {
     match state {
         ContractState::Unprotected => "Unprotected",
         ContractState::KeyIncomplete => "Key incomplete",
@@ -115,7 +115,7 @@ fn meter(out: &mut String, label: &str, parts: &[(String, usize)], whole: usize)
     out.push_str("</div>\n");
 }
 
-pub fn summary(out: &mut String, report: &Report) {
+pub(super) fn summary(out: &mut String, report: &Report) {
     let s = &report.summary;
     let c = &s.contract;
     out.push_str(

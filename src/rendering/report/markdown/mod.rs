@@ -23,7 +23,7 @@ use crate::analysis::plan::millis;
 use crate::escape;
 
 /// Characters the report may use before it stops listing operations.
-pub const BUDGET: usize = 60_000;
+pub(crate) const BUDGET: usize = 60_000;
 /// Above this many operations needing attention, findings are grouped by rule.
 const GROUP_FROM: usize = 40;
 /// How many operations a rule's list names.
@@ -32,7 +32,7 @@ const LISTED_PER_RULE: usize = 100;
 const DETAILED_WHEN_GROUPED: usize = 15;
 
 /// Renders the report as Markdown.
-pub fn render(report: &Report) -> String {
+pub(crate) fn render(report: &Report) -> String {
     let mut out = String::new();
     summary::head(&mut out, report);
     let policy_view = report.summary.readiness.is_some();

@@ -15,7 +15,7 @@ const FIX_FIRST: usize = 10;
 const TAGS_LISTED: usize = 15;
 
 /// Writes the head of the report.
-pub fn head(out: &mut String, report: &Report) {
+pub(super) fn head(out: &mut String, report: &Report) {
     let s = &report.summary;
     match (&s.readiness, &report.policy) {
         (None, _) => {

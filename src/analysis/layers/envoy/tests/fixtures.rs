@@ -154,8 +154,7 @@ fn front_proxy_fixture() {
         .policy
         .retry_on
         .as_ref()
-        .map(|r| r.loc.clone())
-        .unwrap_or_else(|| panic!());
+        .map_or_else(|| panic!(), |r| r.loc.clone());
     assert_eq!(written(&file, &at), "retry_on: 5xx,reset");
     assert_eq!(value(&health.policy.max_attempts), 1);
 }
@@ -187,8 +186,7 @@ fn rds_json_fixture() {
         .policy
         .retry_after_honor
         .as_ref()
-        .map(|h| h.loc.clone())
-        .unwrap_or_else(|| panic!());
+        .map_or_else(|| panic!(), |h| h.loc.clone());
     assert_eq!(written(&file, &at), r#""name": "retry-after""#);
     assert_eq!(value(&get.policy.retry_after_max), ms(3_000));
     // 50ms written: the first retry waits up to 50ms, base × multiplier in retrylint's model.

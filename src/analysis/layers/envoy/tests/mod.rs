@@ -48,13 +48,20 @@ fn ms(n: i64) -> Duration {
     Duration::from_millis(n)
 }
 
+#[allow(
+    clippy::ref_option,
+    reason = "it reads the model's fields as they are declared"
+)]
 fn value<T: Clone>(field: &Option<Spanned<T>>) -> T {
     field
         .as_ref()
-        .map(|f| f.value.clone())
-        .unwrap_or_else(|| panic!("unset"))
+        .map_or_else(|| panic!("unset"), |f| f.value.clone())
 }
 
+#[allow(
+    clippy::ref_option,
+    reason = "it reads the model's fields as they are declared"
+)]
 fn note<T>(field: &Option<Spanned<T>>) -> Option<String> {
     field
         .as_ref()
@@ -152,8 +159,7 @@ fn without_a_retry_policy_a_route_makes_one_attempt_within_the_default_timeout()
         .policy
         .deadline
         .as_ref()
-        .map(|d| d.loc.clone())
-        .unwrap_or_else(|| panic!());
+        .map_or_else(|| panic!(), |d| d.loc.clone());
     assert_eq!(written(&file, at), "route");
     assert!(route.policy.retry_on.is_none());
 }
@@ -179,8 +185,7 @@ fn the_virtual_host_policy_applies_unless_a_route_has_its_own_and_they_never_mer
         .policy
         .max_attempts
         .as_ref()
-        .map(|m| m.loc.clone())
-        .unwrap_or_else(|| panic!());
+        .map_or_else(|| panic!(), |m| m.loc.clone());
     assert_eq!(written(&file, &at), "num_retries: 2");
     assert_eq!(
         signals(inherited),

@@ -78,8 +78,7 @@ fn backoff_defaults_and_written_values() {
     let at = written_base
         .backoff_base
         .as_ref()
-        .map(|b| b.loc.clone())
-        .unwrap_or_else(|| panic!());
+        .map_or_else(|| panic!(), |b| b.loc.clone());
     assert_eq!(written(&file, &at), "base_interval: 0.2s");
     // Below a millisecond is rounded up; a protobuf Duration may be written as a mapping.
     let (tiny, _) = policy(
@@ -117,8 +116,7 @@ fn retry_after_is_read_only_through_rate_limited_retry_back_off() {
         .policy
         .retry_after_honor
         .as_ref()
-        .map(|h| h.loc.clone())
-        .unwrap_or_else(|| panic!());
+        .map_or_else(|| panic!(), |h| h.loc.clone());
     assert_eq!(written(&file, &at), "name: RETRY-AFTER");
     assert_eq!(value(&honored.policy.retry_after_max), ms(300_000));
     assert_eq!(
