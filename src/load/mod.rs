@@ -4,6 +4,7 @@
 //! first reference, parsed once, and shared as `Arc<SourceFile>` so that nodes can be
 //! borrowed while more files load. Each file gets a [`FileId`] that findings use.
 
+mod canonical;
 pub mod discover;
 pub mod git;
 mod open;
@@ -18,7 +19,7 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use crate::error::{ErrorSite, InputError};
-use crate::source::{ParseLimits, SourceFile, path_text};
+use crate::source::{ParseLimits, SourceFile, SyntaxError, path_text};
 
 /// Defined beside [`crate::location::Loc`], which carries one; loading hands them out.
 pub use crate::location::FileId;
@@ -100,6 +101,8 @@ pub struct Loader {
     reused: HashSet<(FileId, std::sync::Arc<str>)>,
     /// Bytes of the files read so far.
     bytes_read: u64,
+    /// Folders of referenced files, resolved once each.
+    paths: canonical::CanonicalPaths,
 }
 
 impl Loader {
@@ -120,6 +123,7 @@ impl Loader {
             expanded: 0,
             reused: HashSet::new(),
             bytes_read: 0,
+            paths: canonical::CanonicalPaths::default(),
         }
     }
 
@@ -181,6 +185,7 @@ impl Loader {
             " (standard input)",
             text,
             self.options.parse,
+            SourceFile::parse_description,
         )?;
         let canonical = stdin.path();
         file.canonical = Some(canonical.clone());
@@ -276,7 +281,7 @@ impl Loader {
                 ),
             ));
         }
-        let file = read_source(&canonical, display, &self.options).map_err(with_referrer)?;
+        let file = read_resolved(&canonical, display, &self.options).map_err(with_referrer)?;
         self.bytes_read = self.bytes_read.saturating_add(file.text.len() as u64);
         if self.bytes_read > self.options.max_total_bytes {
             return Err(with_referrer(
@@ -318,11 +323,36 @@ pub fn read_source(
     display: PathBuf,
     options: &LoadOptions,
 ) -> Result<SourceFile, InputError> {
-    let text = read_text(path, &path_text(&display), options.max_file_size)?;
-    let mut file = parse_source(display, "", text, options.parse)?;
+    let mut file = read_parsed(path, display, options, SourceFile::parse)?;
     file.canonical = std::fs::canonicalize(path).ok();
     Ok(file)
 }
+
+/// [`read_source`] for a file of the description whose path is already canonical: it is
+/// not resolved again, and its schemas and examples are built when first looked at.
+fn read_resolved(
+    canonical: &Path,
+    display: PathBuf,
+    options: &LoadOptions,
+) -> Result<SourceFile, InputError> {
+    let mut file = read_parsed(canonical, display, options, SourceFile::parse_description)?;
+    file.canonical = Some(canonical.to_path_buf());
+    Ok(file)
+}
+
+fn read_parsed(
+    path: &Path,
+    display: PathBuf,
+    options: &LoadOptions,
+    parse: ParseFn,
+) -> Result<SourceFile, InputError> {
+    let text = read_text(path, &path_text(&display), options.max_file_size)?;
+    parse_source(display, "", text, options.parse, parse)
+}
+
+/// How a file's text becomes a [`SourceFile`]: [`SourceFile::parse`], or
+/// [`SourceFile::parse_description`] for the files of a description.
+type ParseFn = fn(PathBuf, String, ParseLimits) -> Result<SourceFile, (String, SyntaxError)>;
 
 /// Parses a file's text, refusing text with nothing in it. `what` follows the name in
 /// the message about empty text (` (standard input)`).
@@ -331,6 +361,7 @@ fn parse_source(
     what: &str,
     text: String,
     limits: ParseLimits,
+    parse: ParseFn,
 ) -> Result<SourceFile, InputError> {
     let shown = path_text(&display);
     if text.trim_start_matches('\u{feff}').trim().is_empty() {
@@ -338,7 +369,7 @@ fn parse_source(
             "`{shown}`{what} is empty: expected a YAML or JSON document"
         )));
     }
-    SourceFile::parse(display, text, limits).map_err(|(text, e)| syntax_error(&shown, text, e))
+    parse(display, text, limits).map_err(|(text, e)| syntax_error(&shown, text, e))
 }
 
 /// The input error for a file that cannot be parsed, pointing into its text.

@@ -193,7 +193,7 @@ impl Loader {
         self.options
             .prepare(&actual, false)
             .map_err(|e| e.with_related(referrer.clone()))?;
-        let canonical = std::fs::canonicalize(&actual).ok();
+        let canonical = self.paths.file(&actual);
         if !self.options.allow_outside_refs
             && let (Some(root), Some(target)) = (&self.root_dir, &canonical)
             && !root.holds(target)

@@ -149,6 +149,7 @@ pub fn to_json(node: &retrylint::source::Node) -> serde_json::Value {
                 .map(|e| (e.key.to_string(), to_json(&e.value)))
                 .collect(),
         ),
+        Value::Deferred(_) => to_json(node.resolved()),
     }
 }
 

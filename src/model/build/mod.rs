@@ -246,7 +246,7 @@ fn flag<'n>(
     let Some(entry) = node.as_map().and_then(|m| m.entry(key)) else {
         return Ok(None);
     };
-    let value = &entry.value;
+    let value = entry.value.resolved();
     let plain = file
         .text
         .as_bytes()
