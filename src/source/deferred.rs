@@ -86,6 +86,12 @@ impl Deferred {
         self.is_map
     }
 
+    /// Whether the subtree was built.
+    #[cfg(test)]
+    fn is_built(&self) -> bool {
+        self.built.get().is_some()
+    }
+
     /// The built subtree, taken out (when dropping a tree without recursion).
     pub(super) fn take_built(&mut self) -> Option<Node> {
         self.built.take()
@@ -101,5 +107,25 @@ impl std::fmt::Debug for Deferred {
 impl PartialEq for Deferred {
     fn eq(&self, other: &Deferred) -> bool {
         self.node() == other.node()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_subtree_nobody_reads_is_never_built_not_even_to_drop_it() {
+        let text: Arc<str> = r#"{"schemas": {"a": {"properties": {"b": 1}}}}"#.into();
+        let root = super::super::json::parse_deferring(&text, ParseLimits::default()).unwrap();
+        let Some(Value::Deferred(schemas)) = root.as_map().map(|m| &m.entries()[0].value.value)
+        else {
+            panic!("`schemas` is deferred")
+        };
+        let schemas = schemas.clone();
+        drop(root);
+        assert!(!schemas.is_built());
+        assert_eq!(schemas.node().get("a").map(Node::kind), Some("a mapping"));
+        assert!(schemas.is_built());
     }
 }

@@ -196,11 +196,13 @@ fn take_nested(value: &mut Value, pending: &mut Vec<Node>) {
 }
 
 impl Node {
-    /// Whether this is a list or mapping with at least one child.
+    /// Whether this is a list or mapping with at least one child, or a deferred one
+    /// (never built to find out: dropping a tree must not build what nobody read).
     fn has_children(&self) -> bool {
-        match &self.resolved().value {
+        match &self.value {
             Value::Seq(items) => !items.is_empty(),
             Value::Map(map) => !map.is_empty(),
+            Value::Deferred(_) => true,
             _ => false,
         }
     }
