@@ -1,30 +1,41 @@
 //! Canonical paths of referenced files, resolving each folder once.
 //!
-//! A multi-file description names hundreds of files in a few folders. Resolving every
-//! file's whole path (`realpath`: one `readlink` per component) repeats the same work for
-//! each of them; here a folder is resolved once, and a file in it costs one `lstat` to
-//! check that it is not itself a symbolic link (one that is is resolved in full).
+//! A multi-file description names hundreds of files in a few folders, by paths such as
+//! `resources/apps/../../shared/headers.yml`. Resolving every file's whole path
+//! (`realpath`: one `readlink` per component) repeats the same work for each of them;
+//! here each folder (and each folder above it) is resolved once, from its resolved
+//! parent, and a file costs one `lstat` to check that it is not itself a symbolic link,
+//! once per path it is named by. A symbolic link is resolved in full where it is met.
 
 use std::collections::HashMap;
+use std::ffi::OsString;
 use std::path::{Component, Path, PathBuf};
 
-/// Resolved folders, by the path they were named with.
+/// Resolved folders and files, by the path they were named with, byte for byte (paths
+/// compare by components, so `a.yaml/` would equal `a.yaml`, which does not resolve alike).
 #[derive(Debug, Default)]
 pub struct CanonicalPaths {
-    folders: HashMap<PathBuf, Option<PathBuf>>,
+    folders: HashMap<OsString, Option<PathBuf>>,
+    files: HashMap<OsString, Option<PathBuf>>,
 }
 
 impl CanonicalPaths {
     /// What `std::fs::canonicalize(path)` gives, or `None` where it fails.
     pub fn file(&mut self, path: &Path) -> Option<PathBuf> {
+        if let Some(known) = self.files.get(path.as_os_str()) {
+            return known.clone();
+        }
+        let resolved = self.resolve(path);
+        self.files
+            .insert(path.as_os_str().to_owned(), resolved.clone());
+        resolved
+    }
+
+    fn resolve(&mut self, path: &Path) -> Option<PathBuf> {
         let Some((folder, name)) = split_plain(path) else {
             return std::fs::canonicalize(path).ok();
         };
-        let folder = self
-            .folders
-            .entry(folder.to_path_buf())
-            .or_insert_with(|| std::fs::canonicalize(folder).ok())
-            .as_ref()?;
+        let folder = self.folder(folder, MAX_COMPONENTS)?;
         let joined = folder.join(name);
         let metadata = std::fs::symlink_metadata(&joined).ok()?;
         if metadata.file_type().is_symlink() {
@@ -32,7 +43,43 @@ impl CanonicalPaths {
         }
         Some(joined)
     }
+
+    /// The canonical path of a folder, or `None` when it is not one. Resolved from its
+    /// parent's, `depth` levels up at most (then in full).
+    fn folder(&mut self, path: &Path, depth: usize) -> Option<PathBuf> {
+        if let Some(known) = self.folders.get(path.as_os_str()) {
+            return known.clone();
+        }
+        let resolved = match path.components().next_back() {
+            Some(Component::ParentDir) if depth > 0 => path
+                .parent()
+                .filter(|p| !p.as_os_str().is_empty())
+                .and_then(|above| self.folder(above, depth - 1))
+                .map(|above| above.parent().map_or(above.clone(), Path::to_path_buf)),
+            Some(Component::RootDir) => Some(path.to_path_buf()),
+            _ => match split_plain(path) {
+                Some((above, name)) if depth > 0 => {
+                    let above = self.folder(above, depth - 1)?;
+                    let joined = above.join(name);
+                    let metadata = std::fs::symlink_metadata(&joined).ok()?;
+                    if metadata.file_type().is_symlink() {
+                        std::fs::canonicalize(&joined).ok().filter(|p| p.is_dir())
+                    } else {
+                        metadata.is_dir().then_some(joined)
+                    }
+                }
+                _ => std::fs::canonicalize(path).ok().filter(|p| p.is_dir()),
+            },
+        };
+        self.folders
+            .insert(path.as_os_str().to_owned(), resolved.clone());
+        resolved
+    }
 }
+
+/// How many folders up a path is resolved from cached parents (beyond, `realpath` does
+/// it): bounds the work a path of thousands of `../` can ask for.
+const MAX_COMPONENTS: usize = 64;
 
 /// The folder and the plain last name of `path`, when it ends in one written as is (not
 /// `..`, `.` or a trailing `/`, which resolve otherwise).
@@ -83,6 +130,11 @@ mod tests {
             "real/a.yaml/.",
             "real/sub/..",
             "real/a.yaml/x.yaml",
+            "real/sub/../sub/../../real/sub/b.yaml",
+            "link/../real/a.yaml",
+            "real/a.yaml/../a.yaml",
+            "missing/../real/a.yaml",
+            "real/sub/b.yaml/../b.yaml",
         ] {
             let path = base.join(name);
             assert_eq!(
