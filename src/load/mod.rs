@@ -8,6 +8,7 @@ mod canonical;
 pub mod discover;
 pub mod git;
 mod open;
+mod prefetch;
 mod refs;
 pub mod revision;
 mod root;
@@ -103,6 +104,8 @@ pub struct Loader {
     bytes_read: u64,
     /// Folders of referenced files, resolved once each.
     paths: canonical::CanonicalPaths,
+    /// Files read ahead of need, waiting to be asked for (see [`prefetch`]).
+    read_ahead: prefetch::ReadAhead,
 }
 
 impl Loader {
@@ -124,6 +127,7 @@ impl Loader {
             reused: HashSet::new(),
             bytes_read: 0,
             paths: canonical::CanonicalPaths::default(),
+            read_ahead: prefetch::ReadAhead::new(),
         }
     }
 
@@ -170,6 +174,7 @@ impl Loader {
         } else {
             root_for(&self.canonical[id], self.options.root.as_deref())?
         });
+        self.read_ahead(id);
         Ok(id)
     }
 
@@ -281,7 +286,11 @@ impl Loader {
                 ),
             ));
         }
-        let file = read_resolved(&canonical, display, &self.options).map_err(with_referrer)?;
+        let file = match self.take_read_ahead(&canonical, &display) {
+            Some(read) => read,
+            None => read_resolved(&canonical, display, &self.options),
+        }
+        .map_err(with_referrer)?;
         self.bytes_read = self.bytes_read.saturating_add(file.text.len() as u64);
         if self.bytes_read > self.options.max_total_bytes {
             return Err(with_referrer(
