@@ -16,6 +16,7 @@ pub mod stdin;
 mod tracked;
 
 use std::collections::{HashMap, HashSet};
+use std::ffi::OsString;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
@@ -88,11 +89,12 @@ pub struct Loader {
     files: Sources,
     /// Canonical path of each loaded file, by id.
     canonical: Vec<PathBuf>,
-    by_canonical: HashMap<PathBuf, FileId>,
+    /// (Keyed by the path's bytes: hashing a `Path` walks its components.)
+    by_canonical: HashMap<OsString, FileId>,
     /// References already resolved, by referring file and reference text.
     resolved: HashMap<FileId, HashMap<String, Target>>,
-    /// Files already reached, by the referring folder and the reference's file part.
-    by_reference: HashMap<(PathBuf, String), FileId>,
+    /// Files already reached, by the referring file and the reference's file part.
+    by_reference: HashMap<FileId, HashMap<String, FileId>>,
     /// The folder refs may not leave (see [`root_for`]).
     root_dir: Option<Root>,
     /// Bytes added by expansion so far: YAML aliases and merges of every file, and
@@ -197,7 +199,7 @@ impl Loader {
         self.expanded = self.expanded.saturating_add(file.expanded_bytes);
         let id = self.add(Arc::new(file));
         self.canonical[id] = canonical.clone();
-        self.by_canonical.insert(canonical, id);
+        self.by_canonical.insert(canonical.into_os_string(), id);
         Ok(id)
     }
 
@@ -272,7 +274,7 @@ impl Loader {
     ) -> Result<FileId, InputError> {
         let with_referrer = |e: InputError| mention(e, referrer);
         let shown = path_text(&display);
-        if let Some(&id) = self.by_canonical.get(&canonical) {
+        if let Some(&id) = self.by_canonical.get(canonical.as_os_str()) {
             return Ok(id);
         }
         if self.files.len() >= self.options.max_files {
@@ -313,7 +315,7 @@ impl Loader {
         }
         let id = self.add(Arc::new(file));
         self.canonical[id] = canonical.clone();
-        self.by_canonical.insert(canonical, id);
+        self.by_canonical.insert(canonical.into_os_string(), id);
         Ok(id)
     }
 }

@@ -19,7 +19,7 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 
 use super::{LoadOptions, Loader, join_display, read_resolved};
 use crate::error::InputError;
-use crate::source::{DEFERRED_KEYS, Node, SourceFile, Value, pointer};
+use crate::source::{Node, SourceFile, Value, is_deferred_key, pointer};
 
 /// Files read ahead, by canonical path, with the name they were read under.
 pub type ReadAhead = HashMap<PathBuf, (PathBuf, Result<SourceFile, InputError>)>;
@@ -92,7 +92,7 @@ impl Loader {
                 None => false,
             };
             if (!inside && !self.options.allow_outside_refs)
-                || self.by_canonical.contains_key(&target)
+                || self.by_canonical.contains_key(target.as_os_str())
                 || self.read_ahead.contains_key(&target)
             {
                 continue;
@@ -192,7 +192,7 @@ fn references(root: &Node) -> Vec<&str> {
                             out.extend(entry.value.get("$ref").and_then(Node::as_str));
                         }
                         "requestBody" | "parameters" => pending.push((&entry.value, true)),
-                        key if DEFERRED_KEYS.contains(&key) || key.starts_with("x-") => {}
+                        key if is_deferred_key(key) || key.starts_with("x-") => {}
                         _ => pending.push((&entry.value, in_request)),
                     }
                 }
