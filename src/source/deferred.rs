@@ -12,23 +12,26 @@ use std::sync::{Arc, OnceLock};
 
 use super::{Node, ParseLimits, Span, Value};
 
-/// Which keys' values (when they are lists or mappings) a deferring parse leaves unbuilt:
-/// schemas and examples, which the model reads at most a little of.
-pub const DEFERRED_KEYS: [&str; 13] = [
-    "schema",
-    "schemas",
-    "definitions",
-    "properties",
-    "items",
-    "allOf",
-    "anyOf",
-    "oneOf",
-    "not",
-    "additionalProperties",
-    "patternProperties",
-    "example",
-    "examples",
-];
+/// Whether a deferring parse leaves the value of this key (when it is a list or a
+/// mapping) unbuilt: schemas and examples, which the model reads at most a little of.
+pub fn is_deferred_key(key: &str) -> bool {
+    matches!(
+        key,
+        "schema"
+            | "schemas"
+            | "definitions"
+            | "properties"
+            | "items"
+            | "allOf"
+            | "anyOf"
+            | "oneOf"
+            | "not"
+            | "additionalProperties"
+            | "patternProperties"
+            | "example"
+            | "examples"
+    )
+}
 
 /// A validated list or mapping of a JSON file, not yet built.
 pub struct Deferred {

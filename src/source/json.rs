@@ -7,10 +7,13 @@
 use std::borrow::Cow;
 use std::sync::Arc;
 
-use super::deferred::{DEFERRED_KEYS, Deferred};
+use super::deferred::{Deferred, is_deferred_key};
 use super::{Entry, Map, Node, ParseLimits, Span, SyntaxError, Text, Value};
 
 mod skip;
+
+/// How many bytes of a string are looked at one by one before a vectorised search.
+const SHORT_STRING: usize = 24;
 
 /// Parses one JSON document, building all of it.
 pub fn parse(text: &str, limits: ParseLimits) -> Result<Node, SyntaxError> {
@@ -109,7 +112,7 @@ impl<'a> Parser<'a> {
             *plain = Some(depth);
             return false;
         }
-        DEFERRED_KEYS.contains(&key)
+        is_deferred_key(key)
     }
 
     /// Validates the list or mapping at the current position and records it unbuilt.
@@ -359,7 +362,13 @@ impl<'a> Parser<'a> {
         // Fast path: no escapes. Find the closing quote (or a backslash), then check
         // that no control character comes before it.
         let rest = &self.bytes[from..];
-        let stop = memchr::memchr2(b'"', b'\\', rest).unwrap_or(rest.len());
+        // Most strings are short: a plain look at their first bytes beats setting up a
+        // vectorised search.
+        let near = rest.len().min(SHORT_STRING);
+        let stop = match rest[..near].iter().position(|&b| b == b'"' || b == b'\\') {
+            Some(stop) => stop,
+            None => memchr::memchr2(b'"', b'\\', &rest[near..]).map_or(rest.len(), |i| near + i),
+        };
         if let Some(control) = rest[..stop].iter().position(|&b| b < 0x20) {
             self.pos = from + control;
             return Err(self.error_here("control character inside a string"));
@@ -511,6 +520,20 @@ mod tests {
         assert!(p("01").is_err());
         assert!(p("[1] x").is_err());
         assert!(p("\"a\tb\"").is_err());
+    }
+
+    #[test]
+    fn long_strings_are_read_like_short_ones() {
+        let long = "x".repeat(40);
+        let node = p(&format!(r#"["{long}", "{long}\n{long}"]"#)).unwrap();
+        let items = node.as_seq().unwrap();
+        assert_eq!(items[0].as_str(), Some(long.as_str()));
+        assert_eq!(items[1].as_str(), Some(format!("{long}\n{long}").as_str()));
+        let e = p(&format!("[\"{long}\t\"]")).unwrap_err();
+        assert_eq!(e.span.start as usize, 2 + long.len());
+        assert!(e.message.contains("control character"), "{}", e.message);
+        let e = p(&format!("[\"{long}")).unwrap_err();
+        assert_eq!((e.span.start, e.message.as_str()), (1, "unterminated string"));
     }
 
     #[test]

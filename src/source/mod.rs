@@ -16,7 +16,7 @@ mod yaml;
 use std::path::PathBuf;
 use std::sync::{Arc, OnceLock};
 
-pub use deferred::DEFERRED_KEYS;
+pub use deferred::is_deferred_key;
 pub use lines::LineIndex;
 pub use tree::{Entry, Map, Node, Text, Value};
 pub use yaml::NODE_BYTES;
