@@ -115,6 +115,8 @@ pub fn build(loader: &mut Loader, root: FileId) -> Result<Api, InputError> {
         }
     }
     unique(loader, &operations)?;
+    // The list grew by doubling; the model lives through the whole check.
+    operations.shrink_to_fit();
     let webhook_count = ["webhooks", "x-webhooks"]
         .iter()
         .filter_map(|k| file.root.get(k).and_then(Node::as_map))

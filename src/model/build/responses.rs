@@ -12,8 +12,11 @@ pub(super) fn responses(loader: &mut Loader, op: &At<'_>) -> Result<Vec<Response
     let Some(list) = op.map_child("responses")? else {
         return Ok(Vec::new());
     };
-    let mut out = Vec::new();
-    for entry in list.node.as_map().map(|m| m.entries()).unwrap_or_default() {
+    let entries = list.node.as_map().map(|m| m.entries()).unwrap_or_default();
+    // Sized up front: a description of many operations keeps these lists for its whole
+    // check, and a doubled one's spare room would stay with them.
+    let mut out = Vec::with_capacity(entries.len());
+    for entry in entries {
         if entry.key.starts_with("x-") {
             continue;
         }
@@ -28,7 +31,9 @@ pub(super) fn responses(loader: &mut Loader, op: &At<'_>) -> Result<Vec<Response
         let response = through(&target, here);
         let mut headers = Vec::new();
         if let Some(map) = response.map_child("headers")? {
-            for header in map.node.as_map().map(|m| m.entries()).unwrap_or_default() {
+            let entries = map.node.as_map().map(|m| m.entries()).unwrap_or_default();
+            headers.reserve_exact(entries.len());
+            for header in entries {
                 // A header `$ref` must resolve even though only its name matters here.
                 let definition = loader.follow(response.id, &header.value)?;
                 // Only a `Retry-After`'s format is ever asked about.
