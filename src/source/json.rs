@@ -8,6 +8,7 @@ use std::borrow::Cow;
 use std::sync::Arc;
 
 use super::deferred::{Deferred, is_deferred_key};
+use super::tree::first_repeated;
 use super::{Entry, Map, Node, ParseLimits, Span, SyntaxError, Text, Value};
 
 mod skip;
@@ -40,14 +41,17 @@ pub(super) fn parse_range(
     parser.document()
 }
 
+/// An open list or mapping: where it starts, and where its children start in the
+/// parser's shared buffers (children wait there, so that each finished container is one
+/// allocation of the size it needs).
 enum Frame {
     Seq {
         start: usize,
-        items: Vec<Node>,
+        first: usize,
     },
     Map {
         start: usize,
-        entries: Vec<Entry>,
+        first: usize,
         key: Text,
         key_span: Span,
     },
@@ -62,6 +66,10 @@ struct Parser<'a> {
     deferring: Option<&'a Arc<str>>,
     /// How deeply the text parsed is nested in its document (for a deferred subtree).
     base_depth: usize,
+    /// The finished items of the open lists, innermost last.
+    items: Vec<Node>,
+    /// The finished entries of the open mappings, innermost last.
+    entries: Vec<Entry>,
 }
 
 impl<'a> Parser<'a> {
@@ -73,6 +81,8 @@ impl<'a> Parser<'a> {
             limits,
             deferring,
             base_depth: 0,
+            items: Vec::new(),
+            entries: Vec::new(),
         }
     }
 
@@ -154,7 +164,7 @@ impl<'a> Parser<'a> {
                         let (key, key_span) = self.key()?;
                         stack.push(Frame::Map {
                             start,
-                            entries: Vec::new(),
+                            first: self.entries.len(),
                             key,
                             key_span,
                         });
@@ -167,7 +177,7 @@ impl<'a> Parser<'a> {
                     } else {
                         stack.push(Frame::Seq {
                             start,
-                            items: Vec::new(),
+                            first: self.items.len(),
                         });
                         continue 'value;
                     }
@@ -204,8 +214,8 @@ impl<'a> Parser<'a> {
             }
             match stack.last_mut() {
                 None => return Ok(Some(node)),
-                Some(Frame::Seq { items, .. }) => {
-                    items.push(node);
+                Some(Frame::Seq { .. }) => {
+                    self.items.push(node);
                     self.skip_ws();
                     match self.peek() {
                         Some(b',') => {
@@ -214,21 +224,17 @@ impl<'a> Parser<'a> {
                         }
                         Some(b']') => {
                             self.pos += 1;
-                            let Some(Frame::Seq { start, items }) = stack.pop() else {
+                            let Some(Frame::Seq { start, first }) = stack.pop() else {
                                 unreachable!("the top frame was a list")
                             };
-                            node = Node::new(Span::new(start, self.pos), Value::Seq(items.into()));
+                            let items: Arc<[Node]> = self.items.drain(first..).collect();
+                            node = Node::new(Span::new(start, self.pos), Value::Seq(items));
                         }
                         _ => return Err(self.error_here("expected `,` or `]` in this list")),
                     }
                 }
-                Some(Frame::Map {
-                    entries,
-                    key,
-                    key_span,
-                    ..
-                }) => {
-                    entries.push(Entry {
+                Some(Frame::Map { key, key_span, .. }) => {
+                    self.entries.push(Entry {
                         key: std::mem::take(key),
                         key_span: *key_span,
                         value: node,
@@ -245,10 +251,10 @@ impl<'a> Parser<'a> {
                         }
                         Some(b'}') => {
                             self.pos += 1;
-                            let Some(Frame::Map { start, entries, .. }) = stack.pop() else {
+                            let Some(Frame::Map { start, first, .. }) = stack.pop() else {
                                 unreachable!("the top frame was a mapping")
                             };
-                            node = map_node(entries, Span::new(start, self.pos))?;
+                            node = self.close_map(Span::new(start, self.pos), first)?;
                         }
                         _ => {
                             return Err(self.error_here("expected `,` or `}` in this object"));
@@ -257,6 +263,17 @@ impl<'a> Parser<'a> {
                 }
             }
         }
+    }
+
+    /// The mapping at `span` from the entries waiting from `first` on; a repeated key is
+    /// a syntax error at its second writing.
+    fn close_map(&mut self, span: Span, first: usize) -> Result<Node, SyntaxError> {
+        let entries = &self.entries[first..];
+        if let Some(index) = first_repeated(entries, |e| &e.key) {
+            return Err(repeated_key(&entries[index].key, entries[index].key_span));
+        }
+        let entries: Arc<[Entry]> = self.entries.drain(first..).collect();
+        Ok(Node::new(span, Value::Map(Map::from_unique(entries))))
     }
 
     /// Reads `"key"` and the `:` after it.
@@ -533,7 +550,10 @@ mod tests {
         assert_eq!(e.span.start as usize, 2 + long.len());
         assert!(e.message.contains("control character"), "{}", e.message);
         let e = p(&format!("[\"{long}")).unwrap_err();
-        assert_eq!((e.span.start, e.message.as_str()), (1, "unterminated string"));
+        assert_eq!(
+            (e.span.start, e.message.as_str()),
+            (1, "unterminated string")
+        );
     }
 
     #[test]

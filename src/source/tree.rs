@@ -84,15 +84,17 @@ impl Map {
         if let Some(index) = first_repeated(&entries, |e| &e.key) {
             return Err((index, entries));
         }
+        Ok(Map::from_unique(entries.into()))
+    }
+
+    /// Builds a map from entries whose keys are known to differ.
+    pub(super) fn from_unique(entries: Arc<[Entry]>) -> Map {
         let sorted = (entries.len() >= Self::INDEXED_FROM).then(|| {
             let mut sorted: Vec<u32> = (0..entries.len() as u32).collect();
             sorted.sort_by(|&a, &b| entries[a as usize].key.cmp(&entries[b as usize].key));
             sorted.into()
         });
-        Ok(Map {
-            entries: entries.into(),
-            sorted,
-        })
+        Map { entries, sorted }
     }
 
     /// The entry with this key.

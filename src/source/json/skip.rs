@@ -5,7 +5,7 @@
 use std::borrow::Cow;
 
 use super::Parser;
-use crate::source::tree::first_repeated;
+use super::first_repeated;
 use crate::source::{Span, SyntaxError, Value};
 
 /// An open list or mapping; a mapping keeps its keys to find a repeated one when it ends.
