@@ -268,12 +268,7 @@ impl<'a> Parser<'a> {
     /// The mapping at `span` from the entries waiting from `first` on; a repeated key is
     /// a syntax error at its second writing.
     fn close_map(&mut self, span: Span, first: usize) -> Result<Node, SyntaxError> {
-        let entries = &self.entries[first..];
-        if let Some(index) = first_repeated(entries, |e| &e.key) {
-            return Err(repeated_key(&entries[index].key, entries[index].key_span));
-        }
-        let entries: Arc<[Entry]> = self.entries.drain(first..).collect();
-        Ok(Node::new(span, Value::Map(Map::from_unique(entries))))
+        unique_map(&mut self.entries, first, span)
     }
 
     /// Reads `"key"` and the `:` after it.
@@ -475,6 +470,22 @@ impl<'a> Parser<'a> {
         self.pos += 4;
         Ok(value)
     }
+}
+
+/// The mapping at `span` made of the entries of `waiting` from `first` on (taken out in
+/// one allocation of their number); a repeated key is a syntax error at its second
+/// writing.
+pub(super) fn unique_map(
+    waiting: &mut Vec<Entry>,
+    first: usize,
+    span: Span,
+) -> Result<Node, SyntaxError> {
+    let entries = &waiting[first..];
+    if let Some(index) = first_repeated(entries, |e| &e.key) {
+        return Err(repeated_key(&entries[index].key, entries[index].key_span));
+    }
+    let entries: Arc<[Entry]> = waiting.drain(first..).collect();
+    Ok(Node::new(span, Value::Map(Map::from_unique(entries))))
 }
 
 /// Builds a mapping node, turning a repeated key into a syntax error at that key.
