@@ -13,6 +13,7 @@
 //! not read ahead at all (unless the user allows references there).
 
 use std::collections::HashMap;
+use std::ffi::OsString;
 use std::path::{Path, PathBuf};
 use std::sync::Mutex;
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -21,8 +22,8 @@ use super::{LoadOptions, Loader, join_display, read_resolved};
 use crate::error::InputError;
 use crate::source::{Node, SourceFile, Value, is_deferred_key, pointer};
 
-/// Files read ahead, by canonical path, with the name they were read under.
-pub type ReadAhead = HashMap<PathBuf, (PathBuf, Result<SourceFile, InputError>)>;
+/// Files read ahead, by canonical path (its bytes), with the name they were read under.
+pub type ReadAhead = HashMap<OsString, (PathBuf, Result<SourceFile, InputError>)>;
 
 impl Loader {
     /// Reads ahead, wave by wave, every file the references of `first` lead to.
@@ -51,7 +52,8 @@ impl Loader {
                     bytes = bytes.saturating_add(file.text.len() as u64);
                     next.extend(self.named_by(file));
                 }
-                self.read_ahead.insert(canonical, (display, result));
+                self.read_ahead
+                    .insert(canonical.into_os_string(), (display, result));
             }
             if bytes > self.options.max_total_bytes {
                 return;
@@ -93,7 +95,7 @@ impl Loader {
             };
             if (!inside && !self.options.allow_outside_refs)
                 || self.by_canonical.contains_key(target.as_os_str())
-                || self.read_ahead.contains_key(&target)
+                || self.read_ahead.contains_key(target.as_os_str())
             {
                 continue;
             }
@@ -113,7 +115,7 @@ impl Loader {
         canonical: &Path,
         display: &Path,
     ) -> Option<Result<SourceFile, InputError>> {
-        let (shown, result) = self.read_ahead.remove(canonical)?;
+        let (shown, result) = self.read_ahead.remove(canonical.as_os_str())?;
         // Read under another name, its messages would name the file otherwise.
         (shown == display).then_some(result)
     }
