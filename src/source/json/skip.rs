@@ -8,17 +8,19 @@ use super::Parser;
 use super::first_repeated;
 use crate::source::{Span, SyntaxError, Value};
 
-/// An open list or mapping; a mapping keeps its keys to find a repeated one when it ends.
-enum Open<'a> {
+/// An open list or mapping; a mapping's keys wait in a buffer shared by all open
+/// mappings, from `first` on, to find a repeated one when it ends.
+enum Open {
     Seq,
-    Map(Vec<(Cow<'a, str>, Span)>),
+    Map { first: usize },
 }
 
 impl<'a> Parser<'a> {
     /// Moves past the value at the current position, nested `depth` levels deep,
     /// checking everything the building parser checks.
     pub(super) fn skip_value(&mut self, depth: usize) -> Result<(), SyntaxError> {
-        let mut open: Vec<Open<'a>> = Vec::new();
+        let mut open: Vec<Open> = Vec::new();
+        let mut keys: Vec<(Cow<'a, str>, Span)> = Vec::new();
         'value: loop {
             self.skip_ws();
             let start = self.pos;
@@ -28,8 +30,8 @@ impl<'a> Parser<'a> {
                 }
                 Some(b'{') => {
                     if !self.opens_empty(b'}') {
-                        let key = self.raw_key()?;
-                        open.push(Open::Map(vec![key]));
+                        open.push(Open::Map { first: keys.len() });
+                        keys.push(self.raw_key()?);
                         continue 'value;
                     }
                 }
@@ -71,22 +73,22 @@ impl<'a> Parser<'a> {
                         }
                         _ => return Err(self.error_here("expected `,` or `]` in this list")),
                     },
-                    Some(Open::Map(keys)) => match self.peek() {
+                    Some(&mut Open::Map { first }) => match self.peek() {
                         Some(b',') => {
                             self.pos += 1;
                             self.skip_ws();
-                            let key = self.raw_key()?;
-                            keys.push(key);
+                            keys.push(self.raw_key()?);
                             continue 'value;
                         }
                         Some(b'}') => {
                             self.pos += 1;
-                            if let Some(Open::Map(keys)) = open.pop()
-                                && let Some(index) = first_repeated(&keys, |(k, _)| &**k)
-                            {
-                                let (key, span) = &keys[index];
+                            open.pop();
+                            let written = &keys[first..];
+                            if let Some(index) = first_repeated(written, |(k, _)| &**k) {
+                                let (key, span) = &written[index];
                                 return Err(super::repeated_key(key, *span));
                             }
+                            keys.truncate(first);
                         }
                         _ => return Err(self.error_here("expected `,` or `}` in this object")),
                     },
