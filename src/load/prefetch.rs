@@ -35,8 +35,9 @@ impl Loader {
         let mut wave = self.named_by(&self.files[first].clone());
         let mut bytes: u64 = 0;
         loop {
-            wave.sort();
-            wave.dedup_by(|a, b| a.0 == b.0);
+            // In the order of the paths' bytes (comparing `Path`s walks their components).
+            wave.sort_by(|a, b| a.0.as_os_str().cmp(b.0.as_os_str()));
+            wave.dedup_by(|a, b| a.0.as_os_str() == b.0.as_os_str());
             if wave.is_empty() {
                 return;
             }
@@ -72,15 +73,22 @@ impl Loader {
             return Vec::new();
         }
         let base = canonical.parent().unwrap_or(Path::new("")).to_path_buf();
+        // Each file named once, however many of its definitions are referenced.
+        let mut file_parts: Vec<&str> = references(&file.root)
+            .into_iter()
+            .map(|reference| reference.split_once('#').map_or(reference, |(f, _)| f))
+            .filter(|part| !part.is_empty())
+            .collect();
+        file_parts.sort_unstable();
+        file_parts.dedup();
         let mut out = Vec::new();
-        for reference in references(&file.root) {
-            let file_part = reference.split_once('#').map_or(reference, |(f, _)| f);
-            let lower = file_part.to_ascii_lowercase();
-            if file_part.is_empty()
-                || ["http://", "https://", "file:", "ftp://"]
-                    .iter()
-                    .any(|s| lower.starts_with(s))
-            {
+        for file_part in file_parts {
+            let remote = ["http://", "https://", "file:", "ftp://"].iter().any(|s| {
+                file_part
+                    .get(..s.len())
+                    .is_some_and(|p| p.eq_ignore_ascii_case(s))
+            });
+            if remote {
                 continue;
             }
             let Some(decoded) = pointer::percent_decode(file_part) else {
@@ -89,14 +97,16 @@ impl Loader {
             let Some(target) = self.paths.file(&base.join(&decoded)) else {
                 continue;
             };
+            if self.by_canonical.contains_key(target.as_os_str())
+                || self.read_ahead.contains_key(target.as_os_str())
+            {
+                continue;
+            }
             let inside = match &self.root_dir {
                 Some(root) => root.holds(&target),
                 None => false,
             };
-            if (!inside && !self.options.allow_outside_refs)
-                || self.by_canonical.contains_key(target.as_os_str())
-                || self.read_ahead.contains_key(target.as_os_str())
-            {
+            if !inside && !self.options.allow_outside_refs {
                 continue;
             }
             let display = if Path::new(&decoded).is_absolute() {
