@@ -19,14 +19,7 @@ pub(crate) fn median(runs: usize, mut f: impl FnMut()) -> Duration {
 /// The median wall time of the binary over `runs`, and its peak memory in KiB (from
 /// `/usr/bin/time` when it is installed).
 pub(crate) fn process(runs: usize, args: &[&str]) -> (Duration, Option<u64>) {
-    let wall = median(runs, || {
-        let status = Command::new(env!("CARGO_BIN_EXE_retrylint"))
-            .args(args)
-            .stdout(std::process::Stdio::null())
-            .stderr(std::process::Stdio::null())
-            .status();
-        std::hint::black_box(status.is_ok());
-    });
+    let wall = median(runs, || run_quietly(args));
     let peak = Command::new("/usr/bin/time")
         .args(["-f", "%M", env!("CARGO_BIN_EXE_retrylint")])
         .args(args)
@@ -40,4 +33,14 @@ pub(crate) fn process(runs: usize, args: &[&str]) -> (Duration, Option<u64>) {
                 .and_then(|l| l.trim().parse().ok())
         });
     (wall, peak)
+}
+
+/// Runs the binary once, its output discarded.
+pub(crate) fn run_quietly(args: &[&str]) {
+    let status = Command::new(env!("CARGO_BIN_EXE_retrylint"))
+        .args(args)
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .status();
+    std::hint::black_box(status.is_ok());
 }

@@ -4,9 +4,11 @@
 //! first reference, parsed once, and shared as `Arc<SourceFile>` so that nodes can be
 //! borrowed while more files load. Each file gets a [`FileId`] that findings use.
 
+mod canonical;
 pub mod discover;
 pub mod git;
 mod open;
+mod prefetch;
 mod refs;
 pub mod revision;
 mod root;
@@ -14,11 +16,12 @@ pub mod stdin;
 mod tracked;
 
 use std::collections::{HashMap, HashSet};
+use std::ffi::OsString;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use crate::error::{ErrorSite, InputError};
-use crate::input::source::{ParseLimits, SourceFile, path_text};
+use crate::input::source::{ParseLimits, SourceFile, SyntaxError, path_text};
 
 /// Defined beside [`crate::location::Loc`], which carries one; loading hands them out.
 pub use crate::location::FileId;
@@ -86,11 +89,12 @@ pub struct Loader {
     files: Sources,
     /// Canonical path of each loaded file, by id.
     canonical: Vec<PathBuf>,
-    by_canonical: HashMap<PathBuf, FileId>,
+    /// (Keyed by the path's bytes: hashing a `Path` walks its components.)
+    by_canonical: HashMap<OsString, FileId>,
     /// References already resolved, by referring file and reference text.
     resolved: HashMap<FileId, HashMap<String, Target>>,
-    /// Files already reached, by the referring folder and the reference's file part.
-    by_reference: HashMap<(PathBuf, String), FileId>,
+    /// Files already reached, by the referring file and the reference's file part.
+    by_reference: HashMap<FileId, HashMap<String, FileId>>,
     /// The folder refs may not leave (see [`root_for`]).
     root_dir: Option<Root>,
     /// Bytes added by expansion so far: YAML aliases and merges of every file, and
@@ -100,6 +104,10 @@ pub struct Loader {
     reused: HashSet<(FileId, std::sync::Arc<str>)>,
     /// Bytes of the files read so far.
     bytes_read: u64,
+    /// Folders of referenced files, resolved once each.
+    paths: canonical::CanonicalPaths,
+    /// Files read ahead of need, waiting to be asked for (see [`prefetch`]).
+    read_ahead: prefetch::ReadAhead,
 }
 
 impl Loader {
@@ -120,6 +128,8 @@ impl Loader {
             expanded: 0,
             reused: HashSet::new(),
             bytes_read: 0,
+            paths: canonical::CanonicalPaths::default(),
+            read_ahead: prefetch::ReadAhead::new(),
         }
     }
 
@@ -166,6 +176,7 @@ impl Loader {
         } else {
             root_for(&self.canonical[id], self.options.root.as_deref())?
         });
+        self.read_ahead(id);
         Ok(id)
     }
 
@@ -181,13 +192,14 @@ impl Loader {
             " (standard input)",
             text,
             self.options.parse,
+            SourceFile::parse_description,
         )?;
         let canonical = stdin.path();
         file.canonical = Some(canonical.clone());
         self.expanded = self.expanded.saturating_add(file.expanded_bytes);
         let id = self.add(Arc::new(file));
         self.canonical[id].clone_from(&canonical);
-        self.by_canonical.insert(canonical, id);
+        self.by_canonical.insert(canonical.into_os_string(), id);
         Ok(id)
     }
 
@@ -262,7 +274,7 @@ impl Loader {
     ) -> Result<FileId, InputError> {
         let with_referrer = |e: InputError| mention(e, referrer);
         let shown = path_text(&display);
-        if let Some(&id) = self.by_canonical.get(&canonical) {
+        if let Some(&id) = self.by_canonical.get(canonical.as_os_str()) {
             return Ok(id);
         }
         if self.files.len() >= self.options.max_files {
@@ -276,7 +288,11 @@ impl Loader {
                 ),
             ));
         }
-        let file = read_source(&canonical, display, &self.options).map_err(with_referrer)?;
+        let file = match self.take_read_ahead(&canonical, &display) {
+            Some(read) => read,
+            None => read_resolved(&canonical, display, &self.options),
+        }
+        .map_err(with_referrer)?;
         self.bytes_read = self.bytes_read.saturating_add(file.text.len() as u64);
         if self.bytes_read > self.options.max_total_bytes {
             return Err(with_referrer(
@@ -299,7 +315,7 @@ impl Loader {
         }
         let id = self.add(Arc::new(file));
         self.canonical[id].clone_from(&canonical);
-        self.by_canonical.insert(canonical, id);
+        self.by_canonical.insert(canonical.into_os_string(), id);
         Ok(id)
     }
 }
@@ -318,11 +334,36 @@ pub fn read_source(
     display: PathBuf,
     options: &LoadOptions,
 ) -> Result<SourceFile, InputError> {
-    let text = read_text(path, &path_text(&display), options.max_file_size)?;
-    let mut file = parse_source(display, "", text, options.parse)?;
+    let mut file = read_parsed(path, display, options, SourceFile::parse)?;
     file.canonical = std::fs::canonicalize(path).ok();
     Ok(file)
 }
+
+/// [`read_source`] for a file of the description whose path is already canonical: it is
+/// not resolved again, and its schemas and examples are built when first looked at.
+fn read_resolved(
+    canonical: &Path,
+    display: PathBuf,
+    options: &LoadOptions,
+) -> Result<SourceFile, InputError> {
+    let mut file = read_parsed(canonical, display, options, SourceFile::parse_description)?;
+    file.canonical = Some(canonical.to_path_buf());
+    Ok(file)
+}
+
+fn read_parsed(
+    path: &Path,
+    display: PathBuf,
+    options: &LoadOptions,
+    parse: ParseFn,
+) -> Result<SourceFile, InputError> {
+    let text = read_text(path, &path_text(&display), options.max_file_size)?;
+    parse_source(display, "", text, options.parse, parse)
+}
+
+/// How a file's text becomes a [`SourceFile`]: [`SourceFile::parse`], or
+/// [`SourceFile::parse_description`] for the files of a description.
+type ParseFn = fn(PathBuf, String, ParseLimits) -> Result<SourceFile, (String, SyntaxError)>;
 
 /// Parses a file's text, refusing text with nothing in it. `what` follows the name in
 /// the message about empty text (` (standard input)`).
@@ -331,6 +372,7 @@ fn parse_source(
     what: &str,
     text: String,
     limits: ParseLimits,
+    parse: ParseFn,
 ) -> Result<SourceFile, InputError> {
     let shown = path_text(&display);
     if text.trim_start_matches('\u{feff}').trim().is_empty() {
@@ -338,7 +380,7 @@ fn parse_source(
             "`{shown}`{what} is empty: expected a YAML or JSON document"
         )));
     }
-    SourceFile::parse(display, text, limits).map_err(|(text, e)| syntax_error(&shown, text, e))
+    parse(display, text, limits).map_err(|(text, e)| syntax_error(&shown, text, e))
 }
 
 /// The input error for a file that cannot be parsed, pointing into its text.

@@ -29,7 +29,9 @@ pub fn read_text(path: &Path, shown: &str, max_size: u64) -> Result<String, Inpu
     let file = open(path).map_err(cannot)?;
     // The path may have been swapped for something else since it was checked.
     regular_file(&file.metadata().map_err(cannot)?, shown)?;
-    read_bounded(file, shown, max_size)
+    // Sized from the metadata: the whole file arrives in one `read` (and one more that
+    // finds its end), not in a series of doubling ones.
+    read_bounded_sized(file, shown, max_size, metadata.len())
 }
 
 /// The first `limit` bytes of a regular file, whatever they are.
@@ -46,9 +48,21 @@ pub(super) fn read_prefix(path: &Path, limit: u64) -> std::io::Result<Vec<u8>> {
 /// Reads at most `max_size` bytes of UTF-8 text from `reader` (a file, standard input),
 /// refusing more, a NUL byte (a binary file) and bytes that are not UTF-8.
 pub fn read_bounded(reader: impl Read, shown: &str, max_size: u64) -> Result<String, InputError> {
+    read_bounded_sized(reader, shown, max_size, 0)
+}
+
+/// [`read_bounded`] with room made for `expected` bytes up front (the size the file's
+/// metadata reports; a wrong one costs only speed, never a limit).
+fn read_bounded_sized(
+    reader: impl Read,
+    shown: &str,
+    max_size: u64,
+    expected: u64,
+) -> Result<String, InputError> {
     let cannot =
         |e: std::io::Error| InputError::new(format!("cannot read `{shown}`: {}", io_reason(&e)));
-    let mut bytes = Vec::new();
+    let room = usize::try_from(expected.min(max_size).saturating_add(1)).unwrap_or(0);
+    let mut bytes = Vec::with_capacity(room);
     reader
         .take(max_size.saturating_add(1))
         .read_to_end(&mut bytes)

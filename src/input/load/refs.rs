@@ -156,16 +156,13 @@ impl Loader {
         file_part: &str,
         span: Span,
     ) -> Result<FileId, InputError> {
+        if let Some(&id) = self.by_reference.get(&from).and_then(|m| m.get(file_part)) {
+            return Ok(id);
+        }
         let base = self.canonical[from]
             .parent()
             .unwrap_or(Path::new(""))
             .to_path_buf();
-        if let Some(&id) = self
-            .by_reference
-            .get(&(base.clone(), file_part.to_string()))
-        {
-            return Ok(id);
-        }
         let referrer = &ErrorSite::new(&self.files[from], span, "referenced here");
         let lower = file_part.to_ascii_lowercase();
         if let Some(scheme) = ["http://", "https://", "file:", "ftp://"]
@@ -193,7 +190,7 @@ impl Loader {
         self.options
             .prepare(&actual, false)
             .map_err(|e| e.with_related(referrer.clone()))?;
-        let canonical = std::fs::canonicalize(&actual).ok();
+        let canonical = self.paths.file(&actual);
         if !self.options.allow_outside_refs
             && let (Some(root), Some(target)) = (&self.root_dir, &canonical)
             && !root.holds(target)
@@ -210,7 +207,10 @@ impl Loader {
             Some(canonical) => self.load_canonical(canonical, display, Some(referrer))?,
             None => self.load_path(&actual, display, Some(referrer))?,
         };
-        self.by_reference.insert((base, file_part.to_string()), id);
+        self.by_reference
+            .entry(from)
+            .or_default()
+            .insert(file_part.to_string(), id);
         Ok(id)
     }
 }

@@ -4,34 +4,54 @@
 //! overflow), strict about the grammar, lenient where real descriptions bend it: a lone
 //! UTF-16 surrogate escape becomes U+FFFD instead of failing the file.
 
+use std::borrow::Cow;
+use std::sync::Arc;
+
+use super::deferred::{Deferred, is_deferred_key};
+use super::tree::first_repeated;
 use super::{Entry, Map, Node, ParseLimits, Span, SyntaxError, Text, Value};
 
-/// Parses one JSON document.
+mod skip;
+
+/// How many bytes of a string are looked at one by one before a vectorised search.
+const SHORT_STRING: usize = 24;
+
+/// Parses one JSON document, building all of it.
 pub(super) fn parse(text: &str, limits: ParseLimits) -> Result<Node, SyntaxError> {
-    let mut parser = Parser {
-        text,
-        bytes: text.as_bytes(),
-        pos: 0,
-    };
-    if text.starts_with('\u{feff}') {
-        parser.pos = 3;
-    }
-    let node = parser.document(limits)?;
-    parser.skip_ws();
-    if parser.pos < parser.bytes.len() {
-        return Err(parser.error_here("unexpected text after the end of the JSON document"));
-    }
-    Ok(node)
+    Parser::new(text, None, limits).whole()
 }
 
+/// Parses one JSON document of a description, leaving schemas and examples unbuilt
+/// until they are first looked at (see [`Deferred`]). Every syntax error is found now.
+pub(super) fn parse_deferring(text: &Arc<str>, limits: ParseLimits) -> Result<Node, SyntaxError> {
+    Parser::new(text, Some(text), limits).whole()
+}
+
+/// Builds the list or mapping written at `span` of a file whose parse validated it, at
+/// nesting depth `depth`.
+pub(super) fn parse_range(
+    text: &Arc<str>,
+    span: Span,
+    depth: usize,
+    limits: ParseLimits,
+) -> Result<Node, SyntaxError> {
+    let mut parser = Parser::new(text, Some(text), limits);
+    parser.pos = span.start as usize;
+    parser.base_depth = depth;
+    parser.document()
+}
+
+/// An open list or mapping: where it starts, and where its children start in the
+/// parser's shared buffers (children wait there, so that each finished container is one
+/// allocation of the size it needs).
 enum Frame {
     Seq {
         start: usize,
-        items: Vec<Node>,
+        first: usize,
     },
     Map {
         start: usize,
-        entries: Vec<Entry>,
+        first: usize,
         key: Text,
         key_span: Span,
     },
@@ -41,35 +61,110 @@ struct Parser<'a> {
     text: &'a str,
     bytes: &'a [u8],
     pos: usize,
+    limits: ParseLimits,
+    /// The file's shared text, when schemas and examples are deferred.
+    deferring: Option<&'a Arc<str>>,
+    /// How deeply the text parsed is nested in its document (for a deferred subtree).
+    base_depth: usize,
+    /// The finished items of the open lists, innermost last.
+    items: Vec<Node>,
+    /// The finished entries of the open mappings, innermost last.
+    entries: Vec<Entry>,
 }
 
-impl Parser<'_> {
-    fn document(&mut self, limits: ParseLimits) -> Result<Node, SyntaxError> {
+impl<'a> Parser<'a> {
+    fn new(text: &'a str, deferring: Option<&'a Arc<str>>, limits: ParseLimits) -> Parser<'a> {
+        Parser {
+            text,
+            bytes: text.as_bytes(),
+            pos: 0,
+            limits,
+            deferring,
+            base_depth: 0,
+            items: Vec::new(),
+            entries: Vec::new(),
+        }
+    }
+
+    /// The whole text as one document.
+    fn whole(mut self) -> Result<Node, SyntaxError> {
+        if self.text.starts_with('\u{feff}') {
+            self.pos = 3;
+        }
+        let node = self.document()?;
+        self.skip_ws();
+        if self.pos < self.bytes.len() {
+            return Err(self.error_here("unexpected text after the end of the JSON document"));
+        }
+        Ok(node)
+    }
+
+    /// The error for a list or mapping opened at `start` beyond the depth limit.
+    fn too_deep(&self, start: usize) -> SyntaxError {
+        SyntaxError::new(
+            format!(
+                "nesting is deeper than {} levels; refusing to go further (raise the limit with --max-depth)",
+                self.limits.max_depth
+            ),
+            Span::new(start, start + 1),
+        )
+    }
+
+    /// Whether the value about to be read, under `key` at nesting `depth`, is left
+    /// unbuilt; `plain` holds the depth of an extension (`x-…`) being read, inside which
+    /// nothing is deferred: rules read extensions node by node.
+    fn defers(&self, key: &str, depth: usize, plain: &mut Option<usize>) -> bool {
+        if self.deferring.is_none() || plain.is_some() || !matches!(self.peek(), Some(b'{' | b'['))
+        {
+            return false;
+        }
+        if key.starts_with("x-") {
+            *plain = Some(depth);
+            return false;
+        }
+        is_deferred_key(key)
+    }
+
+    /// Validates the list or mapping at the current position and records it unbuilt.
+    fn deferred(&mut self, depth: usize) -> Result<Node, SyntaxError> {
+        let start = self.pos;
+        let is_map = self.peek() == Some(b'{');
+        self.skip_value(depth)?;
+        let span = Span::new(start, self.pos);
+        let text = self.deferring.cloned().unwrap_or_default();
+        let deferred = Deferred::new(text, span, depth, self.limits, is_map);
+        Ok(Node::new(span, Value::Deferred(Arc::new(deferred))))
+    }
+
+    fn document(&mut self) -> Result<Node, SyntaxError> {
         let mut stack: Vec<Frame> = Vec::new();
+        // The depth of the extension being read, if any (see `defers`).
+        let mut plain: Option<usize> = None;
         'value: loop {
             self.skip_ws();
             let start = self.pos;
-            let mut node = match self.peek() {
-                Some(b'{' | b'[') if stack.len() >= limits.max_depth => {
-                    return Err(SyntaxError::new(
-                        format!(
-                            "nesting is deeper than {} levels; refusing to go further (raise the limit with --max-depth)",
-                            limits.max_depth
-                        ),
-                        Span::new(start, start + 1),
-                    ));
+            let depth = self.base_depth + stack.len();
+            if let Some(Frame::Map { key, .. }) = stack.last()
+                && self.defers(key, depth, &mut plain)
+            {
+                let node = self.deferred(depth)?;
+                if let Some(node) = self.attach(&mut stack, node, &mut plain)? {
+                    return Ok(node);
+                }
+                continue 'value;
+            }
+            let node = match self.peek() {
+                Some(b'{' | b'[') if depth >= self.limits.max_depth => {
+                    return Err(self.too_deep(start));
                 }
                 Some(b'{') => {
-                    self.pos += 1;
-                    self.skip_ws();
-                    if self.peek() == Some(b'}') {
-                        self.pos += 1;
+                    if self.opens_empty(b'}') {
                         Node::new(Span::new(start, self.pos), Value::Map(Map::default()))
                     } else {
                         let (key, key_span) = self.key()?;
                         stack.push(Frame::Map {
                             start,
-                            entries: Vec::new(),
+                            first: self.entries.len(),
                             key,
                             key_span,
                         });
@@ -77,18 +172,12 @@ impl Parser<'_> {
                     }
                 }
                 Some(b'[') => {
-                    self.pos += 1;
-                    self.skip_ws();
-                    if self.peek() == Some(b']') {
-                        self.pos += 1;
-                        Node::new(
-                            Span::new(start, self.pos),
-                            Value::Seq(std::sync::Arc::new([])),
-                        )
+                    if self.opens_empty(b']') {
+                        Node::new(Span::new(start, self.pos), Value::Seq(Arc::new([])))
                     } else {
                         stack.push(Frame::Seq {
                             start,
-                            items: Vec::new(),
+                            first: self.items.len(),
                         });
                         continue 'value;
                     }
@@ -104,60 +193,71 @@ impl Parser<'_> {
                 Some(_) => return Err(self.error_here("expected a JSON value")),
                 None => return Err(self.error_here("unexpected end of file: expected a value")),
             };
-            // Attach the finished node to its parent; close parents that end here.
-            loop {
-                match stack.last_mut() {
-                    None => return Ok(node),
-                    Some(Frame::Seq { items, .. }) => {
-                        items.push(node);
-                        self.skip_ws();
-                        match self.peek() {
-                            Some(b',') => {
-                                self.pos += 1;
-                                continue 'value;
-                            }
-                            Some(b']') => {
-                                self.pos += 1;
-                                let Some(Frame::Seq { start, items }) = stack.pop() else {
-                                    unreachable!("the top frame was a list")
-                                };
-                                node =
-                                    Node::new(Span::new(start, self.pos), Value::Seq(items.into()));
-                            }
-                            _ => return Err(self.error_here("expected `,` or `]` in this list")),
+            if let Some(root) = self.attach(&mut stack, node, &mut plain)? {
+                return Ok(root);
+            }
+        }
+    }
+
+    /// Attaches a finished node to its parent and closes the parents that end here.
+    /// Returns the document's root once it is complete, else `None` with the parser at
+    /// the next value to read.
+    fn attach(
+        &mut self,
+        stack: &mut Vec<Frame>,
+        mut node: Node,
+        plain: &mut Option<usize>,
+    ) -> Result<Option<Node>, SyntaxError> {
+        loop {
+            if *plain == Some(self.base_depth + stack.len()) {
+                *plain = None;
+            }
+            match stack.last_mut() {
+                None => return Ok(Some(node)),
+                Some(Frame::Seq { .. }) => {
+                    self.items.push(node);
+                    self.skip_ws();
+                    match self.peek() {
+                        Some(b',') => {
+                            self.pos += 1;
+                            return Ok(None);
                         }
+                        Some(b']') => {
+                            self.pos += 1;
+                            let Some(Frame::Seq { start, first }) = stack.pop() else {
+                                unreachable!("the top frame was a list")
+                            };
+                            let items: Arc<[Node]> = self.items.drain(first..).collect();
+                            node = Node::new(Span::new(start, self.pos), Value::Seq(items));
+                        }
+                        _ => return Err(self.error_here("expected `,` or `]` in this list")),
                     }
-                    Some(Frame::Map {
-                        entries,
-                        key,
-                        key_span,
-                        ..
-                    }) => {
-                        entries.push(Entry {
-                            key: std::mem::take(key),
-                            key_span: *key_span,
-                            value: node,
-                        });
-                        self.skip_ws();
-                        match self.peek() {
-                            Some(b',') => {
-                                self.pos += 1;
-                                self.skip_ws();
-                                let (k, ks) = self.key()?;
-                                *key = k;
-                                *key_span = ks;
-                                continue 'value;
-                            }
-                            Some(b'}') => {
-                                self.pos += 1;
-                                let Some(Frame::Map { start, entries, .. }) = stack.pop() else {
-                                    unreachable!("the top frame was a mapping")
-                                };
-                                node = map_node(entries, Span::new(start, self.pos))?;
-                            }
-                            _ => {
-                                return Err(self.error_here("expected `,` or `}` in this object"));
-                            }
+                }
+                Some(Frame::Map { key, key_span, .. }) => {
+                    self.entries.push(Entry {
+                        key: std::mem::take(key),
+                        key_span: *key_span,
+                        value: node,
+                    });
+                    self.skip_ws();
+                    match self.peek() {
+                        Some(b',') => {
+                            self.pos += 1;
+                            self.skip_ws();
+                            let (k, ks) = self.key()?;
+                            *key = k;
+                            *key_span = ks;
+                            return Ok(None);
+                        }
+                        Some(b'}') => {
+                            self.pos += 1;
+                            let Some(Frame::Map { start, first, .. }) = stack.pop() else {
+                                unreachable!("the top frame was a mapping")
+                            };
+                            node = self.close_map(Span::new(start, self.pos), first)?;
+                        }
+                        _ => {
+                            return Err(self.error_here("expected `,` or `}` in this object"));
                         }
                     }
                 }
@@ -165,20 +265,27 @@ impl Parser<'_> {
         }
     }
 
+    /// The mapping at `span` from the entries waiting from `first` on; a repeated key is
+    /// a syntax error at its second writing.
+    fn close_map(&mut self, span: Span, first: usize) -> Result<Node, SyntaxError> {
+        unique_map(&mut self.entries, first, span)
+    }
+
     /// Reads `"key"` and the `:` after it.
     fn key(&mut self) -> Result<(Text, Span), SyntaxError> {
-        let start = self.pos;
-        if self.peek() != Some(b'"') {
-            return Err(self.error_here("expected a quoted object key"));
-        }
-        let key = self.string()?;
-        let span = Span::new(start, self.pos);
-        self.skip_ws();
-        if self.peek() != Some(b':') {
-            return Err(self.error_here("expected `:` after the object key"));
-        }
+        self.raw_key().map(|(key, span)| (Text::from(key), span))
+    }
+
+    /// Moves past the `{` or `[` at the current position; if `close` follows it (an
+    /// empty mapping or list), past that too, and says so.
+    fn opens_empty(&mut self, close: u8) -> bool {
         self.pos += 1;
-        Ok((key, span))
+        self.skip_ws();
+        if self.peek() == Some(close) {
+            self.pos += 1;
+            return true;
+        }
+        false
     }
 
     fn peek(&self) -> Option<u8> {
@@ -211,6 +318,15 @@ impl Parser<'_> {
 
     fn number(&mut self) -> Result<Node, SyntaxError> {
         let start = self.pos;
+        self.scan_number()?;
+        Ok(Node::new(
+            Span::new(start, self.pos),
+            Value::Number(self.text[start..self.pos].into()),
+        ))
+    }
+
+    /// Moves past a number, checking its grammar.
+    fn scan_number(&mut self) -> Result<(), SyntaxError> {
         let digits = |p: &mut Self| {
             let from = p.pos;
             while let Some(b'0'..=b'9') = p.peek() {
@@ -241,29 +357,38 @@ impl Parser<'_> {
                 return Err(self.error_here("expected digits in the exponent"));
             }
         }
-        Ok(Node::new(
-            Span::new(start, self.pos),
-            Value::Number(self.text[start..self.pos].into()),
-        ))
+        Ok(())
     }
 
     /// Reads a string starting at its opening quote.
     fn string(&mut self) -> Result<Text, SyntaxError> {
+        self.raw_string().map(Text::from)
+    }
+
+    /// Reads a string starting at its opening quote: borrowed from the text when it has
+    /// no escapes.
+    fn raw_string(&mut self) -> Result<Cow<'a, str>, SyntaxError> {
         let open = self.pos;
         self.pos += 1;
         let from = self.pos;
-        // Fast path: no escapes.
-        while let Some(&b) = self.bytes.get(self.pos) {
-            match b {
-                b'"' => {
-                    let s = &self.text[from..self.pos];
-                    self.pos += 1;
-                    return Ok(s.into());
-                }
-                b'\\' => break,
-                0..=0x1f => return Err(self.error_here("control character inside a string")),
-                _ => self.pos += 1,
-            }
+        // Fast path: no escapes. Find the closing quote (or a backslash), then check
+        // that no control character comes before it.
+        let rest = &self.bytes[from..];
+        // Most strings are short: a plain look at their first bytes beats setting up a
+        // vectorised search.
+        let near = rest.len().min(SHORT_STRING);
+        let stop = match rest[..near].iter().position(|&b| b == b'"' || b == b'\\') {
+            Some(stop) => stop,
+            None => memchr::memchr2(b'"', b'\\', &rest[near..]).map_or(rest.len(), |i| near + i),
+        };
+        if let Some(control) = rest[..stop].iter().position(|&b| b < 0x20) {
+            self.pos = from + control;
+            return Err(self.error_here("control character inside a string"));
+        }
+        self.pos = from + stop;
+        if rest.get(stop) == Some(&b'"') {
+            self.pos += 1;
+            return Ok(Cow::Borrowed(&self.text[from..from + stop]));
         }
         let mut out = String::from(&self.text[from..self.pos]);
         loop {
@@ -276,7 +401,7 @@ impl Parser<'_> {
             match b {
                 b'"' => {
                     self.pos += 1;
-                    return Ok(out.into());
+                    return Ok(Cow::Owned(out));
                 }
                 b'\\' => {
                     self.pos += 1;
@@ -347,18 +472,36 @@ impl Parser<'_> {
     }
 }
 
+/// The mapping at `span` made of the entries of `waiting` from `first` on (taken out in
+/// one allocation of their number); a repeated key is a syntax error at its second
+/// writing.
+pub(super) fn unique_map(
+    waiting: &mut Vec<Entry>,
+    first: usize,
+    span: Span,
+) -> Result<Node, SyntaxError> {
+    let entries = &waiting[first..];
+    if let Some(index) = first_repeated(entries, |e| &e.key) {
+        return Err(repeated_key(&entries[index].key, entries[index].key_span));
+    }
+    let entries: Arc<[Entry]> = waiting.drain(first..).collect();
+    Ok(Node::new(span, Value::Map(Map::from_unique(entries))))
+}
+
 /// Builds a mapping node, turning a repeated key into a syntax error at that key.
 pub(super) fn map_node(entries: Vec<Entry>, span: Span) -> Result<Node, SyntaxError> {
     match Map::from_entries(entries) {
         Ok(map) => Ok(Node::new(span, Value::Map(map))),
-        Err((index, entries)) => Err(SyntaxError::new(
-            format!(
-                "duplicate key `{}`: a mapping may name each key once",
-                entries[index].key
-            ),
-            entries[index].key_span,
-        )),
+        Err((index, entries)) => Err(repeated_key(&entries[index].key, entries[index].key_span)),
     }
+}
+
+/// The error for a key written a second time in one mapping, at its second writing.
+fn repeated_key(key: &str, span: Span) -> SyntaxError {
+    SyntaxError::new(
+        format!("duplicate key `{key}`: a mapping may name each key once"),
+        span,
+    )
 }
 
 #[cfg(test)]
@@ -405,6 +548,23 @@ mod tests {
         assert!(p("01").is_err());
         assert!(p("[1] x").is_err());
         assert!(p("\"a\tb\"").is_err());
+    }
+
+    #[test]
+    fn long_strings_are_read_like_short_ones() {
+        let long = "x".repeat(40);
+        let node = p(&format!(r#"["{long}", "{long}\n{long}"]"#)).unwrap();
+        let items = node.as_seq().unwrap();
+        assert_eq!(items[0].as_str(), Some(long.as_str()));
+        assert_eq!(items[1].as_str(), Some(format!("{long}\n{long}").as_str()));
+        let e = p(&format!("[\"{long}\t\"]")).unwrap_err();
+        assert_eq!(e.span.start as usize, 2 + long.len());
+        assert!(e.message.contains("control character"), "{}", e.message);
+        let e = p(&format!("[\"{long}")).unwrap_err();
+        assert_eq!(
+            (e.span.start, e.message.as_str()),
+            (1, "unterminated string")
+        );
     }
 
     #[test]

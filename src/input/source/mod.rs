@@ -5,6 +5,7 @@
 //! content. Spans are byte offsets; [`SourceFile::position`] turns them into 1-based
 //! lines and character columns for every output.
 
+mod deferred;
 mod json;
 mod lines;
 pub mod pointer;
@@ -15,6 +16,7 @@ mod yaml;
 use std::path::PathBuf;
 use std::sync::{Arc, OnceLock};
 
+pub use deferred::is_deferred_key;
 pub use lines::LineIndex;
 pub use tree::{Entry, Map, Node, Text, Value};
 pub use yaml::NODE_BYTES;
@@ -115,12 +117,14 @@ pub fn parse_as(
     limits: ParseLimits,
     declared: Option<Syntax>,
 ) -> Result<(Node, Syntax), SyntaxError> {
-    parse_counted(text, limits, declared).map(|(parsed, syntax)| (parsed.root, syntax))
+    parse_counted(text, None, limits, declared).map(|(parsed, syntax)| (parsed.root, syntax))
 }
 
 /// Parses a document like [`parse_as`], with what the parse learnt besides the tree.
+/// With `shared` (the same text, shared), JSON schemas and examples are deferred.
 fn parse_counted(
     text: &str,
+    shared: Option<&Arc<str>>,
     limits: ParseLimits,
     declared: Option<Syntax>,
 ) -> Result<(yaml::Parsed, Syntax), SyntaxError> {
@@ -134,7 +138,11 @@ fn parse_counted(
         .bytes()
         .next();
     if matches!(first, Some(b'{' | b'[')) {
-        match json::parse(text, limits) {
+        let parsed = match shared {
+            Some(shared) => json::parse_deferring(shared, limits),
+            None => json::parse(text, limits),
+        };
+        match parsed {
             Ok(node) => Ok((json(node), Syntax::Json)),
             Err(json_error) if declared == Some(Syntax::Json) => Err(json_error),
             Err(json_error) => match yaml::parse_counted(text, limits) {
@@ -169,9 +177,13 @@ pub struct SourceFile {
 
 impl SourceFile {
     pub fn new(display: PathBuf, text: String, root: Node, syntax: Syntax) -> SourceFile {
+        SourceFile::from_shared(display, text.into(), root, syntax)
+    }
+
+    fn from_shared(display: PathBuf, text: Arc<str>, root: Node, syntax: Syntax) -> SourceFile {
         SourceFile {
             display,
-            text: text.into(),
+            text,
             root,
             syntax,
             expanded_bytes: 0,
@@ -204,19 +216,42 @@ impl SourceFile {
         text: String,
         limits: ParseLimits,
     ) -> Result<SourceFile, (String, SyntaxError)> {
-        let declared = display
-            .extension()
-            .is_some_and(|e| e.eq_ignore_ascii_case("json"))
-            .then_some(Syntax::Json);
-        match parse_counted(&text, limits, declared) {
-            Ok((parsed, syntax)) => {
-                let mut file = SourceFile::new(display, text, parsed.root, syntax);
-                file.expanded_bytes = parsed.expanded;
-                file.hash_scalars = parsed.hash_scalars.into_boxed_slice();
-                Ok(file)
-            }
+        let declared = SourceFile::declared(&display);
+        match parse_counted(&text, None, limits, declared) {
+            Ok((parsed, syntax)) => Ok(SourceFile::parsed(display, text.into(), parsed, syntax)),
             Err(e) => Err((text, e)),
         }
+    }
+
+    /// Parses the text of a file of an API description: like [`SourceFile::parse`], but
+    /// a JSON file's schemas and examples are built only when first looked at (every
+    /// syntax error in them is still found now).
+    pub fn parse_description(
+        display: PathBuf,
+        text: String,
+        limits: ParseLimits,
+    ) -> Result<SourceFile, (String, SyntaxError)> {
+        let declared = SourceFile::declared(&display);
+        let shared: Arc<str> = text.into();
+        match parse_counted(&shared, Some(&shared), limits, declared) {
+            Ok((parsed, syntax)) => Ok(SourceFile::parsed(display, shared, parsed, syntax)),
+            Err(e) => Err((shared.to_string(), e)),
+        }
+    }
+
+    /// JSON for a file named `.json` (its JSON errors are final), else by content.
+    fn declared(display: &std::path::Path) -> Option<Syntax> {
+        display
+            .extension()
+            .is_some_and(|e| e.eq_ignore_ascii_case("json"))
+            .then_some(Syntax::Json)
+    }
+
+    fn parsed(display: PathBuf, text: Arc<str>, parsed: yaml::Parsed, syntax: Syntax) -> Self {
+        let mut file = SourceFile::from_shared(display, text, parsed.root, syntax);
+        file.expanded_bytes = parsed.expanded;
+        file.hash_scalars = parsed.hash_scalars.into_boxed_slice();
+        file
     }
 
     /// Parses `text` as a stream of documents (a Kubernetes manifest): the root is a

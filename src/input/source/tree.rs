@@ -7,16 +7,25 @@
 use std::sync::Arc;
 
 use super::Span;
+use super::deferred::Deferred;
 /// Text in the tree: keys and scalars, inline when short, shared when long.
 pub use super::text::Text;
 
 /// A node of a parsed document.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone)]
 pub struct Node {
     /// Where the node is written, in bytes of its file.
     pub span: Span,
     /// What the node holds.
     pub value: Value,
+}
+
+/// Nodes are equal when they are written at the same place and hold the same, whether
+/// or not one of them was deferred.
+impl PartialEq for Node {
+    fn eq(&self, other: &Node) -> bool {
+        self.span == other.span && self.resolved().value == other.resolved().value
+    }
 }
 
 /// The value of a node.
@@ -30,6 +39,9 @@ pub enum Value {
     /// Shared: a YAML alias or anchor is a reference count, never a deep copy.
     Seq(Arc<[Node]>),
     Map(Map),
+    /// A list or mapping of a JSON description not built yet: every accessor of [`Node`]
+    /// builds it on first use and answers from what it built.
+    Deferred(Arc<Deferred>),
 }
 
 /// One `key: value` entry of a mapping.
@@ -69,34 +81,20 @@ impl Map {
     /// key repeats an earlier one.
     #[allow(clippy::result_large_err)]
     pub fn from_entries(entries: Vec<Entry>) -> Result<Map, (usize, Vec<Entry>)> {
-        if entries.len() < Self::INDEXED_FROM {
-            for (i, entry) in entries.iter().enumerate() {
-                if entries[..i].iter().any(|e| e.key == entry.key) {
-                    return Err((i, entries));
-                }
-            }
-            return Ok(Map {
-                entries: entries.into(),
-                sorted: None,
-            });
+        if let Some(index) = first_repeated(&entries, |e| &e.key) {
+            return Err((index, entries));
         }
-        let mut sorted: Vec<u32> = (0..entries.len() as u32).collect();
-        sorted.sort_by(|&a, &b| {
-            entries[a as usize]
-                .key
-                .cmp(&entries[b as usize].key)
-                .then(a.cmp(&b))
+        Ok(Map::from_unique(entries.into()))
+    }
+
+    /// Builds a map from entries whose keys are known to differ.
+    pub(super) fn from_unique(entries: Arc<[Entry]>) -> Map {
+        let sorted = (entries.len() >= Self::INDEXED_FROM).then(|| {
+            let mut sorted: Vec<u32> = (0..entries.len() as u32).collect();
+            sorted.sort_by(|&a, &b| entries[a as usize].key.cmp(&entries[b as usize].key));
+            sorted.into()
         });
-        for pair in sorted.windows(2) {
-            if entries[pair[0] as usize].key == entries[pair[1] as usize].key {
-                let index = pair[1] as usize;
-                return Err((index, entries));
-            }
-        }
-        Ok(Map {
-            entries: entries.into(),
-            sorted: Some(sorted.into()),
-        })
+        Map { entries, sorted }
     }
 
     /// The entry with this key.
@@ -110,9 +108,9 @@ impl Map {
         }
     }
 
-    /// The value under this key.
+    /// The value under this key (built, when it was deferred).
     pub fn get(&self, key: &str) -> Option<&Node> {
-        self.entry(key).map(|e| &e.value)
+        self.entry(key).map(|e| e.value.resolved())
     }
 
     /// The entry whose key equals this one ignoring ASCII case.
@@ -133,6 +131,28 @@ impl Map {
     pub fn is_empty(&self) -> bool {
         self.entries.is_empty()
     }
+}
+
+/// The index of the first key that repeats an earlier one, as a map reports it: in file
+/// order for a small map; for a large one (checked in key order), the second of the
+/// smallest repeated key's first two writings.
+pub(super) fn first_repeated<T, K: Ord + ?Sized>(
+    items: &[T],
+    key: impl Fn(&T) -> &K,
+) -> Option<usize> {
+    if items.len() < Map::INDEXED_FROM {
+        return (0..items.len()).find(|&i| items[..i].iter().any(|e| key(e) == key(&items[i])));
+    }
+    let mut sorted: Vec<u32> = (0..items.len() as u32).collect();
+    sorted.sort_by(|&a, &b| {
+        key(&items[a as usize])
+            .cmp(key(&items[b as usize]))
+            .then(a.cmp(&b))
+    });
+    sorted
+        .windows(2)
+        .find(|pair| key(&items[pair[0] as usize]) == key(&items[pair[1] as usize]))
+        .map(|pair| pair[1] as usize)
 }
 
 /// Dropping a tree walks it with an explicit stack: a document nested millions of levels
@@ -170,16 +190,23 @@ fn take_nested(value: &mut Value, pending: &mut Vec<Node>) {
                 }
             }
         }
+        Value::Deferred(deferred) => {
+            if let Some(built) = Arc::get_mut(deferred).and_then(Deferred::take_built) {
+                pending.push(built);
+            }
+        }
         _ => {}
     }
 }
 
 impl Node {
-    /// Whether this is a list or mapping with at least one child.
+    /// Whether this is a list or mapping with at least one child, or a deferred one
+    /// (never built to find out: dropping a tree must not build what nobody read).
     fn has_children(&self) -> bool {
         match &self.value {
             Value::Seq(items) => !items.is_empty(),
             Value::Map(map) => !map.is_empty(),
+            Value::Deferred(_) => true,
             _ => false,
         }
     }
@@ -188,22 +215,30 @@ impl Node {
         Node { span, value }
     }
 
-    pub fn as_map(&self) -> Option<&Map> {
+    /// This node, or the subtree it stands for when it was deferred (built now if need be).
+    pub fn resolved(&self) -> &Node {
         match &self.value {
+            Value::Deferred(deferred) => deferred.node(),
+            _ => self,
+        }
+    }
+
+    pub fn as_map(&self) -> Option<&Map> {
+        match &self.resolved().value {
             Value::Map(m) => Some(m),
             _ => None,
         }
     }
 
     pub fn as_seq(&self) -> Option<&[Node]> {
-        match &self.value {
+        match &self.resolved().value {
             Value::Seq(s) => Some(s),
             _ => None,
         }
     }
 
     pub fn as_str(&self) -> Option<&str> {
-        match &self.value {
+        match &self.resolved().value {
             Value::String(s) => Some(s),
             _ => None,
         }
@@ -218,7 +253,7 @@ impl Node {
 
     /// The text of a scalar (string, number, boolean); `None` for null and containers.
     pub fn scalar_text(&self) -> Option<&str> {
-        match &self.value {
+        match &self.resolved().value {
             Value::String(s) | Value::Number(s) => Some(s),
             Value::Bool(true) => Some("true"),
             Value::Bool(false) => Some("false"),
@@ -233,7 +268,10 @@ impl Node {
 
     /// Whether the node is a scalar (its whole text fits one label).
     pub fn is_scalar(&self) -> bool {
-        !matches!(self.value, Value::Seq(_) | Value::Map(_))
+        !matches!(
+            self.value,
+            Value::Seq(_) | Value::Map(_) | Value::Deferred(_)
+        )
     }
 
     /// A short name of the node's kind, for messages ("expected a mapping, found a string").
@@ -245,6 +283,8 @@ impl Node {
             Value::String(_) => "a string",
             Value::Seq(_) => "a list",
             Value::Map(_) => "a mapping",
+            Value::Deferred(ref deferred) if deferred.is_map() => "a mapping",
+            Value::Deferred(_) => "a list",
         }
     }
 
@@ -254,12 +294,12 @@ impl Node {
         I: IntoIterator<Item = S>,
         S: AsRef<str> + 'a,
     {
-        let mut node = self;
+        let mut node = self.resolved();
         for token in tokens {
             let token = token.as_ref();
             node = match &node.value {
                 Value::Map(m) => m.get(token)?,
-                Value::Seq(items) => items.get(parse_index(token)?)?,
+                Value::Seq(items) => items.get(parse_index(token)?)?.resolved(),
                 _ => return None,
             };
         }

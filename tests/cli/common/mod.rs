@@ -151,6 +151,7 @@ pub(crate) fn to_json(node: &retrylint::input::source::Node) -> serde_json::Valu
                 .map(|e| (e.key.to_string(), to_json(&e.value)))
                 .collect(),
         ),
+        Value::Deferred(_) => to_json(node.resolved()),
     }
 }
 

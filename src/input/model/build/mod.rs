@@ -120,6 +120,8 @@ pub fn build(loader: &mut Loader, root: FileId) -> Result<Api, InputError> {
         }
     }
     unique(loader, &operations)?;
+    // The list grew by doubling; the model lives through the whole check.
+    operations.shrink_to_fit();
     let webhook_count = ["webhooks", "x-webhooks"]
         .iter()
         .filter_map(|k| file.root.get(k).and_then(Node::as_map))
@@ -251,7 +253,7 @@ fn flag<'n>(
     let Some(entry) = node.as_map().and_then(|m| m.entry(key)) else {
         return Ok(None);
     };
-    let value = &entry.value;
+    let value = entry.value.resolved();
     let plain = file
         .text
         .as_bytes()

@@ -12,13 +12,15 @@ pub(super) fn responses(loader: &mut Loader, op: &At<'_>) -> Result<Vec<Response
     let Some(list) = op.map_child("responses")? else {
         return Ok(Vec::new());
     };
-    let mut out = Vec::new();
-    for entry in list
+    let entries = list
         .node
         .as_map()
         .map(crate::input::source::Map::entries)
-        .unwrap_or_default()
-    {
+        .unwrap_or_default();
+    // Sized up front: a description of many operations keeps these lists for its whole
+    // check, and a doubled one's spare room would stay with them.
+    let mut out = Vec::with_capacity(entries.len());
+    for entry in entries {
         if entry.key.starts_with("x-") {
             continue;
         }
@@ -33,12 +35,13 @@ pub(super) fn responses(loader: &mut Loader, op: &At<'_>) -> Result<Vec<Response
         let response = through(target.as_ref(), here);
         let mut headers = Vec::new();
         if let Some(map) = response.map_child("headers")? {
-            for header in map
+            let entries = map
                 .node
                 .as_map()
                 .map(crate::input::source::Map::entries)
-                .unwrap_or_default()
-            {
+                .unwrap_or_default();
+            headers.reserve_exact(entries.len());
+            for header in entries {
                 // A header `$ref` must resolve even though only its name matters here.
                 let definition = loader.follow(response.id, &header.value)?;
                 // Only a `Retry-After`'s format is ever asked about.

@@ -14,7 +14,7 @@ use saphyr_parser::{Event, Parser, ScalarStyle, ScanError, Span as YamlSpan};
 
 mod offsets;
 
-use super::json::map_node;
+use super::json::{map_node, unique_map};
 use super::{Entry, Node, ParseLimits, Span, SyntaxError, Text, Value};
 use offsets::Offsets;
 
@@ -55,6 +55,8 @@ fn parse_with(text: &str, limits: ParseLimits, stream: bool) -> Result<Parsed, S
         stream: stream.then(Vec::new),
         offsets: Offsets::new(text),
         stack: Vec::new(),
+        items: Vec::new(),
+        entries: Vec::new(),
         anchors: HashMap::new(),
         expanded: 0,
         hash_scalars: Vec::new(),
@@ -95,17 +97,19 @@ struct Built {
     size: usize,
 }
 
+/// An open list or mapping; its finished children wait in the builder's shared buffers
+/// from `first` on, so that each finished container is one allocation of its size.
 enum Frame {
     Seq {
         start: usize,
         anchor: usize,
-        items: Vec<Node>,
+        first: usize,
         size: usize,
     },
     Map {
         start: usize,
         anchor: usize,
-        entries: Vec<Entry>,
+        first: usize,
         merges: Vec<Node>,
         key: Option<(Text, Span, bool)>,
         size: usize,
@@ -117,6 +121,10 @@ struct Builder<'a> {
     /// The finished documents, when the whole stream is read.
     stream: Option<Vec<Node>>,
     stack: Vec<Frame>,
+    /// The finished items of the open lists, innermost last.
+    items: Vec<Node>,
+    /// The finished entries of the open mappings, innermost last.
+    entries: Vec<Entry>,
     anchors: HashMap<usize, Built>,
     /// Bytes added by aliases and merges so far.
     expanded: usize,
@@ -186,14 +194,14 @@ impl Builder<'_> {
                         Frame::Seq {
                             start,
                             anchor,
-                            items: Vec::new(),
+                            first: self.items.len(),
                             size: NODE_BYTES,
                         }
                     } else {
                         Frame::Map {
                             start,
                             anchor,
-                            entries: Vec::new(),
+                            first: self.entries.len(),
                             merges: Vec::new(),
                             key: None,
                             size: NODE_BYTES,
@@ -289,17 +297,19 @@ impl Builder<'_> {
             Frame::Seq {
                 start,
                 anchor,
-                items,
+                first,
                 size,
             } => {
-                let stop = collection_end(start, items.last().map(|n| n.span.end), end);
-                let node = Node::new(Span::new(start, stop), Value::Seq(items.into()));
+                let last = self.items[first..].last().map(|n| n.span.end);
+                let stop = collection_end(start, last, end);
+                let items: std::sync::Arc<[Node]> = self.items.drain(first..).collect();
+                let node = Node::new(Span::new(start, stop), Value::Seq(items));
                 (Built { node, size }, anchor)
             }
             Frame::Map {
                 start,
                 anchor,
-                mut entries,
+                first,
                 merges,
                 key,
                 size,
@@ -307,10 +317,17 @@ impl Builder<'_> {
                 if let Some((_, key_span, _)) = key {
                     return Err(SyntaxError::new("mapping key without a value", key_span));
                 }
-                let merged = apply_merges(&mut entries, merges, end)?;
-                self.charge(merged, end)?;
-                let stop = collection_end(start, entries.last().map(|e| e.value.span.end), end);
-                let node = map_node(entries, Span::new(start, stop))?;
+                let node = if merges.is_empty() {
+                    let last = self.entries[first..].last().map(|e| e.value.span.end);
+                    let span = Span::new(start, collection_end(start, last, end));
+                    unique_map(&mut self.entries, first, span)?
+                } else {
+                    let mut entries: Vec<Entry> = self.entries.drain(first..).collect();
+                    let merged = apply_merges(&mut entries, merges, end)?;
+                    self.charge(merged, end)?;
+                    let last = entries.last().map(|e| e.value.span.end);
+                    map_node(entries, Span::new(start, collection_end(start, last, end)))?
+                };
                 (Built { node, size }, anchor)
             }
         };
@@ -333,17 +350,13 @@ impl Builder<'_> {
                 self.root = Some(built.node);
                 Ok(false)
             }
-            Some(Frame::Seq { items, size, .. }) => {
+            Some(Frame::Seq { size, .. }) => {
                 *size = size.saturating_add(built.size);
-                items.push(built.node);
+                self.items.push(built.node);
                 Ok(false)
             }
             Some(Frame::Map {
-                entries,
-                merges,
-                key,
-                size,
-                ..
+                merges, key, size, ..
             }) => {
                 *size = size.saturating_add(built.size);
                 if let Some((k, _, _)) = key.as_ref() {
@@ -351,7 +364,7 @@ impl Builder<'_> {
                 }
                 match key.take() {
                     Some((k, _, true)) if &*k == "<<" => merges.push(built.node),
-                    Some((k, key_span, _)) => entries.push(Entry {
+                    Some((k, key_span, _)) => self.entries.push(Entry {
                         key: k,
                         key_span,
                         value: built.node,

@@ -1,0 +1,280 @@
+//! Reading the files of a multi-file description ahead of need, on every core.
+//!
+//! The model asks for files one at a time, as it meets their `$ref`s. Once the root is
+//! loaded, the files its references name are known: each wave of newly named files is
+//! read and parsed in parallel, and the references of that wave name the next one. The
+//! files wait aside until the model asks for one: a file is committed (given its id,
+//! counted against the limits) only when asked for, in the order asked, so ids, output
+//! and errors are those of reading one file at a time. A file read ahead that is never
+//! asked for is dropped, and so is any error it had.
+//!
+//! Only references the model may follow are read ahead: those outside schemas and
+//! examples, and the `$ref` of a request body's schema. Files outside the root folder are
+//! not read ahead at all (unless the user allows references there).
+
+use std::collections::HashMap;
+use std::ffi::OsString;
+use std::path::{Path, PathBuf};
+use std::sync::Mutex;
+use std::sync::atomic::{AtomicUsize, Ordering};
+
+use super::{LoadOptions, Loader, join_display, read_resolved};
+use crate::error::InputError;
+use crate::input::source::{Node, SourceFile, Value, is_deferred_key, pointer};
+
+/// Files read ahead, by canonical path (its bytes), with the name they were read under.
+pub(super) type ReadAhead = HashMap<OsString, (PathBuf, Result<SourceFile, InputError>)>;
+
+impl Loader {
+    /// Reads ahead, wave by wave, every file the references of `first` lead to.
+    pub(super) fn read_ahead(&mut self, first: usize) {
+        if self.options.revision.is_some() {
+            // Files of a revision are written from git as they are asked for.
+            return;
+        }
+        let mut wave = self.named_by(&self.files[first].clone());
+        let mut bytes: u64 = 0;
+        loop {
+            // In the order of the paths' bytes (comparing `Path`s walks their components).
+            wave.sort_by(|a, b| a.0.as_os_str().cmp(b.0.as_os_str()));
+            wave.dedup_by(|a, b| a.0.as_os_str() == b.0.as_os_str());
+            if wave.is_empty() {
+                return;
+            }
+            let room = self
+                .options
+                .max_files
+                .saturating_sub(self.files.len() + self.read_ahead.len());
+            wave.truncate(room);
+            let read = read_all(&wave, &self.options);
+            let mut next = Vec::new();
+            for ((canonical, display), result) in wave.into_iter().zip(read) {
+                if let Ok(file) = &result {
+                    bytes = bytes.saturating_add(file.text.len() as u64);
+                    next.extend(self.named_by(file));
+                }
+                self.read_ahead
+                    .insert(canonical.into_os_string(), (display, result));
+            }
+            if bytes > self.options.max_total_bytes {
+                return;
+            }
+            wave = next;
+        }
+    }
+
+    /// The files (canonical path, display name) that `file`'s followed references name
+    /// and that are neither loaded nor read ahead yet.
+    fn named_by(&mut self, file: &SourceFile) -> Vec<(PathBuf, PathBuf)> {
+        let Some(canonical) = &file.canonical else {
+            return Vec::new();
+        };
+        if !names_other_files(&file.text) {
+            return Vec::new();
+        }
+        let base = canonical.parent().unwrap_or(Path::new("")).to_path_buf();
+        // Each file named once, however many of its definitions are referenced.
+        let mut file_parts: Vec<&str> = references(&file.root)
+            .into_iter()
+            .map(|reference| reference.split_once('#').map_or(reference, |(f, _)| f))
+            .filter(|part| !part.is_empty())
+            .collect();
+        file_parts.sort_unstable();
+        file_parts.dedup();
+        let mut out = Vec::new();
+        for file_part in file_parts {
+            let remote = ["http://", "https://", "file:", "ftp://"].iter().any(|s| {
+                file_part
+                    .get(..s.len())
+                    .is_some_and(|p| p.eq_ignore_ascii_case(s))
+            });
+            if remote {
+                continue;
+            }
+            let Some(decoded) = pointer::percent_decode(file_part) else {
+                continue;
+            };
+            let Some(target) = self.paths.file(&base.join(&decoded)) else {
+                continue;
+            };
+            if self.by_canonical.contains_key(target.as_os_str())
+                || self.read_ahead.contains_key(target.as_os_str())
+            {
+                continue;
+            }
+            let inside = match &self.root_dir {
+                Some(root) => root.holds(&target),
+                None => false,
+            };
+            if !inside && !self.options.allow_outside_refs {
+                continue;
+            }
+            let display = if Path::new(&decoded).is_absolute() {
+                PathBuf::from(&decoded)
+            } else {
+                join_display(&file.display, &decoded)
+            };
+            out.push((target, display));
+        }
+        out
+    }
+
+    /// The file read ahead for `canonical` under the name `display`, if there is one.
+    pub(super) fn take_read_ahead(
+        &mut self,
+        canonical: &Path,
+        display: &Path,
+    ) -> Option<Result<SourceFile, InputError>> {
+        let (shown, result) = self.read_ahead.remove(canonical.as_os_str())?;
+        // Read under another name, its messages would name the file otherwise.
+        (shown == display).then_some(result)
+    }
+}
+
+/// Reads and parses files on every core; results in the order of `files`.
+fn read_all(
+    files: &[(PathBuf, PathBuf)],
+    options: &LoadOptions,
+) -> Vec<Result<SourceFile, InputError>> {
+    let workers = std::thread::available_parallelism()
+        .map_or(1, std::num::NonZero::get)
+        .min(files.len());
+    let read = |(canonical, display): &(PathBuf, PathBuf)| {
+        read_resolved(canonical, display.clone(), options)
+    };
+    if workers <= 1 {
+        return files.iter().map(read).collect();
+    }
+    let next = AtomicUsize::new(0);
+    let results: Mutex<Vec<Option<Result<SourceFile, InputError>>>> =
+        Mutex::new((0..files.len()).map(|_| None).collect());
+    std::thread::scope(|scope| {
+        for _ in 0..workers {
+            scope.spawn(|| {
+                loop {
+                    let index = next.fetch_add(1, Ordering::Relaxed);
+                    let Some(job) = files.get(index) else {
+                        break;
+                    };
+                    let result = read(job);
+                    if let Ok(mut slots) = results.lock() {
+                        slots[index] = Some(result);
+                    }
+                }
+            });
+        }
+    });
+    results
+        .into_inner()
+        .unwrap_or_default()
+        .into_iter()
+        .zip(files)
+        .map(|(result, job)| result.unwrap_or_else(|| read(job)))
+        .collect()
+}
+
+/// Whether some `$ref` of the text may name another file (its value does not start with
+/// `#`): a quick look at the text that spares walking a large single-file description.
+fn names_other_files(text: &str) -> bool {
+    let bytes = text.as_bytes();
+    memchr::memmem::find_iter(bytes, b"$ref").any(|at| {
+        let after = &bytes[at + 4..];
+        let value = after
+            .iter()
+            .position(|b| !matches!(b, b'"' | b'\'' | b':' | b' ' | b'\t'))
+            .map_or(&after[..0], |start| &after[start..]);
+        value.first().is_some_and(|&b| b != b'#')
+    })
+}
+
+/// The `$ref` texts of a tree that the model may follow: none inside schemas or examples
+/// (the keys a JSON description defers, as the model never follows references there) or
+/// extensions, and of a `schema`, only the own `$ref` of one in a request body or a
+/// parameter (a response's schema is never read).
+fn references(root: &Node) -> Vec<&str> {
+    let mut out = Vec::new();
+    let mut pending = vec![(root, false)];
+    while let Some((node, in_request)) = pending.pop() {
+        match &node.value {
+            Value::Map(map) => {
+                for entry in map.entries() {
+                    match &*entry.key {
+                        "$ref" => out.extend(entry.value.as_str()),
+                        "schema" if in_request => {
+                            out.extend(entry.value.get("$ref").and_then(Node::as_str));
+                        }
+                        "requestBody" | "parameters" => pending.push((&entry.value, true)),
+                        key if is_deferred_key(key) || key.starts_with("x-") => {}
+                        _ => pending.push((&entry.value, in_request)),
+                    }
+                }
+            }
+            Value::Seq(items) => pending.extend(items.iter().map(|item| (item, in_request))),
+            _ => {}
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::input::source::path_text;
+
+    fn folder(name: &str, files: &[(&str, &str)]) -> PathBuf {
+        let dir = std::env::temp_dir().join(format!("retrylint-{name}-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        for (path, text) in files {
+            let path = dir.join(path);
+            std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+            std::fs::write(path, text).unwrap();
+        }
+        dir
+    }
+
+    const ROOT: &str = "openapi: 3.0.3\ninfo: {title: t, version: '1'}\npaths:\n  /a: {$ref: 'paths/a.yaml'}\ncomponents:\n  responses:\n    Unused: {$ref: 'broken.yaml'}\n";
+
+    #[test]
+    fn files_read_ahead_count_only_once_asked_for_and_keep_their_errors() {
+        let dir = folder(
+            "read-ahead",
+            &[
+                ("openapi.yaml", ROOT),
+                (
+                    "paths/a.yaml",
+                    "get: {responses: {'200': {$ref: '../r.yaml'}}}\n",
+                ),
+                ("r.yaml", "description: ok\n"),
+                ("broken.yaml", "a: [\n"),
+            ],
+        );
+        let mut loader = Loader::new(LoadOptions::default());
+        let root = loader.load_root(&dir.join("openapi.yaml")).unwrap();
+        // Read ahead: the path item, its response, and the unused (broken) response.
+        assert_eq!(loader.read_ahead.len(), 3);
+        let api = crate::input::model::build(&mut loader, root).unwrap();
+        assert_eq!(api.operations.len(), 1);
+        // Only the files the model asked for were loaded, in the order asked for.
+        let names: Vec<String> = (0..loader.file_count())
+            .map(|id| loader.file(id).name())
+            .collect();
+        let root_name = path_text(&dir.join("openapi.yaml"));
+        let folder_name = path_text(&dir);
+        assert_eq!(
+            names,
+            [
+                root_name,
+                format!("{folder_name}/paths/a.yaml"),
+                format!("{folder_name}/r.yaml")
+            ]
+        );
+        // Asked for, a file read ahead fails as it would have read then.
+        let broken = loader.resolve(root, "broken.yaml", crate::input::source::Span::default());
+        let message = broken.err().map(|e| e.to_string()).unwrap_or_default();
+        assert!(
+            message.contains("broken.yaml` cannot be parsed"),
+            "{message}"
+        );
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+}
