@@ -1,7 +1,8 @@
 //! A run that exits 0 has looked at everything it was pointed at: a folder search takes
 //! every file that may be a description (and refuses, with its reason, one it cannot
 //! read), a file git tracks is searched whatever a `.gitignore` says, and a `-p` folder
-//! reads Kubernetes lists and names what lies deeper than it walks.
+//! reads Kubernetes lists and the files a `.gitignore` names, and names what lies deeper
+//! than it walks.
 
 use crate::common;
 
@@ -242,6 +243,44 @@ fn a_kubernetes_list_in_a_p_folder_is_read_item_by_item() {
             run.stdout
         );
     }
+}
+
+#[test]
+fn a_p_folder_reads_the_files_gitignore_names() {
+    let dir = scratch("skipped-gitignored");
+    write(&dir, "openapi.yaml", description("openapi: 3.0.3"));
+    // Generated manifests are often ignored by git, yet they are what the mesh runs.
+    write(&dir, ".gitignore", "mesh/rendered.yaml\n");
+    write(
+        &dir,
+        "mesh/rendered.yaml",
+        format!(
+            "apiVersion: networking.istio.io/v1\nkind: VirtualService\n{}",
+            RETRYING_ROUTE.replace("\n    ", "\n")
+        ),
+    );
+    common::git(&dir, &["init", "-q", "."]);
+    let run = retrylint_in(
+        &dir,
+        &[
+            "check",
+            "openapi.yaml",
+            "-p",
+            "mesh",
+            "--host",
+            "shop",
+            "--format",
+            "concise",
+        ],
+    );
+    assert_eq!(run.code, 1, "{}", run.transcript());
+    assert!(
+        run.stdout
+            .lines()
+            .any(|l| l.starts_with("mesh/rendered.yaml:") && l.contains("unprotected-write-retry")),
+        "{}",
+        run.transcript()
+    );
 }
 
 #[test]

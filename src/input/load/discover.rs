@@ -81,7 +81,9 @@ fn walk(
     depth: Option<usize>,
     options: &LoadOptions,
 ) -> Result<Vec<PathBuf>, InputError> {
-    let found = data_files(dir, depth, options)?.files.into_iter();
+    let found = data_files(dir, depth, Ignored::AsGitSees, options)?
+        .files
+        .into_iter();
     Ok(found
         .map(|path| match path.strip_prefix("./") {
             Ok(inside) => inside.to_path_buf(),
@@ -100,19 +102,32 @@ pub struct DataFiles {
     pub not_entered: Vec<PathBuf>,
 }
 
-/// The YAML and JSON files under `dir` as git sees the folder (hidden entries and what a
-/// `.gitignore` or `.ignore` names are left out, but a file git tracks is taken whatever
-/// they say), regular files only, without following symbolic links, to `depth` levels
-/// when given, named as the walk names them (`dir/…`): the one walk of folders, for
-/// descriptions and for `-p`.
+/// Which files of a folder a walk leaves out besides hidden ones.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Ignored {
+    /// What a `.gitignore` or `.ignore` names, unless git tracks it: a folder searched for
+    /// descriptions is seen as git sees it (build output, vendored trees).
+    AsGitSees,
+    /// Nothing: every file of a `-p` folder is a setting the user pointed at, and one left
+    /// out would be skipped in silence.
+    Nothing,
+}
+
+/// The YAML and JSON files under `dir`, hidden entries left out and, as `ignored` says,
+/// what a `.gitignore` or `.ignore` names (a file git tracks is taken whatever they say),
+/// regular files only, without following symbolic links, to `depth` levels when given,
+/// named as the walk names them (`dir/…`): the one walk of folders, for descriptions and
+/// for `-p`.
 pub fn data_files(
     dir: &Path,
     depth: Option<usize>,
+    ignored: Ignored,
     options: &LoadOptions,
 ) -> Result<DataFiles, InputError> {
     let mut builder = ignore::WalkBuilder::new(dir);
     builder
-        .standard_filters(true)
+        .standard_filters(ignored == Ignored::AsGitSees)
+        .hidden(true)
         .require_git(false)
         .follow_links(false)
         .max_depth(depth)
@@ -135,7 +150,10 @@ pub fn data_files(
         .iter()
         .map(|p| p.strip_prefix("./").unwrap_or(p).to_path_buf())
         .collect();
-    let tracked = super::tracked::ignored_but_tracked(dir, depth, &seen, options);
+    let tracked = match ignored {
+        Ignored::AsGitSees => super::tracked::ignored_but_tracked(dir, depth, &seen, options),
+        Ignored::Nothing => Vec::new(),
+    };
     if !tracked.is_empty() {
         let named = |path: PathBuf| {
             if dir.starts_with(".") {
@@ -355,12 +373,12 @@ fn line_has_key(text: &str) -> bool {
 pub const MAX_WALK_DEPTH: usize = 16;
 
 /// The YAML and JSON files of a `-p` folder, walked as folders of descriptions are
-/// ([`data_files`]: hidden files, and ignored ones git does not track, left out; links
-/// not followed), at most [`MAX_WALK_DEPTH`] folders deep. A file deeper than that is not
-/// skipped in silence: it is an error that names it.
+/// ([`data_files`]: hidden files left out, links not followed) but with every file a
+/// `.gitignore` names read too, at most [`MAX_WALK_DEPTH`] folders deep. A file deeper
+/// than that is not skipped in silence: it is an error that names it.
 pub fn layer_folder(folder: &Path, options: &LoadOptions) -> Result<Vec<PathBuf>, InputError> {
     // Depth 1 is the folder's own entries: its files are read 0 folders deep.
-    let walked = data_files(folder, Some(MAX_WALK_DEPTH + 1), options)?;
+    let walked = data_files(folder, Some(MAX_WALK_DEPTH + 1), Ignored::Nothing, options)?;
     for deeper in &walked.not_entered {
         if let Some(file) = first_data_file(deeper, MAX_HIDDEN_SEARCH) {
             return Err(too_deep(&file));
