@@ -67,6 +67,7 @@ pub(super) fn parse_range(
     let mut parser = Parser::new(text, Some(text), limits);
     parser.pos = span.start as usize;
     parser.base_depth = depth;
+    parser.validated = true;
     parser.document()
 }
 
@@ -95,6 +96,9 @@ struct Parser<'a> {
     deferring: Option<&'a Arc<str>>,
     /// How deeply the text parsed is nested in its document (for a deferred subtree).
     base_depth: usize,
+    /// Whether the text parsed was validated already (a deferred subtree being built):
+    /// the subtrees deferred again inside it need only be measured, not checked.
+    validated: bool,
     /// The finished items of the open lists, innermost last.
     items: Vec<Node>,
     /// The finished entries of the open mappings, innermost last.
@@ -110,6 +114,7 @@ impl<'a> Parser<'a> {
             limits,
             deferring,
             base_depth: 0,
+            validated: false,
             items: Vec::new(),
             entries: Vec::new(),
         }
@@ -158,7 +163,11 @@ impl<'a> Parser<'a> {
     fn deferred(&mut self, depth: usize) -> Result<Node, SyntaxError> {
         let start = self.pos;
         let is_map = self.peek() == Some(b'{');
-        self.skip_value(depth)?;
+        if self.validated {
+            self.skip_validated();
+        } else {
+            self.skip_value(depth)?;
+        }
         let span = Span::new(start, self.pos);
         let text = self.deferring.cloned().unwrap_or_default();
         let deferred = Deferred::new(text, span, depth, self.limits, is_map);
