@@ -9,41 +9,10 @@ pub struct LineIndex {
     starts: Vec<u32>,
 }
 
-/// Pushes the offset after every `\n` of `bytes`.
-fn newlines(bytes: &[u8], starts: &mut Vec<u32>) {
-    const LOWS: u64 = u64::from_ne_bytes([0x7f; 8]);
-    const NEWLINES: u64 = u64::from_ne_bytes([b'\n'; 8]);
-    let words = bytes.chunks_exact(8);
-    let tail = words.remainder();
-    for (index, word) in words.enumerate() {
-        let word = u64::from_le_bytes(word.try_into().unwrap_or([0; 8])) ^ NEWLINES;
-        // The high bit of each byte that is zero (a newline), exactly: no carry crosses
-        // from one byte into the next.
-        let mut found = !(((word & LOWS) + LOWS) | word | LOWS);
-        while found != 0 {
-            let at = index * 8 + found.trailing_zeros() as usize / 8;
-            starts.push(at as u32 + 1);
-            found &= found - 1;
-        }
-    }
-    let tail_start = bytes.len() - tail.len();
-    starts.extend(
-        (tail_start..bytes.len())
-            .filter(|&i| bytes[i] == b'\n')
-            .map(|i| i as u32 + 1),
-    );
-}
-
 impl LineIndex {
     pub fn new(text: &str) -> LineIndex {
         let bytes = text.as_bytes();
         let mut starts = vec![0u32];
-        if memchr::memchr(b'\r', bytes).is_none() {
-            // Only `\n` ends lines (nearly every file): found a word at a time, which
-            // beats a vectorised search restarted after every one of many short lines.
-            newlines(bytes, &mut starts);
-            return LineIndex { starts };
-        }
         starts.extend(
             memchr::memchr2_iter(b'\n', b'\r', bytes)
                 // The `\r` of a `\r\n` ends nothing: its `\n` does.
@@ -87,42 +56,5 @@ impl LineIndex {
             .map_or(text.len(), |&next| next as usize);
         let content = text.get(start..end).unwrap_or_default();
         Span::new(start, start + content.trim_end_matches(['\n', '\r']).len())
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    /// Where lines start, found byte by byte.
-    fn naive(text: &str) -> Vec<u32> {
-        let bytes = text.as_bytes();
-        let mut starts = vec![0];
-        for (i, &b) in bytes.iter().enumerate() {
-            let crlf = b == b'\r' && bytes.get(i + 1) == Some(&b'\n');
-            if (b == b'\n' || b == b'\r') && !crlf {
-                starts.push(i as u32 + 1);
-            }
-        }
-        starts
-    }
-
-    #[test]
-    fn lines_start_after_every_break_at_every_offset() {
-        // Newlines at every offset of a word and of the tail, next to bytes one away from
-        // `\n` (`\t`, `\u{b}`) and to the bytes of multi-byte characters.
-        for len in 0..20 {
-            for filler in ["a", "\t", "\u{b}", "ʊ", "é", "\u{8a}", "\n"] {
-                for end in ["\n", "\r\n", "\r", "", "\n\n"] {
-                    let text = format!("{}{end}{}", filler.repeat(len), "x".repeat(len % 9));
-                    let index = LineIndex::new(&text);
-                    assert_eq!(index.starts, naive(&text), "{text:?}");
-                }
-            }
-        }
-        let text = "a\nbc\n\nd";
-        let index = LineIndex::new(text);
-        assert_eq!(index.line_count(), 4);
-        assert_eq!(index.line_of(5), 3);
     }
 }
