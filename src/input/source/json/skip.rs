@@ -207,11 +207,11 @@ mod tests {
         // Brackets, quotes and backslashes inside strings, escapes at the end of a
         // string, empty containers and whitespace of every kind, in subtrees deferred
         // again when their deferred parent is built.
-        let text = r##"{"components": {"schemas": {"A": {"properties": {
+        let text = r#"{"components": {"schemas": {"A": {"properties": {
             "s": {"example": "a \"]}\" \\", "b": "[{\\"}, "u": {"items": ["\u005d", {}, [], "\\\""]},
             "t": {"allOf": [ { "x" : [ ] } ,	{"y": "}}]]"} ] }},
             "after": {"examples": {"e": {"value": [1, -2.5e-3, true, null, "]"]}}}}}},
-            "last": {"schema": {"z": "{"}}}"##;
+            "last": {"schema": {"z": "{"}}}"#;
         let (full, deferred) = both(text, ParseLimits::default());
         let (full, deferred) = (full.unwrap(), deferred.unwrap());
         assert_eq!(full, deferred);
