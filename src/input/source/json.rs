@@ -13,8 +13,37 @@ use super::{Entry, Map, Node, ParseLimits, Span, SyntaxError, Text, Value};
 
 mod skip;
 
-/// How many bytes of a string are looked at one by one before a vectorised search.
-const SHORT_STRING: usize = 24;
+/// Eight spaces, as one little-endian word.
+const SPACES: u64 = u64::from_ne_bytes([b' '; 8]);
+/// One in every byte of a word.
+const ONES: u64 = u64::from_ne_bytes([0x01; 8]);
+/// The high bit of every byte of a word.
+const HIGHS: u64 = u64::from_ne_bytes([0x80; 8]);
+
+/// The offset in `rest` (the text after a string's opening quote) of the first byte that
+/// ends its plain part: a quote, a backslash or a control character; `rest.len()` when
+/// there is none. Eight bytes at a time: in each word, the lowest byte flagged by the
+/// classic "has a zero byte" / "has a byte less than" tests is exact (a false flag only
+/// ever sits above a true one), so the first stop is found without looking byte by byte.
+fn string_stop(rest: &[u8]) -> usize {
+    let mut at = 0;
+    while let Some(word) = rest.get(at..at + 8) {
+        let word = u64::from_le_bytes(word.try_into().unwrap_or([0; 8]));
+        let quote = word ^ (ONES * u64::from(b'"'));
+        let backslash = word ^ (ONES * u64::from(b'\\'));
+        let zero = |x: u64| x.wrapping_sub(ONES) & !x;
+        let flags =
+            (zero(quote) | zero(backslash) | word.wrapping_sub(ONES * 0x20) & !word) & HIGHS;
+        if flags != 0 {
+            return at + flags.trailing_zeros() as usize / 8;
+        }
+        at += 8;
+    }
+    rest[at..]
+        .iter()
+        .position(|&b| b == b'"' || b == b'\\' || b < 0x20)
+        .map_or(rest.len(), |i| at + i)
+}
 
 /// Parses one JSON document, building all of it.
 pub(super) fn parse(text: &str, limits: ParseLimits) -> Result<Node, SyntaxError> {
@@ -38,6 +67,7 @@ pub(super) fn parse_range(
     let mut parser = Parser::new(text, Some(text), limits);
     parser.pos = span.start as usize;
     parser.base_depth = depth;
+    parser.validated = true;
     parser.document()
 }
 
@@ -66,6 +96,9 @@ struct Parser<'a> {
     deferring: Option<&'a Arc<str>>,
     /// How deeply the text parsed is nested in its document (for a deferred subtree).
     base_depth: usize,
+    /// Whether the text parsed was validated already (a deferred subtree being built):
+    /// the subtrees deferred again inside it need only be measured, not checked.
+    validated: bool,
     /// The finished items of the open lists, innermost last.
     items: Vec<Node>,
     /// The finished entries of the open mappings, innermost last.
@@ -81,6 +114,7 @@ impl<'a> Parser<'a> {
             limits,
             deferring,
             base_depth: 0,
+            validated: false,
             items: Vec::new(),
             entries: Vec::new(),
         }
@@ -129,7 +163,11 @@ impl<'a> Parser<'a> {
     fn deferred(&mut self, depth: usize) -> Result<Node, SyntaxError> {
         let start = self.pos;
         let is_map = self.peek() == Some(b'{');
-        self.skip_value(depth)?;
+        if self.validated {
+            self.skip_validated();
+        } else {
+            self.skip_value(depth)?;
+        }
         let span = Span::new(start, self.pos);
         let text = self.deferring.cloned().unwrap_or_default();
         let deferred = Deferred::new(text, span, depth, self.limits, is_map);
@@ -292,9 +330,23 @@ impl<'a> Parser<'a> {
         self.bytes.get(self.pos).copied()
     }
 
+    /// Moves past whitespace. Pretty-printed descriptions indent with runs of spaces, so
+    /// spaces are skipped eight at a time.
     fn skip_ws(&mut self) {
-        while let Some(b' ' | b'\t' | b'\n' | b'\r') = self.peek() {
-            self.pos += 1;
+        loop {
+            if let Some(word) = self.bytes.get(self.pos..self.pos + 8) {
+                let word = u64::from_le_bytes(word.try_into().unwrap_or([0; 8]));
+                // The first byte that is not a space (little-endian: the lowest).
+                let spaces = (word ^ SPACES).trailing_zeros() as usize / 8;
+                self.pos += spaces;
+                if spaces == 8 {
+                    continue;
+                }
+            }
+            match self.peek() {
+                Some(b' ' | b'\t' | b'\n' | b'\r') => self.pos += 1,
+                _ => return,
+            }
         }
     }
 
@@ -374,15 +426,9 @@ impl<'a> Parser<'a> {
         // Fast path: no escapes. Find the closing quote (or a backslash), then check
         // that no control character comes before it.
         let rest = &self.bytes[from..];
-        // Most strings are short: a plain look at their first bytes beats setting up a
-        // vectorised search.
-        let near = rest.len().min(SHORT_STRING);
-        let stop = match rest[..near].iter().position(|&b| b == b'"' || b == b'\\') {
-            Some(stop) => stop,
-            None => memchr::memchr2(b'"', b'\\', &rest[near..]).map_or(rest.len(), |i| near + i),
-        };
-        if let Some(control) = rest[..stop].iter().position(|&b| b < 0x20) {
-            self.pos = from + control;
+        let stop = string_stop(rest);
+        if rest.get(stop).is_some_and(|&b| b < 0x20) {
+            self.pos = from + stop;
             return Err(self.error_here("control character inside a string"));
         }
         self.pos = from + stop;
@@ -428,12 +474,7 @@ impl<'a> Parser<'a> {
                 _ => {
                     // Copy the run of plain characters up to the next quote or backslash.
                     let run_start = self.pos;
-                    while let Some(&c) = self.bytes.get(self.pos) {
-                        if c == b'"' || c == b'\\' || c < 0x20 {
-                            break;
-                        }
-                        self.pos += 1;
-                    }
+                    self.pos += string_stop(&self.bytes[self.pos..]);
                     out.push_str(&self.text[run_start..self.pos]);
                 }
             }
@@ -565,6 +606,58 @@ mod tests {
             (e.span.start, e.message.as_str()),
             (1, "unterminated string")
         );
+    }
+
+    #[test]
+    fn a_string_stops_where_a_byte_by_byte_look_would() {
+        let naive = |rest: &[u8]| {
+            rest.iter()
+                .position(|&b| b == b'"' || b == b'\\' || b < 0x20)
+                .unwrap_or(rest.len())
+        };
+        // Every stop byte at every offset of words and tails, after plain ASCII, after
+        // multi-byte characters (high bytes must not look like stops), and after an
+        // earlier stop of another kind.
+        for len in 0..20 {
+            for stop in [b'"', b'\\', 0x00, 0x1f, b'\n'] {
+                for filler in ["a", "é", "\u{7f}", " ", "!", "#", "[", "]"] {
+                    let plain = filler.repeat(len);
+                    let mut text = plain.clone().into_bytes();
+                    text.push(stop);
+                    text.extend_from_slice(b"\"x\\\t");
+                    assert_eq!(string_stop(&text), naive(&text), "{text:?}");
+                    assert_eq!(string_stop(plain.as_bytes()), plain.len());
+                }
+            }
+        }
+        for (before, after) in [(b'"', 0x01u8), (0x01, b'"'), (b'\\', b'"'), (0x1f, b'\\')] {
+            for gap in 0..10 {
+                let mut text = vec![b'a'; 3];
+                text.push(before);
+                text.extend(std::iter::repeat_n(b'b', gap));
+                text.push(after);
+                assert_eq!(string_stop(&text), 3);
+                assert_eq!(string_stop(&text[4..]), naive(&text[4..]));
+            }
+        }
+    }
+
+    #[test]
+    fn whitespace_of_any_run_length_is_skipped() {
+        for run in 0..20 {
+            for ws in [" ", "\n", "\r\n", "\t", " \n  "] {
+                let pad = ws.repeat(run);
+                let inner = "b".repeat(run);
+                let text = format!("{pad}[{pad}1{pad},{pad}\"a{inner}\"{pad}]{pad}");
+                let node = p(&text).unwrap();
+                let items = node.as_seq().unwrap();
+                assert_eq!(&text[items[0].span.range()], "1");
+                assert_eq!(items[1].as_str(), Some(format!("a{inner}").as_str()));
+                let bad = format!("[1{pad}x]");
+                let e = p(&bad).unwrap_err();
+                assert_eq!(e.span.start as usize, 2 + pad.len(), "{bad:?}");
+            }
+        }
     }
 
     #[test]

@@ -58,3 +58,40 @@ impl LineIndex {
         Span::new(start, start + content.trim_end_matches(['\n', '\r']).len())
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Where lines start, found byte by byte.
+    fn naive(text: &str) -> Vec<u32> {
+        let bytes = text.as_bytes();
+        let mut starts = vec![0];
+        for (i, &b) in bytes.iter().enumerate() {
+            let crlf = b == b'\r' && bytes.get(i + 1) == Some(&b'\n');
+            if (b == b'\n' || b == b'\r') && !crlf {
+                starts.push(i as u32 + 1);
+            }
+        }
+        starts
+    }
+
+    #[test]
+    fn lines_start_after_every_break_at_every_offset() {
+        // Newlines at every offset of a word and of the tail, next to bytes one away from
+        // `\n` (`\t`, `\u{b}`) and to the bytes of multi-byte characters.
+        for len in 0..20 {
+            for filler in ["a", "\t", "\u{b}", "ʊ", "é", "\u{8a}", "\n"] {
+                for end in ["\n", "\r\n", "\r", "", "\n\n"] {
+                    let text = format!("{}{end}{}", filler.repeat(len), "x".repeat(len % 9));
+                    let index = LineIndex::new(&text);
+                    assert_eq!(index.starts, naive(&text), "{text:?}");
+                }
+            }
+        }
+        let text = "a\nbc\n\nd";
+        let index = LineIndex::new(text);
+        assert_eq!(index.line_count(), 4);
+        assert_eq!(index.line_of(5), 3);
+    }
+}

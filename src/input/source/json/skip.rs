@@ -97,6 +97,44 @@ impl<'a> Parser<'a> {
         }
     }
 
+    /// Moves past the list or mapping at the current position of text that a parse has
+    /// validated already: only strings and brackets matter, to find where it ends.
+    pub(super) fn skip_validated(&mut self) {
+        let mut open = 0usize;
+        while let Some(&b) = self.bytes.get(self.pos) {
+            match b {
+                b'"' => {
+                    self.pos += 1;
+                    loop {
+                        self.pos += super::string_stop(&self.bytes[self.pos..]);
+                        match self.bytes.get(self.pos) {
+                            // An escape: its backslash and the character after it.
+                            Some(b'\\') => self.pos += 2,
+                            Some(_) => {
+                                self.pos += 1;
+                                break;
+                            }
+                            None => return,
+                        }
+                    }
+                }
+                b'{' | b'[' => {
+                    open += 1;
+                    self.pos += 1;
+                }
+                b'}' | b']' => {
+                    open -= 1;
+                    self.pos += 1;
+                    if open == 0 {
+                        return;
+                    }
+                }
+                b' ' | b'\n' | b'\r' | b'\t' => self.skip_ws(),
+                _ => self.pos += 1,
+            }
+        }
+    }
+
     /// Reads `"key"` and the `:` after it, borrowing the key when it has no escapes.
     pub(super) fn raw_key(&mut self) -> Result<(Cow<'a, str>, Span), SyntaxError> {
         let start = self.pos;
@@ -162,6 +200,32 @@ mod tests {
         let schemas = deferred.at(["components", "schemas"]).unwrap();
         assert_eq!(schemas.kind(), "a mapping");
         assert_eq!(schemas.as_map().unwrap().len(), 2);
+    }
+
+    #[test]
+    fn subtrees_deferred_inside_a_built_one_end_where_they_end() {
+        // Brackets, quotes and backslashes inside strings, escapes at the end of a
+        // string, empty containers and whitespace of every kind, in subtrees deferred
+        // again when their deferred parent is built.
+        let text = r#"{"components": {"schemas": {"A": {"properties": {
+            "s": {"example": "a \"]}\" \\", "b": "[{\\"}, "u": {"items": ["\u005d", {}, [], "\\\""]},
+            "t": {"allOf": [ { "x" : [ ] } ,	{"y": "}}]]"} ] }},
+            "after": {"examples": {"e": {"value": [1, -2.5e-3, true, null, "]"]}}}}}},
+            "last": {"schema": {"z": "{"}}}"#;
+        let (full, deferred) = both(text, ParseLimits::default());
+        let (full, deferred) = (full.unwrap(), deferred.unwrap());
+        assert_eq!(full, deferred);
+        for path in [
+            &["components", "schemas", "A", "properties", "s", "example"][..],
+            &["components", "schemas", "A", "properties", "u", "items"],
+            &["components", "schemas", "A", "properties", "t", "allOf"],
+            &["components", "schemas", "A", "after", "examples"],
+            &["last", "schema"],
+        ] {
+            let (f, d) = (full.at(path).unwrap(), deferred.at(path).unwrap());
+            assert_eq!(f.span, d.span, "{path:?}");
+            assert_eq!(f, d, "{path:?}");
+        }
     }
 
     #[test]
