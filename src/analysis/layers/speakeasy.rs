@@ -106,7 +106,7 @@ pub fn import(api: &Api, sources: &Sources) -> Result<Option<Layer>, InputError>
     let mut settings = Vec::new();
     for op in &api.operations {
         let (setting, ext) = match (&op.speakeasy_retries, &root) {
-            (Some(own), _) => (read(sources, own)?, own),
+            (Some(own), _) => (read(sources, own)?, &**own),
             (None, Some((setting, ext))) => (setting.clone(), *ext),
             (None, None) => continue,
         };

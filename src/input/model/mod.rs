@@ -198,10 +198,10 @@ pub struct Operation {
     pub responses: Vec<Response>,
     /// `x-idempotent: true|false`.
     pub idempotent: Option<(bool, Loc)>,
-    pub retry_policy: Option<Extension>,
+    pub retry_policy: Option<Box<Extension>>,
     /// The operation's own `x-speakeasy-retries`, which replaces the document's.
-    pub speakeasy_retries: Option<Extension>,
-    pub ignore: Option<Extension>,
+    pub speakeasy_retries: Option<Box<Extension>>,
+    pub ignore: Option<Box<Extension>>,
     /// Fern's `x-fern-idempotent: true|false`: the operation takes the document's
     /// idempotency headers.
     pub fern_idempotent: Option<(bool, Loc)>,
