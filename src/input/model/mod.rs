@@ -300,7 +300,8 @@ pub struct Response {
     pub loc: Loc,
     /// The shared definition, when the entry is a `$ref`.
     pub definition: Option<Loc>,
-    pub headers: Vec<ResponseHeader>,
+    /// Shared by the responses that `$ref` one definition.
+    pub headers: std::sync::Arc<[ResponseHeader]>,
     /// OpenAPI 3 `links`: operations a client can call with values of this response.
     pub links: Vec<Link>,
 }

@@ -13,11 +13,16 @@ use std::sync::Arc;
 
 use super::{At, through};
 use crate::input::load::{FileId, Loader};
-use crate::input::model::{Place, RequestField};
+use crate::input::model::{Place, RequestField, ResponseHeader};
 use crate::input::source::Node;
 
-/// Body properties already read, by the schema's file and pointer.
-pub(super) type BodyCache = HashMap<(FileId, Arc<str>), Arc<[RequestField]>>;
+/// What the operations of a description share, read once: body properties by the schema's
+/// file and pointer, and the headers of a `$ref`ed response by the response's.
+#[derive(Default)]
+pub(super) struct BodyCache {
+    bodies: HashMap<(FileId, Arc<str>), Arc<[RequestField]>>,
+    pub(super) headers: HashMap<(FileId, Arc<str>), Arc<[ResponseHeader]>>,
+}
 
 /// The properties of the JSON request body of the operation at `op` (OpenAPI 3).
 pub(super) fn request_body(
@@ -77,11 +82,11 @@ pub(super) fn schema_properties(
     };
     let schema = through(target.as_ref(), schema);
     let key = (schema.id, schema.loc.pointer.clone());
-    if let Some(known) = cache.get(&key) {
+    if let Some(known) = cache.bodies.get(&key) {
         return known.clone();
     }
     let fields = properties(&schema);
-    cache.insert(key, fields.clone());
+    cache.bodies.insert(key, fields.clone());
     fields
 }
 

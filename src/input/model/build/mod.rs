@@ -96,7 +96,7 @@ pub fn build(loader: &mut Loader, root: FileId) -> Result<Api, InputError> {
         .filter(|entry| Method::parse(&entry.key).is_some())
         .count();
     let mut operations = Vec::with_capacity(written.min(loader.options().max_operations + 1));
-    let mut bodies = BodyCache::new();
+    let mut bodies = BodyCache::default();
     for paths in PATH_MAPS {
         let Some(paths) = doc.map_child(paths)? else {
             continue;
@@ -486,7 +486,7 @@ fn operation(
         Some(swagger_body) => swagger_body,
         None => body::request_body(loader, bodies, &op),
     };
-    let responses = responses(loader, &op)?;
+    let responses = responses(loader, bodies, &op)?;
     Ok(Operation {
         method,
         path: path.to_string(),

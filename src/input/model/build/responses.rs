@@ -1,6 +1,9 @@
 //! The responses of an operation: their codes, their headers (with what a `Retry-After`
 //! holds), and their links to other operations.
 
+use std::sync::Arc;
+
+use super::body::BodyCache;
 use super::{At, through};
 use crate::error::InputError;
 use crate::input::load::{FileId, Loader};
@@ -8,7 +11,11 @@ use crate::input::model::{HeaderFormat, Link, LinkTarget, Response, ResponseHead
 use crate::input::source::Node;
 
 /// The responses an operation declares, with their header names.
-pub(super) fn responses(loader: &mut Loader, op: &At<'_>) -> Result<Vec<Response>, InputError> {
+pub(super) fn responses(
+    loader: &mut Loader,
+    shared: &mut BodyCache,
+    op: &At<'_>,
+) -> Result<Vec<Response>, InputError> {
     let Some(list) = op.map_child("responses")? else {
         return Ok(Vec::new());
     };
@@ -33,33 +40,21 @@ pub(super) fn responses(loader: &mut Loader, op: &At<'_>) -> Result<Vec<Response
             loc: site.clone(),
         };
         let response = through(target.as_ref(), here);
-        let mut headers = Vec::new();
-        if let Some(map) = response.map_child("headers")? {
-            let entries = map
-                .node
-                .as_map()
-                .map(crate::input::source::Map::entries)
-                .unwrap_or_default();
-            headers.reserve_exact(entries.len());
-            for header in entries {
-                // A header `$ref` must resolve even though only its name matters here.
-                let definition = loader.follow(response.id, &header.value)?;
-                // Only a `Retry-After`'s format is ever asked about.
-                let format = if header.key.eq_ignore_ascii_case("Retry-After") {
-                    match &definition {
-                        Some(t) => header_format(loader, t.file_id, t.node())?,
-                        None => header_format(loader, response.id, &header.value)?,
-                    }
-                } else {
-                    HeaderFormat::Unstated
-                };
-                headers.push(ResponseHeader {
-                    name: header.key.to_string(),
-                    loc: map.loc.entry(&header.key, header.key_span, &header.value),
-                    format,
-                });
+        // The headers of a `$ref`ed response are the definition's, read the first time:
+        // every referrer would read the same ones, with the same outcome.
+        let key = target
+            .as_ref()
+            .map(|t| (t.file_id, response.loc.pointer.clone()));
+        let headers = match key.as_ref().and_then(|k| shared.headers.get(k)) {
+            Some(known) => known.clone(),
+            None => {
+                let headers = headers(loader, &response)?;
+                if let Some(key) = key {
+                    shared.headers.insert(key, headers.clone());
+                }
+                headers
             }
-        }
+        };
         let links = links(loader, &response)?;
         out.push(Response {
             code: entry.key.to_string(),
@@ -70,6 +65,38 @@ pub(super) fn responses(loader: &mut Loader, op: &At<'_>) -> Result<Vec<Response
         });
     }
     Ok(out)
+}
+
+/// The headers of a response, with their names and what a `Retry-After` holds.
+fn headers(loader: &mut Loader, response: &At<'_>) -> Result<Arc<[ResponseHeader]>, InputError> {
+    let mut headers = Vec::new();
+    if let Some(map) = response.map_child("headers")? {
+        let entries = map
+            .node
+            .as_map()
+            .map(crate::input::source::Map::entries)
+            .unwrap_or_default();
+        headers.reserve_exact(entries.len());
+        for header in entries {
+            // A header `$ref` must resolve even though only its name matters here.
+            let definition = loader.follow(response.id, &header.value)?;
+            // Only a `Retry-After`'s format is ever asked about.
+            let format = if header.key.eq_ignore_ascii_case("Retry-After") {
+                match &definition {
+                    Some(t) => header_format(loader, t.file_id, t.node())?,
+                    None => header_format(loader, response.id, &header.value)?,
+                }
+            } else {
+                HeaderFormat::Unstated
+            };
+            headers.push(ResponseHeader {
+                name: header.key.to_string(),
+                loc: map.loc.entry(&header.key, header.key_span, &header.value),
+                format,
+            });
+        }
+    }
+    Ok(headers.into())
 }
 
 /// The `links` of a response (OpenAPI 3), each leading to an operation by operationId or
