@@ -294,8 +294,8 @@ impl RequestField {
 /// A response an operation declares.
 #[derive(Debug)]
 pub struct Response {
-    /// `"200"`, `"5XX"`, `"default"`.
-    pub code: String,
+    /// `"200"`, `"5XX"`, `"default"` (held inline: every operation has a few).
+    pub code: compact_str::CompactString,
     /// The operation's own entry for the code (`503:`).
     pub loc: Loc,
     /// The shared definition, when the entry is a `$ref`.

@@ -57,7 +57,7 @@ pub(super) fn responses(
         };
         let links = links(loader, &response)?;
         out.push(Response {
-            code: entry.key.to_string(),
+            code: compact_str::CompactString::from(&*entry.key),
             loc: site,
             definition: target.as_ref().map(|_| response.loc.clone()),
             headers,
