@@ -45,15 +45,14 @@ pub(super) fn responses(
         let key = target
             .as_ref()
             .map(|t| (t.file_id, response.loc.pointer.clone()));
-        let headers = match key.as_ref().and_then(|k| shared.headers.get(k)) {
-            Some(known) => known.clone(),
-            None => {
-                let headers = headers(loader, &response)?;
-                if let Some(key) = key {
-                    shared.headers.insert(key, headers.clone());
-                }
-                headers
+        let headers = if let Some(known) = key.as_ref().and_then(|k| shared.headers.get(k)) {
+            known.clone()
+        } else {
+            let headers = headers(loader, &response)?;
+            if let Some(key) = key {
+                shared.headers.insert(key, headers.clone());
             }
+            headers
         };
         let links = links(loader, &response)?;
         out.push(Response {
@@ -196,4 +195,58 @@ fn header_format(
         (false, false, true) => HeaderFormat::Text,
         (false, false, false) => HeaderFormat::Unstated,
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use std::sync::Arc;
+
+    use crate::input::load::{LoadOptions, Loader};
+    use crate::input::model::build;
+    use crate::input::source::{ParseLimits, SourceFile};
+
+    #[test]
+    fn the_responses_that_ref_one_definition_share_its_headers() {
+        let text = r##"openapi: 3.0.3
+info: {title: t, version: "1"}
+paths:
+  /a:
+    get:
+      responses:
+        "503": {$ref: "#/components/responses/Busy"}
+        "429":
+          description: own
+          headers: {Retry-After: {schema: {type: integer}}}
+    post:
+      responses:
+        "503": {$ref: "#/components/responses/Busy"}
+components:
+  responses:
+    Busy:
+      description: busy
+      headers: {Retry-After: {schema: {type: integer}}, X-Other: {schema: {type: string}}}
+"##;
+        let file = SourceFile::parse("openapi.yaml".into(), text.into(), ParseLimits::default())
+            .unwrap_or_else(|(_, e)| panic!("{}", e.message));
+        let mut loader = Loader::new(LoadOptions::default());
+        let root = loader.add(Arc::new(file));
+        let api = build(&mut loader, root).unwrap();
+        let get = &api.operations[0];
+        let post = &api.operations[1];
+        let (a, b) = (get.response("503").unwrap(), post.response("503").unwrap());
+        assert!(Arc::ptr_eq(&a.headers, &b.headers));
+        let names: Vec<_> = a.headers.iter().map(|h| h.name.as_str()).collect();
+        assert_eq!(names, ["Retry-After", "X-Other"]);
+        assert_eq!(
+            &*a.headers[0].loc.pointer,
+            "/components/responses/Busy/headers/Retry-After"
+        );
+        // A response written in place keeps headers of its own, at its own place.
+        let own = get.response("429").unwrap();
+        assert!(!Arc::ptr_eq(&own.headers, &a.headers));
+        assert_eq!(
+            &*own.headers[0].loc.pointer,
+            "/paths/~1a/get/responses/429/headers/Retry-After"
+        );
+    }
 }
