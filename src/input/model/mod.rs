@@ -298,8 +298,8 @@ pub struct Response {
     pub code: compact_str::CompactString,
     /// The operation's own entry for the code (`503:`).
     pub loc: Loc,
-    /// The shared definition, when the entry is a `$ref`.
-    pub definition: Option<Loc>,
+    /// The shared definition, when the entry is a `$ref` (shared by its referrers).
+    pub definition: Option<std::sync::Arc<Loc>>,
     /// Shared by the responses that `$ref` one definition.
     pub headers: std::sync::Arc<[ResponseHeader]>,
     /// OpenAPI 3 `links`: operations a client can call with values of this response.
@@ -315,7 +315,7 @@ impl Response {
 
     /// Where the response's content is written: the shared definition, or the entry.
     pub fn written_at(&self) -> &Loc {
-        self.definition.as_ref().unwrap_or(&self.loc)
+        self.definition.as_deref().unwrap_or(&self.loc)
     }
 
     /// The declared header with this name (compared without case).

@@ -45,20 +45,24 @@ pub(super) fn responses(
         let key = target
             .as_ref()
             .map(|t| (t.file_id, response.loc.pointer.clone()));
-        let headers = if let Some(known) = key.as_ref().and_then(|k| shared.headers.get(k)) {
-            known.clone()
-        } else {
-            let headers = headers(loader, &response)?;
-            if let Some(key) = key {
-                shared.headers.insert(key, headers.clone());
-            }
-            headers
-        };
+        let (definition, headers) =
+            if let Some((definition, headers)) = key.as_ref().and_then(|k| shared.headers.get(k)) {
+                (Some(definition.clone()), headers.clone())
+            } else {
+                let headers = headers(loader, &response)?;
+                let definition = target.as_ref().map(|_| Arc::new(response.loc.clone()));
+                if let (Some(key), Some(definition)) = (key, &definition) {
+                    shared
+                        .headers
+                        .insert(key, (definition.clone(), headers.clone()));
+                }
+                (definition, headers)
+            };
         let links = links(loader, &response)?;
         out.push(Response {
             code: compact_str::CompactString::from(&*entry.key),
             loc: site,
-            definition: target.as_ref().map(|_| response.loc.clone()),
+            definition,
             headers,
             links,
         });
