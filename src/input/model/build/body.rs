@@ -17,13 +17,16 @@ use crate::input::model::{Place, RequestField, ResponseHeader};
 use crate::input::source::Node;
 use crate::location::Loc;
 
+/// Where a `$ref`ed response is defined, and its headers.
+pub(super) type SharedResponse = (Arc<Loc>, Arc<[ResponseHeader]>);
+
 /// What the operations of a description share, read once: body properties by the schema's
 /// file and pointer, and the location and headers of a `$ref`ed response by the
 /// response's.
 #[derive(Default)]
 pub(super) struct BodyCache {
     bodies: HashMap<(FileId, Arc<str>), Arc<[RequestField]>>,
-    pub(super) headers: HashMap<(FileId, Arc<str>), (Arc<Loc>, Arc<[ResponseHeader]>)>,
+    pub(super) headers: HashMap<(FileId, Arc<str>), SharedResponse>,
 }
 
 /// The properties of the JSON request body of the operation at `op` (OpenAPI 3).
