@@ -64,7 +64,9 @@ fn policy_of(file: SourceFile) -> Result<LoadedPolicy, InputError> {
     let policy = parse_policy_file(&file, POLICY_FILE_ID, &rules::names())?;
     let layers = LayerSettings::from(&policy);
     Ok(LoadedPolicy {
-        file: Arc::new(file),
+        // Read once: findings and outputs need only its text, and the tree of a policy
+        // naming every operation would stay alive beside each description's.
+        file: Arc::new(file.without_tree()),
         policy,
         layers,
     })

@@ -236,7 +236,7 @@ fn throttling(op: &Operation) -> Vec<Throttle> {
             let response = declares_status(op, status)?;
             Some(Throttle {
                 status,
-                declared_as: response.code.clone(),
+                declared_as: response.code.to_string(),
                 wait: wait_hint(response),
                 loc: response.loc.clone(),
             })

@@ -156,7 +156,7 @@ impl Bound {
     ) -> Effective {
         let route = self.route(layer, route);
         let mut policy = client.map(|c| c.policy.contract()).unwrap_or_default();
-        let declared = |key: &crate::input::policy::Spanned<String>| {
+        let declared = |key: &crate::input::policy::Field<String>| {
             contract.is_some_and(|c| c.declares_key(op, &key.value))
         };
         if !policy.key_header.as_ref().is_some_and(declared) {
@@ -168,7 +168,7 @@ impl Bound {
                 "retriable_request_headers: {} requests are not retried",
                 op.method
             ));
-            policy.max_attempts = Some(crate::input::policy::Spanned::new(1, guard));
+            policy.max_attempts = Some(crate::input::policy::Spanned::new(1, guard).into());
         }
         let effect = client.map_or_else(|| effect_of(op, &policy), |c| c.effect.clone());
         Effective {

@@ -106,7 +106,7 @@ pub fn import(api: &Api, sources: &Sources) -> Result<Option<Layer>, InputError>
     let mut settings = Vec::new();
     for op in &api.operations {
         let (setting, ext) = match (&op.speakeasy_retries, &root) {
-            (Some(own), _) => (read(sources, own)?, own),
+            (Some(own), _) => (read(sources, own)?, &**own),
             (None, Some((setting, ext))) => (setting.clone(), *ext),
             (None, None) => continue,
         };
@@ -203,7 +203,7 @@ fn read(sources: &Sources, ext: &Extension) -> Result<Setting, InputError> {
         "none" => {
             return Ok(Setting {
                 policy: PolicyObject {
-                    max_attempts: Some(Spanned::new(1, strategy_loc)),
+                    max_attempts: Some(Spanned::new(1, strategy_loc).into()),
                     ..PolicyObject::default()
                 },
                 backoff: None,
@@ -220,7 +220,7 @@ fn read(sources: &Sources, ext: &Extension) -> Result<Setting, InputError> {
     }
     let mut policy = PolicyObject::default();
     let pending = backoff(file, node, loc, &mut policy)?;
-    policy.retry_on = Some(conditions(file, node, loc)?);
+    policy.retry_on = Some(conditions(file, node, loc)?.into());
     Ok(Setting {
         policy,
         backoff: Some(pending),
@@ -237,7 +237,7 @@ fn backoff(
     let section = match field(node, loc, "backoff") {
         Some((section, section_loc)) => {
             mapping(file, section, &section_loc, "backoff")?;
-            policy.backoff = Some(Spanned::new((), section_loc.clone()));
+            policy.backoff = Some(Spanned::new((), section_loc.clone()).into());
             Some((section, section_loc))
         }
         None => None,
@@ -278,13 +278,11 @@ fn backoff(
     };
     // Speakeasy's first retry waits `initialInterval` in Python; retrylint's model has no
     // other shape, and the note on each field says how the assumed language waits.
-    policy.backoff_base = Some(crate::analysis::layers::values::base_for_first_wait(
-        initial,
-        exponent.value,
-    ));
-    policy.backoff_cap = Some(cap);
-    policy.backoff_multiplier = Some(exponent);
-    policy.deadline = Some(elapsed);
+    policy.backoff_base =
+        Some(crate::analysis::layers::values::base_for_first_wait(initial, exponent.value).into());
+    policy.backoff_cap = Some(cap.into());
+    policy.backoff_multiplier = Some(exponent.into());
+    policy.deadline = Some(elapsed.into());
     // Jitter stays unset: the documentation says nothing of it, and the generated SDKs add
     // up to a second of random wait to each backoff (Python `random.uniform(0, 1)` s,
     // TypeScript `Math.random() * 1000` ms) or take a quarter off or on (Go), shapes none
@@ -313,29 +311,32 @@ impl Setting {
             "{sdk}'s attempts: each one that starts {window}, x-speakeasy-retries sets no count; {}",
             counts.assumption(language)
         );
-        policy.max_attempts = Some(Spanned::new(
-            sdk::attempts(language, &pending.numbers),
-            pending.attempts_at.noted(note),
-        ));
+        policy.max_attempts = Some(
+            Spanned::new(
+                sdk::attempts(language, &pending.numbers),
+                pending.attempts_at.noted(note),
+            )
+            .into(),
+        );
         let honoured = pending.extension.noted(language.retry_after());
-        policy.retry_after = Some(Spanned::new((), honoured.clone()));
-        policy.retry_after_honor = Some(Spanned::new(true, honoured));
+        policy.retry_after = Some(Spanned::new((), honoured.clone()).into());
+        policy.retry_after_honor = Some(Spanned::new(true, honoured).into());
         if language.caps_retry_after()
             && let Some(cap) = &policy.backoff_cap
         {
-            policy.retry_after_max = Some(Spanned::new(
-                cap.value,
-                add_note(&cap.loc, language.retry_after()),
-            ));
+            policy.retry_after_max =
+                Some(Spanned::new(cap.value, add_note(&cap.loc, language.retry_after())).into());
         }
         for value in [&mut policy.backoff_base, &mut policy.backoff_cap]
             .into_iter()
             .flatten()
         {
-            value.loc = add_note(&value.loc, language.growth());
+            let noted = add_note(&value.loc, language.growth());
+            std::sync::Arc::make_mut(value).loc = noted;
         }
         if let Some(exponent) = &mut policy.backoff_multiplier {
-            exponent.loc = add_note(&exponent.loc, language.growth());
+            let noted = add_note(&exponent.loc, language.growth());
+            std::sync::Arc::make_mut(exponent).loc = noted;
         }
         policy
     }

@@ -307,11 +307,11 @@ mod tests {
         clippy::unnecessary_wraps,
         reason = "it writes a policy's optional fields, which are all `Option`s"
     )]
-    fn at<T>(value: T) -> Option<Spanned<T>> {
-        Some(Spanned::new(
+    fn at<T>(value: T) -> Option<crate::input::policy::Field<T>> {
+        crate::input::policy::field(
             value,
             Loc::new(0, "", crate::input::source::Span::default()),
-        ))
+        )
     }
 
     fn policy(attempts: i64, deadline_ms: Option<i64>, per_ms: i64, jitter: Jitter) -> Effective {

@@ -29,7 +29,7 @@ impl Rule for RetryAfterHeaderUndeclared {
                 continue;
             }
             let code = &throttle.declared_as;
-            let definition = op.response(code).and_then(|r| r.definition.as_ref());
+            let definition = op.response(code).and_then(|r| r.definition.as_deref());
             let mut finding = cx
                 .finding(
                     &Self::META,

@@ -198,10 +198,10 @@ pub struct Operation {
     pub responses: Vec<Response>,
     /// `x-idempotent: true|false`.
     pub idempotent: Option<(bool, Loc)>,
-    pub retry_policy: Option<Extension>,
+    pub retry_policy: Option<Box<Extension>>,
     /// The operation's own `x-speakeasy-retries`, which replaces the document's.
-    pub speakeasy_retries: Option<Extension>,
-    pub ignore: Option<Extension>,
+    pub speakeasy_retries: Option<Box<Extension>>,
+    pub ignore: Option<Box<Extension>>,
     /// Fern's `x-fern-idempotent: true|false`: the operation takes the document's
     /// idempotency headers.
     pub fern_idempotent: Option<(bool, Loc)>,
@@ -294,13 +294,14 @@ impl RequestField {
 /// A response an operation declares.
 #[derive(Debug)]
 pub struct Response {
-    /// `"200"`, `"5XX"`, `"default"`.
-    pub code: String,
+    /// `"200"`, `"5XX"`, `"default"` (held inline: every operation has a few).
+    pub code: compact_str::CompactString,
     /// The operation's own entry for the code (`503:`).
     pub loc: Loc,
-    /// The shared definition, when the entry is a `$ref`.
-    pub definition: Option<Loc>,
-    pub headers: Vec<ResponseHeader>,
+    /// The shared definition, when the entry is a `$ref` (shared by its referrers).
+    pub definition: Option<std::sync::Arc<Loc>>,
+    /// Shared by the responses that `$ref` one definition.
+    pub headers: std::sync::Arc<[ResponseHeader]>,
     /// OpenAPI 3 `links`: operations a client can call with values of this response.
     pub links: Vec<Link>,
 }
@@ -314,7 +315,7 @@ impl Response {
 
     /// Where the response's content is written: the shared definition, or the entry.
     pub fn written_at(&self) -> &Loc {
-        self.definition.as_ref().unwrap_or(&self.loc)
+        self.definition.as_deref().unwrap_or(&self.loc)
     }
 
     /// The declared header with this name (compared without case).

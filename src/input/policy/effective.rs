@@ -165,3 +165,57 @@ pub fn effect_of(op: &Operation, policy: &PolicyObject) -> Effect {
         source: EffectSource::Method,
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use std::sync::Arc;
+
+    use crate::input::load::{LoadOptions, Loader};
+    use crate::input::model::build;
+    use crate::input::policy::parse_policy_file;
+    use crate::input::source::{ParseLimits, SourceFile};
+
+    fn parse(name: &str, text: &str) -> SourceFile {
+        SourceFile::parse(name.into(), text.into(), ParseLimits::default())
+            .unwrap_or_else(|(_, e)| panic!("{}", e.message))
+    }
+
+    #[test]
+    fn effective_policies_share_the_fields_they_inherit() {
+        let description = parse(
+            "openapi.yaml",
+            "openapi: 3.0.3\ninfo: {title: t, version: \"1\"}\npaths:\n  /a:\n    get: {operationId: one, responses: {\"200\": {description: ok}}}\n    put: {operationId: two, responses: {\"200\": {description: ok}}}\n",
+        );
+        let policy = parse(
+            "retry-policy.yaml",
+            "version: 1\ndefaults: {maxAttempts: 3, retryOn: [503]}\noperations:\n  one: {deadline: 5s}\n  two: {maxAttempts: 2}\n",
+        );
+        let policy = parse_policy_file(&policy, 0, &[]).unwrap();
+        let mut loader = Loader::new(LoadOptions::default());
+        let root = loader.add(Arc::new(description));
+        let api = build(&mut loader, root).unwrap();
+        let (effective, _) = super::resolve(&api, Some(&policy), &loader.into_sources()).unwrap();
+        let defaults = policy.defaults.as_ref().unwrap();
+        let (one, two) = (&effective[0].policy, &effective[1].policy);
+        // Both inherit the one `retryOn` the defaults wrote; each keeps its entry's fields.
+        for inherited in [one, two] {
+            assert!(Arc::ptr_eq(
+                inherited.retry_on.as_ref().unwrap(),
+                defaults.retry_on.as_ref().unwrap()
+            ));
+        }
+        assert!(Arc::ptr_eq(
+            one.max_attempts.as_ref().unwrap(),
+            defaults.max_attempts.as_ref().unwrap()
+        ));
+        assert!(Arc::ptr_eq(
+            one.deadline.as_ref().unwrap(),
+            policy.operations[0].policy.deadline.as_ref().unwrap()
+        ));
+        assert_eq!(two.max_attempts.as_ref().map(|m| m.value), Some(2));
+        assert_eq!(
+            &*two.max_attempts.as_ref().unwrap().loc.pointer,
+            "/operations/two/maxAttempts"
+        );
+    }
+}

@@ -17,6 +17,7 @@ mod selector_index;
 mod store;
 
 use std::fmt;
+use std::sync::Arc;
 
 pub use crate::location::Spanned;
 pub use duration::Duration;
@@ -207,16 +208,27 @@ impl fmt::Display for Signal {
     }
 }
 
+/// A policy field's value with the place it was written, shared by the policy objects
+/// that hold it (see [`PolicyObject`]).
+pub type Field<T> = Arc<Spanned<T>>;
+
+/// A policy field set to `value`, written at `loc`.
+pub fn field<T>(value: T, loc: Loc) -> Option<Field<T>> {
+    Some(Arc::new(Spanned::new(value, loc)))
+}
+
 /// Declares [`PolicyObject`] and its field-by-field overlay from one list of fields.
 macro_rules! policy_fields {
     ($($(#[$doc:meta])* $name:ident: $ty:ty,)*) => {
         /// A policy object: every field optional, each remembering where it was written.
         ///
         /// Nested objects of the file (`backoff`, `retryAfter`, `idempotency`) are
-        /// flattened, so that merging is one rule for every field.
+        /// flattened, so that merging is one rule for every field. A field is shared, not
+        /// copied, by every effective policy that inherits it: an object is a row of
+        /// pointers, and a policy naming each of 100k operations stays small.
         #[derive(Debug, Clone, Default, PartialEq)]
         pub struct PolicyObject {
-            $($(#[$doc])* pub $name: Option<Spanned<$ty>>,)*
+            $($(#[$doc])* pub $name: Option<Field<$ty>>,)*
         }
 
         impl PolicyObject {

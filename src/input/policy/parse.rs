@@ -87,8 +87,11 @@ fn read_file(cx: &Context<'_>, known_rules: &[&str]) -> Option<PolicyFile> {
 
 fn read_operations(value: &Value<'_, '_>) -> Vec<PolicyEntry> {
     let cx = value.context();
-    let mut operations = Vec::new();
-    for (entry, value) in value.entries().unwrap_or_default() {
+    let entries = value.entries().unwrap_or_default();
+    // Sized up front: the entries live through the whole check, and a doubled list's spare
+    // room would stay with them.
+    let mut operations = Vec::with_capacity(entries.len());
+    for (entry, value) in entries {
         let selector = Selector::parse(&entry.key).map_err(|why| {
             cx.report(cx.error(
                 entry.key_span,

@@ -41,8 +41,8 @@ pub(super) fn store(
 /// Which field of [`PolicyObject`] each row of the field table fills, with a value of the
 /// row's kind; `None` for a name or a value the table does not give.
 fn put(p: &mut PolicyObject, name: &str, value: Read, at: Loc) -> Option<()> {
-    fn set<T>(slot: &mut Option<Spanned<T>>, value: T, at: Loc) {
-        *slot = Some(Spanned::new(value, at));
+    fn set<T>(slot: &mut Option<super::Field<T>>, value: T, at: Loc) {
+        *slot = super::field(value, at);
     }
     match (name, value) {
         ("maxAttempts", Read::Integer(n)) => set(&mut p.max_attempts, n, at),

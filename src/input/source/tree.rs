@@ -61,7 +61,12 @@ pub struct Entry {
 pub struct Map {
     entries: Arc<[Entry]>,
     /// Entry indices sorted by key; present only for maps larger than [`Map::INDEXED_FROM`].
-    sorted: Option<Arc<[u32]>>,
+    /// (A thin pointer: every map of a tree carries this field, and few have an index.)
+    #[allow(
+        clippy::redundant_allocation,
+        reason = "a thin pointer keeps every node smaller"
+    )]
+    sorted: Option<Arc<Box<[u32]>>>,
 }
 
 impl Default for Map {
@@ -92,7 +97,7 @@ impl Map {
         let sorted = (entries.len() >= Self::INDEXED_FROM).then(|| {
             let mut sorted: Vec<u32> = (0..entries.len() as u32).collect();
             sorted.sort_by(|&a, &b| entries[a as usize].key.cmp(&entries[b as usize].key));
-            sorted.into()
+            Arc::new(sorted.into_boxed_slice())
         });
         Map { entries, sorted }
     }

@@ -110,8 +110,8 @@ fn here() -> Loc {
     clippy::unnecessary_wraps,
     reason = "it writes a policy's optional fields, which are all `Option`s"
 )]
-fn at<T>(value: T) -> Option<Spanned<T>> {
-    Some(Spanned::new(value, here()))
+fn at<T>(value: T) -> Option<crate::input::policy::Field<T>> {
+    crate::input::policy::field(value, here())
 }
 
 fn parse_change(pair: &str) -> Result<Change, InputError> {

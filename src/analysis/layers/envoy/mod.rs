@@ -341,7 +341,7 @@ fn route(
                 None => retry::Retries::none(&action_loc),
             },
         };
-        retries.policy.deadline = retry::route_timeout(file, action, &action_loc)?;
+        retries.policy.deadline = retry::route_timeout(file, action, &action_loc)?.map(Into::into);
         (retries, route_budget(file, action, &action_loc, clusters)?)
     } else {
         let answered = [

@@ -60,7 +60,7 @@ impl Retries {
 
     fn single_attempt(loc: Loc, implicit: bool) -> Retries {
         let policy = PolicyObject {
-            max_attempts: Some(Spanned::new(1, loc)),
+            max_attempts: Some(Spanned::new(1, loc).into()),
             ..PolicyObject::default()
         };
         Retries {
@@ -77,22 +77,24 @@ pub(super) fn read(file: &SourceFile, node: &Node, loc: &Loc) -> Result<Retries,
     mapping(file, node, loc, "retry_policy")?;
     let mut policy = PolicyObject::default();
     let mut unsupported = Vec::new();
-    policy.per_attempt_timeout = optional_duration(file, node, loc, "per_try_timeout")?;
+    policy.per_attempt_timeout =
+        optional_duration(file, node, loc, "per_try_timeout")?.map(Into::into);
     let conditions = conditions(file, node, loc, policy.per_attempt_timeout.is_some())?;
     let attempts = attempts(file, node, loc)?;
     policy.max_attempts = Some(if conditions.retries_nothing() {
-        Spanned::new(1, conditions.loc.noted(RETRIES_NOTHING))
+        Spanned::new(1, conditions.loc.noted(RETRIES_NOTHING)).into()
     } else {
-        attempts
+        attempts.into()
     });
-    policy.retry_on = Some(Spanned::new(conditions.signals, conditions.loc));
+    policy.retry_on = Some(Spanned::new(conditions.signals, conditions.loc).into());
     backoff(file, node, loc, &mut policy)?;
     match proto_field(node, loc, "rate_limited_retry_back_off") {
         Some((limited, limited_loc)) => {
             rate_limited(file, limited, &limited_loc, &mut policy, &mut unsupported)?;
         }
         None => {
-            policy.retry_after_honor = Some(Spanned::new(false, loc.noted(IGNORES_RETRY_AFTER)));
+            policy.retry_after_honor =
+                Some(Spanned::new(false, loc.noted(IGNORES_RETRY_AFTER)).into());
         }
     }
     Ok(Retries {
@@ -231,7 +233,7 @@ fn backoff(
     let (base, cap, anchor) =
         if let Some((section, section_loc)) = proto_field(node, loc, "retry_back_off") {
             mapping(file, section, &section_loc, "retry_back_off")?;
-            policy.backoff = Some(Spanned::new((), section_loc.clone()));
+            policy.backoff = Some(Spanned::new((), section_loc.clone()).into());
             let Some(mut base) = optional_duration(file, section, &section_loc, "base_interval")?
             else {
                 return Err(bad_value(
@@ -273,12 +275,11 @@ fn backoff(
         };
     // Envoy's first retry waits up to `base_interval`; later ones up to (2^N − 1) × base,
     // which retrylint's exponential model approaches from below until the cap.
-    policy.backoff_base = Some(crate::analysis::layers::values::base_for_first_wait(
-        base, 2.0,
-    ));
-    policy.backoff_cap = Some(cap);
-    policy.backoff_multiplier = Some(Spanned::new(2.0, anchor.noted(ENVOY_BACKOFF)));
-    policy.jitter = Some(Spanned::new(Jitter::Full, anchor.noted(ENVOY_BACKOFF)));
+    policy.backoff_base =
+        Some(crate::analysis::layers::values::base_for_first_wait(base, 2.0).into());
+    policy.backoff_cap = Some(cap.into());
+    policy.backoff_multiplier = Some(Spanned::new(2.0, anchor.noted(ENVOY_BACKOFF)).into());
+    policy.jitter = Some(Spanned::new(Jitter::Full, anchor.noted(ENVOY_BACKOFF)).into());
     Ok(())
 }
 
@@ -303,7 +304,7 @@ fn rate_limited(
     unsupported: &mut Vec<&'static str>,
 ) -> Result<(), InputError> {
     mapping(file, node, loc, "rate_limited_retry_back_off")?;
-    policy.retry_after = Some(Spanned::new((), loc.clone()));
+    policy.retry_after = Some(Spanned::new((), loc.clone()).into());
     let max = match optional_duration(file, node, loc, "max_interval")? {
         Some(max) if max.value <= Duration::ZERO => {
             return Err(bad_value(
@@ -361,14 +362,14 @@ fn rate_limited(
     }
     policy.retry_after_honor = Some(match retry_after {
         Some((ResetFormat::Seconds, at)) => {
-            policy.retry_after_max = Some(max);
+            policy.retry_after_max = Some(max.into());
             unsupported.push(HTTP_DATE);
-            Spanned::new(true, at)
+            Spanned::new(true, at).into()
         }
         Some((ResetFormat::UnixTimestamp, at)) => {
-            Spanned::new(false, at.noted(RETRY_AFTER_AS_TIMESTAMP))
+            Spanned::new(false, at.noted(RETRY_AFTER_AS_TIMESTAMP)).into()
         }
-        None => Spanned::new(false, loc.noted(NO_RETRY_AFTER_HEADER)),
+        None => Spanned::new(false, loc.noted(NO_RETRY_AFTER_HEADER)).into(),
     });
     Ok(())
 }

@@ -188,8 +188,9 @@ fn rule_policy(
     let timeouts = field(rule, loc, "timeouts").filter(|_| kind == RouteKind::Http);
     if let Some((timeouts, at)) = timeouts {
         k8s::mapping(file, timeouts, &at, "timeouts")?;
-        policy.deadline = k8s::timeout(file, timeouts, &at, "request")?;
-        policy.per_attempt_timeout = k8s::timeout(file, timeouts, &at, "backendRequest")?;
+        policy.deadline = k8s::timeout(file, timeouts, &at, "request")?.map(Into::into);
+        policy.per_attempt_timeout =
+            k8s::timeout(file, timeouts, &at, "backendRequest")?.map(Into::into);
     }
     match (retry, implementation) {
         (Some((retry, at)), _) => read_retry(file, retry, &at, &mut policy)?,
@@ -206,7 +207,7 @@ fn rule_policy(
                 RouteKind::Http => NOTE_NO_RETRY,
                 RouteKind::Grpc => NOTE_GRPC_NO_RETRY,
             };
-            policy.max_attempts = Some(built_in(1, loc, note));
+            policy.max_attempts = Some(built_in(1, loc, note).into());
         }
     }
     Ok((policy, false))
@@ -230,7 +231,7 @@ fn read_retry(
         None => built_in(3, at, NOTE_ATTEMPTS_UNSET),
     };
     let disabled = max_attempts.value == 1;
-    policy.max_attempts = Some(max_attempts);
+    policy.max_attempts = Some(max_attempts.into());
     if disabled {
         return Ok(());
     }
@@ -267,15 +268,18 @@ fn read_retry(
     if let Some(per_attempt) = &policy.per_attempt_timeout {
         push_signals(&mut signals, [Signal::Timeout], &per_attempt.loc);
     }
-    policy.retry_on = Some(Spanned::new(signals, list_at));
+    policy.retry_on = Some(Spanned::new(signals, list_at).into());
     if let Some((backoff, backoff_at)) = field(retry, at, "backoff") {
-        policy.backoff = Some(Spanned::new((), backoff_at.clone()));
+        policy.backoff = Some(Spanned::new((), backoff_at.clone()).into());
         // Envoy-based gateways wait up to `backoff` before the first retry: base ×
         // multiplier in retrylint's model.
-        policy.backoff_base = Some(crate::analysis::layers::values::base_for_first_wait(
-            k8s_duration(file, backoff, &backoff_at)?,
-            2.0,
-        ));
+        policy.backoff_base = Some(
+            crate::analysis::layers::values::base_for_first_wait(
+                k8s_duration(file, backoff, &backoff_at)?,
+                2.0,
+            )
+            .into(),
+        );
     }
     Ok(())
 }

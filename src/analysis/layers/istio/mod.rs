@@ -183,7 +183,7 @@ fn route(file: &SourceFile, entry: &Node, loc: &Loc, index: usize) -> Result<Rou
         None => Vec::new(),
     };
     let mut policy = PolicyObject {
-        deadline: k8s::timeout(file, entry, loc, "timeout")?,
+        deadline: k8s::timeout(file, entry, loc, "timeout")?.map(Into::into),
         ..PolicyObject::default()
     };
     let mut implicit = false;
@@ -192,7 +192,7 @@ fn route(file: &SourceFile, entry: &Node, loc: &Loc, index: usize) -> Result<Rou
         .find_map(|key| field(entry, loc, key).map(|(_, at)| (key, at)));
     if let Some((key, at)) = answered_here {
         let note = format!("Istio answers this route itself (`{key}`): no backend is called");
-        policy.max_attempts = Some(built_in(1, &at, &note));
+        policy.max_attempts = Some(built_in(1, &at, &note).into());
     } else if let Some((retries, at)) = field(entry, loc, "retries") {
         read_retries(file, retries, &at, &mut policy)?;
     } else {
@@ -313,14 +313,12 @@ fn read_retries(
         }
         None => built_in(0, at, NOTE_NO_ATTEMPTS),
     };
-    policy.max_attempts = Some(Spanned::new(
-        k8s::attempts_for_retries(attempts.value),
-        attempts.loc,
-    ));
+    policy.max_attempts =
+        Some(Spanned::new(k8s::attempts_for_retries(attempts.value), attempts.loc).into());
     if attempts.value == 0 {
         return Ok(());
     }
-    policy.per_attempt_timeout = k8s::timeout(file, retries, at, "perTryTimeout")?;
+    policy.per_attempt_timeout = k8s::timeout(file, retries, at, "perTryTimeout")?.map(Into::into);
     let per_try_timeout = policy.per_attempt_timeout.is_some();
     let mut signals = Vec::new();
     // Istio replaces its default conditions only with a non-empty `retryOn`
@@ -346,18 +344,18 @@ fn read_retries(
             })?;
             push_signals(&mut signals, expanded, &on_at);
         }
-        policy.retry_on = Some(Spanned::new(signals, on_at));
+        policy.retry_on = Some(Spanned::new(signals, on_at).into());
     } else {
         let noted = match field(retries, at, "retryOn") {
             Some((_, empty_at)) => empty_at.noted(NOTE_EMPTY_RETRY_ON),
             None => at.noted(NOTE_DEFAULT_RETRY_ON),
         };
         push_signals(&mut signals, default_retry_on(per_try_timeout), &noted);
-        policy.retry_on = Some(Spanned::new(signals, noted));
+        policy.retry_on = Some(Spanned::new(signals, noted).into());
     }
     let base = match field(retries, at, "backoff") {
         Some((node, backoff_at)) => {
-            policy.backoff = Some(Spanned::new((), backoff_at.clone()));
+            policy.backoff = Some(Spanned::new((), backoff_at.clone()).into());
             Some(k8s_duration(file, node, &backoff_at)?)
         }
         None => None,
@@ -369,15 +367,18 @@ fn read_retries(
 /// The policy of a route without `retries`: Istio's default, located at the route, its
 /// attempts explained by `attempts_note`. Gateway API routes that Istio implements get it too.
 pub fn default_retries(route: &Loc, policy: &mut PolicyObject, attempts_note: &str) {
-    policy.max_attempts = Some(built_in(
-        k8s::attempts_for_retries(DEFAULT_RETRIES),
-        route,
-        attempts_note,
-    ));
+    policy.max_attempts = Some(
+        built_in(
+            k8s::attempts_for_retries(DEFAULT_RETRIES),
+            route,
+            attempts_note,
+        )
+        .into(),
+    );
     let noted = route.noted(NOTE_DEFAULT_RETRY_ON);
     let mut signals = Vec::new();
     push_signals(&mut signals, default_retry_on(false), &noted);
-    policy.retry_on = Some(Spanned::new(signals, noted));
+    policy.retry_on = Some(Spanned::new(signals, noted).into());
     envoy_backoff(policy, None, route);
 }
 
@@ -401,11 +402,10 @@ fn envoy_backoff(policy: &mut PolicyObject, base: Option<Spanned<Duration>>, at:
     } else {
         at
     };
-    policy.backoff_cap = Some(built_in(cap, cap_at, NOTE_BACKOFF_CAP));
+    policy.backoff_cap = Some(built_in(cap, cap_at, NOTE_BACKOFF_CAP).into());
     // Envoy's first retry waits up to the base: base × multiplier in retrylint's model.
-    policy.backoff_base = Some(crate::analysis::layers::values::base_for_first_wait(
-        base, 2.0,
-    ));
-    policy.backoff_multiplier = Some(built_in(2.0, at, NOTE_BACKOFF_MULTIPLIER));
-    policy.jitter = Some(built_in(Jitter::Full, at, NOTE_JITTER));
+    policy.backoff_base =
+        Some(crate::analysis::layers::values::base_for_first_wait(base, 2.0).into());
+    policy.backoff_multiplier = Some(built_in(2.0, at, NOTE_BACKOFF_MULTIPLIER).into());
+    policy.jitter = Some(built_in(Jitter::Full, at, NOTE_JITTER).into());
 }

@@ -99,7 +99,8 @@ pub(super) fn import(file: &SourceFile, doc: &Node, loc: &Loc) -> Result<Vec<Lay
             if rule_policy.deadline.is_none()
                 && let Some((timeouts, timeouts_at)) = field(rule.rule, &rule.loc, "timeouts")
             {
-                rule_policy.deadline = k8s::timeout(file, timeouts, &timeouts_at, "request")?;
+                rule_policy.deadline =
+                    k8s::timeout(file, timeouts, &timeouts_at, "request")?.map(Into::into);
             }
             routes.push(route(rule.loc, rule.name, rule.matches, rule_policy));
         }
@@ -145,21 +146,21 @@ fn annotation_policy(
     let retry_timeout = k8s::timeout(file, annotations, at, RETRY_TIMEOUT)?;
     let response_timeout = k8s::timeout(file, annotations, at, RESPONSE_TIMEOUT)?;
     let mut policy = PolicyObject {
-        deadline: k8s::timeout(file, annotations, at, REQUEST_TIMEOUT)?,
+        deadline: k8s::timeout(file, annotations, at, REQUEST_TIMEOUT)?.map(Into::into),
         // Whichever fires first ends an attempt.
         per_attempt_timeout: match (&retry_timeout, &response_timeout) {
-            (Some(r), Some(s)) if s.value < r.value => Some(s.clone()),
-            (Some(r), _) => Some(r.clone()),
-            (None, s) => s.clone(),
+            (Some(r), Some(s)) if s.value < r.value => Some(s.clone().into()),
+            (Some(r), _) => Some(r.clone().into()),
+            (None, s) => s.clone().map(Into::into),
         },
         ..PolicyObject::default()
     };
     if statuses.is_none() && retry_timeout.is_none() {
-        policy.max_attempts = Some(built_in(1, at, NOTE_NOT_RETRIED));
+        policy.max_attempts = Some(built_in(1, at, NOTE_NOT_RETRIED).into());
         return Ok(policy);
     }
     policy.max_attempts = Some(match field(annotations, at, RETRY_LIMIT) {
-        None => built_in(2, at, NOTE_DEFAULT_LIMIT),
+        None => built_in(2, at, NOTE_DEFAULT_LIMIT).into(),
         Some((value, limit_at)) => {
             let limit = k8s::whole_number(file, value, &limit_at, RETRY_LIMIT)?;
             if limit > u64::from(u16::MAX) {
@@ -170,9 +171,9 @@ fn annotation_policy(
                 ));
             }
             if limit == 0 {
-                built_in(2, &limit_at, NOTE_ZERO_LIMIT)
+                built_in(2, &limit_at, NOTE_ZERO_LIMIT).into()
             } else {
-                Spanned::new(k8s::attempts_for_retries(limit), limit_at)
+                Spanned::new(k8s::attempts_for_retries(limit), limit_at).into()
             }
         }
     });
@@ -188,12 +189,15 @@ fn annotation_policy(
             list_at = timeout.loc.clone();
         }
     }
-    policy.retry_on = Some(Spanned::new(signals, list_at));
+    policy.retry_on = Some(Spanned::new(signals, list_at).into());
     // The first retry waits up to 25ms: base × multiplier in retrylint's model.
-    policy.backoff_base = Some(crate::analysis::layers::values::base_for_first_wait(
-        built_in(Duration::from_millis(25), at, NOTE_BACKOFF_BASE),
-        2.0,
-    ));
-    policy.backoff_cap = Some(built_in(Duration::from_millis(250), at, NOTE_BACKOFF_CAP));
+    policy.backoff_base = Some(
+        crate::analysis::layers::values::base_for_first_wait(
+            built_in(Duration::from_millis(25), at, NOTE_BACKOFF_BASE),
+            2.0,
+        )
+        .into(),
+    );
+    policy.backoff_cap = Some(built_in(Duration::from_millis(250), at, NOTE_BACKOFF_CAP).into());
     Ok(policy)
 }

@@ -120,12 +120,8 @@ fn route(
     let failures = failures(file, entry, loc)?;
     let mut policy = PolicyObject {
         deadline: match field(entry, loc, "timeout") {
-            Some(_) => k8s::timeout(file, entry, loc, "timeout")?,
-            None => Some(built_in(
-                Duration::from_millis(10_000),
-                loc,
-                NOTE_DEFAULT_TIMEOUT,
-            )),
+            Some(_) => k8s::timeout(file, entry, loc, "timeout")?.map(Into::into),
+            None => Some(built_in(Duration::from_millis(10_000), loc, NOTE_DEFAULT_TIMEOUT).into()),
         },
         ..PolicyObject::default()
     };
@@ -135,10 +131,10 @@ fn route(
     };
     let budget_only = retryable.value;
     if budget_only {
-        policy.max_attempts = Some(Spanned::new(UNBOUNDED_ATTEMPTS, retryable.loc.clone()));
-        policy.retry_on = Some(Spanned::new(failures, retryable.loc));
+        policy.max_attempts = Some(Spanned::new(UNBOUNDED_ATTEMPTS, retryable.loc.clone()).into());
+        policy.retry_on = Some(Spanned::new(failures, retryable.loc).into());
     } else {
-        policy.max_attempts = Some(Spanned::new(1, retryable.loc));
+        policy.max_attempts = Some(Spanned::new(1, retryable.loc).into());
     }
     Ok(Some(Route {
         loc: loc.clone(),

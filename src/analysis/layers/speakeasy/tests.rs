@@ -7,7 +7,7 @@ use crate::analysis::layers::test_support::{api, api_at, operation};
 use crate::analysis::layers::{Format, Layer, Position, Route};
 use crate::error::InputError;
 use crate::input::load::Sources;
-use crate::input::policy::{Duration, Signal, Spanned};
+use crate::input::policy::{Duration, Signal};
 use crate::location::Loc;
 
 /// The SDK layer of a description, or the error reading it.
@@ -54,7 +54,7 @@ fn route<'a>(layer: &'a Layer, name: &str) -> &'a Route {
     clippy::ref_option,
     reason = "it reads the model's fields as they are declared"
 )]
-fn value<T: Clone>(field: &Option<Spanned<T>>) -> T {
+fn value<T: Clone>(field: &Option<crate::input::policy::Field<T>>) -> T {
     field
         .as_ref()
         .map_or_else(|| panic!("unset"), |f| f.value.clone())
@@ -64,7 +64,7 @@ fn value<T: Clone>(field: &Option<Spanned<T>>) -> T {
     clippy::ref_option,
     reason = "it reads the model's fields as they are declared"
 )]
-fn loc<T>(field: &Option<Spanned<T>>) -> Loc {
+fn loc<T>(field: &Option<crate::input::policy::Field<T>>) -> Loc {
     field
         .as_ref()
         .map_or_else(|| panic!("unset"), |f| f.loc.clone())

@@ -13,11 +13,21 @@ use std::sync::Arc;
 
 use super::{At, through};
 use crate::input::load::{FileId, Loader};
-use crate::input::model::{Place, RequestField};
+use crate::input::model::{Place, RequestField, ResponseHeader};
 use crate::input::source::Node;
+use crate::location::Loc;
 
-/// Body properties already read, by the schema's file and pointer.
-pub(super) type BodyCache = HashMap<(FileId, Arc<str>), Arc<[RequestField]>>;
+/// Where a `$ref`ed response is defined, and its headers.
+pub(super) type SharedResponse = (Arc<Loc>, Arc<[ResponseHeader]>);
+
+/// What the operations of a description share, read once: body properties by the schema's
+/// file and pointer, and the location and headers of a `$ref`ed response by the
+/// response's.
+#[derive(Default)]
+pub(super) struct BodyCache {
+    bodies: HashMap<(FileId, Arc<str>), Arc<[RequestField]>>,
+    pub(super) headers: HashMap<(FileId, Arc<str>), SharedResponse>,
+}
 
 /// The properties of the JSON request body of the operation at `op` (OpenAPI 3).
 pub(super) fn request_body(
@@ -77,11 +87,11 @@ pub(super) fn schema_properties(
     };
     let schema = through(target.as_ref(), schema);
     let key = (schema.id, schema.loc.pointer.clone());
-    if let Some(known) = cache.get(&key) {
+    if let Some(known) = cache.bodies.get(&key) {
         return known.clone();
     }
     let fields = properties(&schema);
-    cache.insert(key, fields.clone());
+    cache.bodies.insert(key, fields.clone());
     fields
 }
 

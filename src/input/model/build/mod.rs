@@ -84,8 +84,19 @@ pub fn build(loader: &mut Loader, root: FileId) -> Result<Api, InputError> {
         loc: Loc::new(root, "", file.root.span),
     };
     let version = spec_version(&doc)?;
-    let mut operations = Vec::new();
-    let mut bodies = BodyCache::new();
+    // Sized from the methods the root file writes (path items behind a `$ref` add to it):
+    // the model lives through the whole check, so a list grown by doubling would hold up
+    // to twice its room while it is built, and a copy of itself when shrunk.
+    let written = PATH_MAPS
+        .iter()
+        .filter_map(|paths| file.root.get(paths).and_then(Node::as_map))
+        .flat_map(crate::input::source::Map::entries)
+        .filter_map(|entry| entry.value.as_map())
+        .flat_map(crate::input::source::Map::entries)
+        .filter(|entry| Method::parse(&entry.key).is_some())
+        .count();
+    let mut operations = Vec::with_capacity(written.min(loader.options().max_operations + 1));
+    let mut bodies = BodyCache::default();
     for paths in PATH_MAPS {
         let Some(paths) = doc.map_child(paths)? else {
             continue;
@@ -120,7 +131,7 @@ pub fn build(loader: &mut Loader, root: FileId) -> Result<Api, InputError> {
         }
     }
     unique(loader, &operations)?;
-    // The list grew by doubling; the model lives through the whole check.
+    // The list may have grown past its estimate; the model lives through the whole check.
     operations.shrink_to_fit();
     let webhook_count = ["webhooks", "x-webhooks"]
         .iter()
@@ -475,7 +486,7 @@ fn operation(
         Some(swagger_body) => swagger_body,
         None => body::request_body(loader, bodies, &op),
     };
-    let responses = responses(loader, &op)?;
+    let responses = responses(loader, bodies, &op)?;
     Ok(Operation {
         method,
         path: path.to_string(),
@@ -488,9 +499,10 @@ fn operation(
         body,
         responses,
         idempotent,
-        retry_policy: extension(&op, "x-retry-policy"),
-        speakeasy_retries: extension(&op, "x-speakeasy-retries"),
-        ignore: extension(&op, "x-retrylint-ignore"),
+        // Boxed: few operations have them, and an extension is large beside an operation.
+        retry_policy: extension(&op, "x-retry-policy").map(Box::new),
+        speakeasy_retries: extension(&op, "x-speakeasy-retries").map(Box::new),
+        ignore: extension(&op, "x-retrylint-ignore").map(Box::new),
         fern_idempotent: flag(op.file, op.node, "x-fern-idempotent")?.map(|(value, e)| {
             (
                 value,

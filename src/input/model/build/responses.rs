@@ -1,6 +1,9 @@
 //! The responses of an operation: their codes, their headers (with what a `Retry-After`
 //! holds), and their links to other operations.
 
+use std::sync::Arc;
+
+use super::body::BodyCache;
 use super::{At, through};
 use crate::error::InputError;
 use crate::input::load::{FileId, Loader};
@@ -8,7 +11,11 @@ use crate::input::model::{HeaderFormat, Link, LinkTarget, Response, ResponseHead
 use crate::input::source::Node;
 
 /// The responses an operation declares, with their header names.
-pub(super) fn responses(loader: &mut Loader, op: &At<'_>) -> Result<Vec<Response>, InputError> {
+pub(super) fn responses(
+    loader: &mut Loader,
+    shared: &mut BodyCache,
+    op: &At<'_>,
+) -> Result<Vec<Response>, InputError> {
     let Some(list) = op.map_child("responses")? else {
         return Ok(Vec::new());
     };
@@ -33,43 +40,66 @@ pub(super) fn responses(loader: &mut Loader, op: &At<'_>) -> Result<Vec<Response
             loc: site.clone(),
         };
         let response = through(target.as_ref(), here);
-        let mut headers = Vec::new();
-        if let Some(map) = response.map_child("headers")? {
-            let entries = map
-                .node
-                .as_map()
-                .map(crate::input::source::Map::entries)
-                .unwrap_or_default();
-            headers.reserve_exact(entries.len());
-            for header in entries {
-                // A header `$ref` must resolve even though only its name matters here.
-                let definition = loader.follow(response.id, &header.value)?;
-                // Only a `Retry-After`'s format is ever asked about.
-                let format = if header.key.eq_ignore_ascii_case("Retry-After") {
-                    match &definition {
-                        Some(t) => header_format(loader, t.file_id, t.node())?,
-                        None => header_format(loader, response.id, &header.value)?,
-                    }
-                } else {
-                    HeaderFormat::Unstated
-                };
-                headers.push(ResponseHeader {
-                    name: header.key.to_string(),
-                    loc: map.loc.entry(&header.key, header.key_span, &header.value),
-                    format,
-                });
-            }
-        }
+        // The headers of a `$ref`ed response are the definition's, read the first time:
+        // every referrer would read the same ones, with the same outcome.
+        let key = target
+            .as_ref()
+            .map(|t| (t.file_id, response.loc.pointer.clone()));
+        let (definition, headers) =
+            if let Some((definition, headers)) = key.as_ref().and_then(|k| shared.headers.get(k)) {
+                (Some(definition.clone()), headers.clone())
+            } else {
+                let headers = headers(loader, &response)?;
+                let definition = target.as_ref().map(|_| Arc::new(response.loc.clone()));
+                if let (Some(key), Some(definition)) = (key, &definition) {
+                    shared
+                        .headers
+                        .insert(key, (definition.clone(), headers.clone()));
+                }
+                (definition, headers)
+            };
         let links = links(loader, &response)?;
         out.push(Response {
-            code: entry.key.to_string(),
+            code: compact_str::CompactString::from(&*entry.key),
             loc: site,
-            definition: target.as_ref().map(|_| response.loc.clone()),
+            definition,
             headers,
             links,
         });
     }
     Ok(out)
+}
+
+/// The headers of a response, with their names and what a `Retry-After` holds.
+fn headers(loader: &mut Loader, response: &At<'_>) -> Result<Arc<[ResponseHeader]>, InputError> {
+    let mut headers = Vec::new();
+    if let Some(map) = response.map_child("headers")? {
+        let entries = map
+            .node
+            .as_map()
+            .map(crate::input::source::Map::entries)
+            .unwrap_or_default();
+        headers.reserve_exact(entries.len());
+        for header in entries {
+            // A header `$ref` must resolve even though only its name matters here.
+            let definition = loader.follow(response.id, &header.value)?;
+            // Only a `Retry-After`'s format is ever asked about.
+            let format = if header.key.eq_ignore_ascii_case("Retry-After") {
+                match &definition {
+                    Some(t) => header_format(loader, t.file_id, t.node())?,
+                    None => header_format(loader, response.id, &header.value)?,
+                }
+            } else {
+                HeaderFormat::Unstated
+            };
+            headers.push(ResponseHeader {
+                name: header.key.to_string(),
+                loc: map.loc.entry(&header.key, header.key_span, &header.value),
+                format,
+            });
+        }
+    }
+    Ok(headers.into())
 }
 
 /// The `links` of a response (OpenAPI 3), each leading to an operation by operationId or
@@ -169,4 +199,58 @@ fn header_format(
         (false, false, true) => HeaderFormat::Text,
         (false, false, false) => HeaderFormat::Unstated,
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use std::sync::Arc;
+
+    use crate::input::load::{LoadOptions, Loader};
+    use crate::input::model::build;
+    use crate::input::source::{ParseLimits, SourceFile};
+
+    #[test]
+    fn the_responses_that_ref_one_definition_share_its_headers() {
+        let text = r##"openapi: 3.0.3
+info: {title: t, version: "1"}
+paths:
+  /a:
+    get:
+      responses:
+        "503": {$ref: "#/components/responses/Busy"}
+        "429":
+          description: own
+          headers: {Retry-After: {schema: {type: integer}}}
+    post:
+      responses:
+        "503": {$ref: "#/components/responses/Busy"}
+components:
+  responses:
+    Busy:
+      description: busy
+      headers: {Retry-After: {schema: {type: integer}}, X-Other: {schema: {type: string}}}
+"##;
+        let file = SourceFile::parse("openapi.yaml".into(), text.into(), ParseLimits::default())
+            .unwrap_or_else(|(_, e)| panic!("{}", e.message));
+        let mut loader = Loader::new(LoadOptions::default());
+        let root = loader.add(Arc::new(file));
+        let api = build(&mut loader, root).unwrap();
+        let get = &api.operations[0];
+        let post = &api.operations[1];
+        let (a, b) = (get.response("503").unwrap(), post.response("503").unwrap());
+        assert!(Arc::ptr_eq(&a.headers, &b.headers));
+        let names: Vec<_> = a.headers.iter().map(|h| h.name.as_str()).collect();
+        assert_eq!(names, ["Retry-After", "X-Other"]);
+        assert_eq!(
+            &*a.headers[0].loc.pointer,
+            "/components/responses/Busy/headers/Retry-After"
+        );
+        // A response written in place keeps headers of its own, at its own place.
+        let own = get.response("429").unwrap();
+        assert!(!Arc::ptr_eq(&own.headers, &a.headers));
+        assert_eq!(
+            &*own.headers[0].loc.pointer,
+            "/paths/~1a/get/responses/429/headers/Retry-After"
+        );
+    }
 }

@@ -66,8 +66,8 @@ const S503: Signal = Signal::Status(503);
 pub(crate) fn retrying_503(attempts: i64) -> crate::input::policy::PolicyObject {
     let here = || crate::location::Loc::new(0, "", crate::input::source::Span::default());
     crate::input::policy::PolicyObject {
-        max_attempts: Some(Spanned::new(attempts, here())),
-        retry_on: Some(Spanned::new(vec![Spanned::new(S503, here())], here())),
+        max_attempts: Some(Spanned::new(attempts, here()).into()),
+        retry_on: Some(Spanned::new(vec![Spanned::new(S503, here())], here()).into()),
         ..Default::default()
     }
 }

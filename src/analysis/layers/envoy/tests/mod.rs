@@ -12,7 +12,7 @@ use crate::analysis::layers::bind::{Budget, Service, path_matches};
 use crate::analysis::layers::test_support::{api, fixture_layers, layers, operation};
 use crate::analysis::layers::{Importer, Layer, PathMatch, Position, Route, StringMatch};
 use crate::error::InputError;
-use crate::input::policy::{Duration, GrpcCode, Jitter, Signal, Spanned};
+use crate::input::policy::{Duration, GrpcCode, Jitter, Signal};
 use crate::input::source::{ParseLimits, SourceFile};
 use crate::location::Loc;
 
@@ -52,7 +52,7 @@ fn ms(n: i64) -> Duration {
     clippy::ref_option,
     reason = "it reads the model's fields as they are declared"
 )]
-fn value<T: Clone>(field: &Option<Spanned<T>>) -> T {
+fn value<T: Clone>(field: &Option<crate::input::policy::Field<T>>) -> T {
     field
         .as_ref()
         .map_or_else(|| panic!("unset"), |f| f.value.clone())
@@ -62,7 +62,7 @@ fn value<T: Clone>(field: &Option<Spanned<T>>) -> T {
     clippy::ref_option,
     reason = "it reads the model's fields as they are declared"
 )]
-fn note<T>(field: &Option<Spanned<T>>) -> Option<String> {
+fn note<T>(field: &Option<crate::input::policy::Field<T>>) -> Option<String> {
     field
         .as_ref()
         .and_then(|f| f.loc.note_text().map(str::to_string))
