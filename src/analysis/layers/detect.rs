@@ -257,8 +257,9 @@ mod tests {
     }
 
     #[test]
-    fn a_folder_is_walked_as_folders_of_descriptions_are() {
+    fn a_folder_is_walked_for_every_file_but_hidden_ones() {
         let dir = scratch("p-walk");
+        // An ignore file does not hide a setting: generated manifests are what runs.
         write(&dir, ".ignore", "generated/\n");
         write(&dir, "b.yaml", "");
         write(&dir, "a/route.json", "");
@@ -273,7 +274,7 @@ mod tests {
                 path_text(path.strip_prefix(&dir).unwrap())
             })
             .collect();
-        assert_eq!(names, ["a/route.json", "b.yaml"]);
+        assert_eq!(names, ["a/route.json", "b.yaml", "generated/route.yaml"]);
         let _ = std::fs::remove_dir_all(&dir);
     }
 
