@@ -46,6 +46,26 @@ impl Loader {
                 .max_files
                 .saturating_sub(self.files.len() + self.read_ahead.len());
             wave.truncate(room);
+            // A wave is read whole before its bytes are counted: its files' sizes, as their
+            // metadata gives them, must fit in what is left of the budget first, so that a
+            // description naming many large files is not read ahead past --max-total-bytes.
+            let mut left = self
+                .options
+                .max_total_bytes
+                .saturating_sub(bytes.saturating_add(self.bytes_read));
+            let fits = wave
+                .iter()
+                .take_while(|(canonical, _)| {
+                    let size = std::fs::metadata(canonical).map_or(0, |m| m.len());
+                    let fits = size <= left;
+                    left = left.saturating_sub(size);
+                    fits
+                })
+                .count();
+            wave.truncate(fits);
+            if wave.is_empty() {
+                return;
+            }
             let read = read_all(&wave, &self.options);
             let mut next = Vec::new();
             for ((canonical, display), result) in wave.into_iter().zip(read) {
@@ -275,6 +295,28 @@ mod tests {
             message.contains("broken.yaml` cannot be parsed"),
             "{message}"
         );
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+
+    #[test]
+    fn a_wave_read_ahead_stays_within_the_byte_budget() {
+        let big = format!("description: '{}'\n", "x".repeat(4_000));
+        let dir = folder(
+            "read-ahead-budget",
+            &[
+                ("openapi.yaml", ROOT),
+                ("paths/a.yaml", &big),
+                ("broken.yaml", &big),
+            ],
+        );
+        let options = LoadOptions {
+            max_total_bytes: (ROOT.len() + big.len() + 100) as u64,
+            ..LoadOptions::default()
+        };
+        let mut loader = Loader::new(options);
+        loader.load_root(&dir.join("openapi.yaml")).unwrap();
+        // Both files are named by the root, but only one fits in what the root left.
+        assert_eq!(loader.read_ahead.len(), 1);
         let _ = std::fs::remove_dir_all(&dir);
     }
 }
