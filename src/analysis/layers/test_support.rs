@@ -54,3 +54,36 @@ pub(crate) fn operation<'a>(api: &'a Api, key: &str) -> &'a Operation {
         .find(|op| op.key() == key)
         .unwrap_or_else(|| panic!("no operation {key}"))
 }
+
+/// The value a policy field holds; panics when it is unset.
+#[allow(
+    clippy::ref_option,
+    reason = "it reads the model's fields as they are declared"
+)]
+pub(crate) fn value<T: Clone>(field: &Option<crate::input::policy::Field<T>>) -> T {
+    field
+        .as_ref()
+        .map_or_else(|| panic!("unset"), |f| f.value.clone())
+}
+
+/// Where a policy field was written; panics when it is unset.
+#[allow(
+    clippy::ref_option,
+    reason = "it reads the model's fields as they are declared"
+)]
+pub(crate) fn loc<T>(field: &Option<crate::input::policy::Field<T>>) -> crate::location::Loc {
+    field
+        .as_ref()
+        .map_or_else(|| panic!("unset"), |f| f.loc.clone())
+}
+
+/// The note a policy field's location carries (a default filled in, …).
+#[allow(
+    clippy::ref_option,
+    reason = "it reads the model's fields as they are declared"
+)]
+pub(crate) fn note<T>(field: &Option<crate::input::policy::Field<T>>) -> Option<String> {
+    field
+        .as_ref()
+        .and_then(|f| f.loc.note_text().map(str::to_string))
+}

@@ -3,7 +3,7 @@
 
 use super::import;
 use crate::analysis::layers::bind::{Budget, Service};
-use crate::analysis::layers::test_support::{api, api_at, operation};
+use crate::analysis::layers::test_support::{api, api_at, loc, operation, value};
 use crate::analysis::layers::{Format, Layer, Position, Route};
 use crate::error::InputError;
 use crate::input::load::Sources;
@@ -48,26 +48,6 @@ fn route<'a>(layer: &'a Layer, name: &str) -> &'a Route {
         .iter()
         .find(|r| r.name == name)
         .unwrap_or_else(|| panic!("no route {name}"))
-}
-
-#[allow(
-    clippy::ref_option,
-    reason = "it reads the model's fields as they are declared"
-)]
-fn value<T: Clone>(field: &Option<crate::input::policy::Field<T>>) -> T {
-    field
-        .as_ref()
-        .map_or_else(|| panic!("unset"), |f| f.value.clone())
-}
-
-#[allow(
-    clippy::ref_option,
-    reason = "it reads the model's fields as they are declared"
-)]
-fn loc<T>(field: &Option<crate::input::policy::Field<T>>) -> Loc {
-    field
-        .as_ref()
-        .map_or_else(|| panic!("unset"), |f| f.loc.clone())
 }
 
 /// What a location underlines in the description.

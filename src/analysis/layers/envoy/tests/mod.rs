@@ -9,7 +9,7 @@ use std::sync::Arc;
 
 use super::RouteConfig;
 use crate::analysis::layers::bind::{Budget, Service, path_matches};
-use crate::analysis::layers::test_support::{api, fixture_layers, layers, operation};
+use crate::analysis::layers::test_support::{api, fixture_layers, layers, note, operation, value};
 use crate::analysis::layers::{Importer, Layer, PathMatch, Position, Route, StringMatch};
 use crate::error::InputError;
 use crate::input::policy::{Duration, GrpcCode, Jitter, Signal};
@@ -46,26 +46,6 @@ fn error(text: &str) -> (String, String) {
 
 fn ms(n: i64) -> Duration {
     Duration::from_millis(n)
-}
-
-#[allow(
-    clippy::ref_option,
-    reason = "it reads the model's fields as they are declared"
-)]
-fn value<T: Clone>(field: &Option<crate::input::policy::Field<T>>) -> T {
-    field
-        .as_ref()
-        .map_or_else(|| panic!("unset"), |f| f.value.clone())
-}
-
-#[allow(
-    clippy::ref_option,
-    reason = "it reads the model's fields as they are declared"
-)]
-fn note<T>(field: &Option<crate::input::policy::Field<T>>) -> Option<String> {
-    field
-        .as_ref()
-        .and_then(|f| f.loc.note_text().map(str::to_string))
 }
 
 fn signals(route: &Route) -> Vec<Signal> {
