@@ -147,11 +147,14 @@ pub(super) fn contract(
         _ => (SideEffect::of_method(op.method), EffectEvidence::Method),
     };
     let key = super::keys::key_offer(op, api, keys);
-    let conflicts: Vec<String> = CONFLICT_CODES
+    let mut conflicts: Vec<&'static str> = CONFLICT_CODES
         .iter()
+        .copied()
         .filter(|c| op.response(c).is_some())
-        .map(std::string::ToString::to_string)
         .collect();
+    // Kept for the whole check, one per operation: without the spare room a collected
+    // list starts with.
+    conflicts.shrink_to_fit();
     let (status, broken_links) = if effect == SideEffect::NonIdempotent {
         (status_offer(op, reads), broken_links(op, reads))
     } else {
@@ -230,16 +233,18 @@ fn broken_links(op: &Operation, index: &OperationIndex<'_>) -> Vec<BrokenLink> {
 /// The 429 and 503 the operation declares (as [`declares_status`] reads them), each with
 /// what says when to come back.
 fn throttling(op: &Operation) -> Vec<Throttle> {
-    [429, 503]
+    let mut found: Vec<Throttle> = [429, 503]
         .into_iter()
         .filter_map(|status| {
             let response = declares_status(op, status)?;
             Some(Throttle {
                 status,
-                declared_as: response.code.to_string(),
+                declared_as: response.code.clone(),
                 wait: wait_hint(response),
                 loc: response.loc.clone(),
             })
         })
-        .collect()
+        .collect();
+    found.shrink_to_fit();
+    found
 }

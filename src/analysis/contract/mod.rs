@@ -198,8 +198,9 @@ pub enum WaitHint {
 pub struct Throttle {
     /// 429 or 503.
     pub status: u16,
-    /// The response that declares it: `429`, or the class `4XX`.
-    pub declared_as: String,
+    /// The response that declares it: `429`, or the class `4XX` (held inline: every
+    /// operation that throttles has one or two).
+    pub declared_as: compact_str::CompactString,
     pub wait: WaitHint,
     pub loc: Loc,
 }
@@ -216,7 +217,7 @@ pub struct Contract {
     /// The 429 and 503 it declares (none when it declares neither).
     pub throttling: Vec<Throttle>,
     /// The conflict responses it declares among [`CONFLICT_CODES`].
-    pub conflicts: Vec<String>,
+    pub conflicts: Vec<&'static str>,
     pub state: ContractState,
 }
 

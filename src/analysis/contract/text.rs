@@ -52,10 +52,10 @@ pub(super) fn reason(c: &Contract) -> String {
 }
 
 /// `409 and 422`: codes for a sentence.
-fn codes(list: &[String]) -> String {
+fn codes(list: &[&str]) -> String {
     match list.split_last() {
         None => String::new(),
-        Some((last, [])) => last.clone(),
+        Some((last, [])) => (*last).to_string(),
         Some((last, rest)) => format!("{} or {last}", rest.join(", ")),
     }
 }

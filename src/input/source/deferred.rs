@@ -65,14 +65,22 @@ impl Deferred {
         }
     }
 
-    /// The subtree, built now if it was not yet.
+    /// The subtree, built now if it was not yet, and kept.
     pub fn node(&self) -> &Node {
-        self.built.get_or_init(|| {
-            // The range was validated when the file was parsed: this cannot fail. Were it
-            // to, an empty container keeps every reader on its ordinary path.
-            super::json::parse_range(&self.text, self.span, self.depth, self.limits)
-                .unwrap_or_else(|_| self.empty())
-        })
+        self.built.get_or_init(|| self.build())
+    }
+
+    /// The subtree for one reader alone: the one built already, else one built now and
+    /// not kept, so that it is freed when the reader is done with it.
+    pub fn build_alone(&self) -> Node {
+        self.built.get().cloned().unwrap_or_else(|| self.build())
+    }
+
+    fn build(&self) -> Node {
+        // The range was validated when the file was parsed: this cannot fail. Were it to,
+        // an empty container keeps every reader on its ordinary path.
+        super::json::parse_range(&self.text, self.span, self.depth, self.limits)
+            .unwrap_or_else(|_| self.empty())
     }
 
     fn empty(&self) -> Node {
@@ -91,7 +99,7 @@ impl Deferred {
 
     /// Whether the subtree was built.
     #[cfg(test)]
-    fn is_built(&self) -> bool {
+    pub(crate) fn is_built(&self) -> bool {
         self.built.get().is_some()
     }
 

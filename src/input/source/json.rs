@@ -159,6 +159,21 @@ impl<'a> Parser<'a> {
         is_deferred_key(key)
     }
 
+    /// Whether the value about to be read is a path item of the document's `paths`: left
+    /// unbuilt, so that the model builds one path item at a time and lets it go once its
+    /// operations are read (a description's paths are most of its tree).
+    fn defers_path_item(&self, stack: &[Frame], plain: Option<usize>) -> bool {
+        self.deferring.is_some()
+            && plain.is_none()
+            && self.base_depth == 0
+            && self.peek() == Some(b'{')
+            && matches!(
+                stack,
+                [Frame::Map { key: parent, .. }, Frame::Map { key, .. }]
+                    if &**parent == "paths" && !key.starts_with("x-")
+            )
+    }
+
     /// Validates the list or mapping at the current position and records it unbuilt.
     fn deferred(&mut self, depth: usize) -> Result<Node, SyntaxError> {
         let start = self.pos;
@@ -183,7 +198,7 @@ impl<'a> Parser<'a> {
             let start = self.pos;
             let depth = self.base_depth + stack.len();
             if let Some(Frame::Map { key, .. }) = stack.last()
-                && self.defers(key, depth, &mut plain)
+                && (self.defers(key, depth, &mut plain) || self.defers_path_item(&stack, plain))
             {
                 let node = self.deferred(depth)?;
                 if let Some(node) = self.attach(&mut stack, node, &mut plain)? {

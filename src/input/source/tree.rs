@@ -228,6 +228,15 @@ impl Node {
         }
     }
 
+    /// This node, or the subtree it stands for when it was deferred, for one reader
+    /// alone (see [`Deferred::build_alone`]).
+    pub fn built_alone(&self) -> Node {
+        match &self.value {
+            Value::Deferred(deferred) => deferred.build_alone(),
+            _ => self.clone(),
+        }
+    }
+
     pub fn as_map(&self) -> Option<&Map> {
         match &self.resolved().value {
             Value::Map(m) => Some(m),

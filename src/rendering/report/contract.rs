@@ -89,14 +89,14 @@ pub(super) fn describe(c: &Contract, op: &Operation) -> ContractReport {
                 };
                 ThrottleReport {
                     status: t.status,
-                    declared_as: t.declared_as.clone(),
+                    declared_as: t.declared_as.to_string(),
                     wait,
                     header,
                     format,
                 }
             })
             .collect(),
-        conflict_responses: c.conflicts.clone(),
+        conflict_responses: c.conflicts.iter().map(|c| (*c).to_string()).collect(),
     }
 }
 

@@ -13,6 +13,8 @@
 
 mod body;
 mod responses;
+#[cfg(test)]
+mod tests;
 
 use std::sync::Arc;
 
@@ -84,17 +86,13 @@ pub fn build(loader: &mut Loader, root: FileId) -> Result<Api, InputError> {
         loc: Loc::new(root, "", file.root.span),
     };
     let version = spec_version(&doc)?;
-    // Sized from the methods the root file writes (path items behind a `$ref` add to it):
-    // the model lives through the whole check, so a list grown by doubling would hold up
-    // to twice its room while it is built, and a copy of itself when shrunk.
+    // Sized from the paths the root file writes (a path item has an operation or more;
+    // its methods are not counted: that would build every path item at once).
     let written = PATH_MAPS
         .iter()
         .filter_map(|paths| file.root.get(paths).and_then(Node::as_map))
-        .flat_map(crate::input::source::Map::entries)
-        .filter_map(|entry| entry.value.as_map())
-        .flat_map(crate::input::source::Map::entries)
-        .filter(|entry| Method::parse(&entry.key).is_some())
-        .count();
+        .map(crate::input::source::Map::len)
+        .sum::<usize>();
     let mut operations = Vec::with_capacity(written.min(loader.options().max_operations + 1));
     let mut bodies = BodyCache::default();
     for paths in PATH_MAPS {
@@ -110,10 +108,13 @@ pub fn build(loader: &mut Loader, root: FileId) -> Result<Api, InputError> {
             if entry.key.starts_with("x-") {
                 continue;
             }
+            // Built for this loop alone, when the parse left it unbuilt: the tree of each
+            // path item is freed once its operations are read.
+            let node = entry.value.built_alone();
             let item = At {
                 id: root,
                 file: &file,
-                node: &entry.value,
+                node: &node,
                 loc: paths.loc.entry(&entry.key, entry.key_span, &entry.value),
             };
             path_item(loader, &mut bodies, &entry.key, item, &mut operations)?;
