@@ -153,7 +153,7 @@ fn corpus(work: &Path, runs: usize, targets: &mut Targets) {
         let policy = work.join(format!("policy-{}.yaml", spec.replace('/', "-")));
         policy_for_every_operation(&path, &policy);
         // Every file the check reads (a multi-file description reaches many), but the policy.
-        let texts: Vec<std::sync::Arc<str>> = {
+        let texts: Vec<std::sync::Arc<String>> = {
             let options = CheckOptions::default();
             let loaded = load_policy(&policy, &options.load).expect("the policy loads");
             let result = check_description(&path, Some(&loaded), &options).expect("checks");

@@ -5,7 +5,6 @@
 //! second location ("referenced here").
 
 use std::fmt;
-use std::sync::Arc;
 
 use crate::input::source::{SourceFile, Span};
 
@@ -14,7 +13,7 @@ use crate::input::source::{SourceFile, Span};
 pub struct ErrorSite {
     /// The file's display name.
     pub file: String,
-    pub text: Arc<str>,
+    pub text: crate::input::source::SharedText,
     pub span: Span,
     pub label: String,
 }

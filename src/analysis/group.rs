@@ -11,11 +11,12 @@
 //! shared form is kept even for one operation, so that a finding does not change its
 //! identity as operations join or leave the group.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 
 use crate::analysis::rules::RuleId;
-use crate::analysis::rules::finding::{Affected, Finding, Label};
+use crate::analysis::rules::finding::{Affected, Finding, Label, OperationRef};
 use crate::input::model::Api;
+use crate::input::source::Span;
 use crate::location::Loc;
 
 /// What a grouped message says between its parts: the operation when there is one
@@ -91,11 +92,16 @@ fn merge(mut group: Vec<Finding>, order: &HashMap<(&str, &str), usize>, api: &Ap
         return first.clone();
     };
     let same_place = |a: &Loc, b: &Loc| a.file == b.file && a.span == b.span;
+    // What is listed already, looked up rather than searched for: a group can hold every
+    // operation of a large description.
+    let mut listed: HashSet<&OperationRef> = HashSet::with_capacity(group.len());
+    let place = |loc: &Loc| (loc.file, loc.span);
+    let mut labelled: HashSet<(usize, Span)> = HashSet::from([place(&shared.at.loc)]);
     let mut severity = first.severity;
     for member in &group {
         severity = severity.max(member.severity);
         if let Some(operation) = &member.operation
-            && !affected.iter().any(|a| &a.operation == operation)
+            && listed.insert(operation)
         {
             let site = member.primary.loc.clone();
             let label = if same_place(&site, &shared.at.loc) {
@@ -111,18 +117,17 @@ fn merge(mut group: Vec<Finding>, order: &HashMap<(&str, &str), usize>, api: &Ap
                     format!("used by {} {}", operation.method, operation.path),
                 ))
             };
-            related.extend(label);
+            if let Some(label) = label {
+                labelled.insert(place(&label.loc));
+                related.push(label);
+            }
             affected.push(Affected {
                 operation: operation.clone(),
                 site,
             });
         }
         for label in &member.related {
-            let known = std::iter::once(&shared.at)
-                .chain(&related)
-                .chain(&others)
-                .any(|l| same_place(&l.loc, &label.loc));
-            if !known {
+            if labelled.insert(place(&label.loc)) {
                 others.push(label.clone());
             }
         }

@@ -111,6 +111,13 @@ impl Suppressions {
         sources: &Sources,
         levels: &RuleLevels,
     ) -> Outcome {
+        if self.list.is_empty() {
+            // Nothing to look up, nor to warn about.
+            return Outcome {
+                findings,
+                suppressed: 0,
+            };
+        }
         let by_key: HashMap<(&str, &str), usize> = api
             .operations
             .iter()

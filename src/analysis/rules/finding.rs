@@ -54,7 +54,7 @@ impl Label {
 }
 
 /// The operation a finding is about.
-#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord)]
+#[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub struct OperationRef {
     pub method: String,
     pub path: String,

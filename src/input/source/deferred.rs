@@ -36,7 +36,7 @@ pub fn is_deferred_key(key: &str) -> bool {
 /// A validated list or mapping of a JSON file, not yet built.
 pub struct Deferred {
     /// The whole file's text.
-    text: Arc<str>,
+    text: super::SharedText,
     /// Where the value is written.
     span: Span,
     /// How deeply the value is nested in its document (for the depth limit inside it).
@@ -49,7 +49,7 @@ pub struct Deferred {
 
 impl Deferred {
     pub(super) fn new(
-        text: Arc<str>,
+        text: super::SharedText,
         span: Span,
         depth: usize,
         limits: ParseLimits,
@@ -127,7 +127,7 @@ mod tests {
 
     #[test]
     fn a_subtree_nobody_reads_is_never_built_not_even_to_drop_it() {
-        let text: Arc<str> = r#"{"schemas": {"a": {"properties": {"b": 1}}}}"#.into();
+        let text = Arc::new(r#"{"schemas": {"a": {"properties": {"b": 1}}}}"#.to_string());
         let root = super::super::json::parse_deferring(&text, ParseLimits::default()).unwrap();
         let Some(Value::Deferred(schemas)) = root.as_map().map(|m| &m.entries()[0].value.value)
         else {

@@ -9,7 +9,7 @@ use std::sync::Arc;
 
 use super::deferred::{Deferred, is_deferred_key};
 use super::tree::first_repeated;
-use super::{Entry, Map, Node, ParseLimits, Span, SyntaxError, Text, Value};
+use super::{Entry, Map, Node, ParseLimits, SharedText, Span, SyntaxError, Text, Value};
 
 mod skip;
 
@@ -52,14 +52,14 @@ pub(super) fn parse(text: &str, limits: ParseLimits) -> Result<Node, SyntaxError
 
 /// Parses one JSON document of a description, leaving schemas and examples unbuilt
 /// until they are first looked at (see [`Deferred`]). Every syntax error is found now.
-pub(super) fn parse_deferring(text: &Arc<str>, limits: ParseLimits) -> Result<Node, SyntaxError> {
+pub(super) fn parse_deferring(text: &SharedText, limits: ParseLimits) -> Result<Node, SyntaxError> {
     Parser::new(text, Some(text), limits).whole()
 }
 
 /// Builds the list or mapping written at `span` of a file whose parse validated it, at
 /// nesting depth `depth`.
 pub(super) fn parse_range(
-    text: &Arc<str>,
+    text: &SharedText,
     span: Span,
     depth: usize,
     limits: ParseLimits,
@@ -93,7 +93,7 @@ struct Parser<'a> {
     pos: usize,
     limits: ParseLimits,
     /// The file's shared text, when schemas and examples are deferred.
-    deferring: Option<&'a Arc<str>>,
+    deferring: Option<&'a SharedText>,
     /// How deeply the text parsed is nested in its document (for a deferred subtree).
     base_depth: usize,
     /// Whether the text parsed was validated already (a deferred subtree being built):
@@ -106,7 +106,7 @@ struct Parser<'a> {
 }
 
 impl<'a> Parser<'a> {
-    fn new(text: &'a str, deferring: Option<&'a Arc<str>>, limits: ParseLimits) -> Parser<'a> {
+    fn new(text: &'a str, deferring: Option<&'a SharedText>, limits: ParseLimits) -> Parser<'a> {
         Parser {
             text,
             bytes: text.as_bytes(),

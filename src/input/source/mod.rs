@@ -124,7 +124,7 @@ pub fn parse_as(
 /// With `shared` (the same text, shared), JSON schemas and examples are deferred.
 fn parse_counted(
     text: &str,
-    shared: Option<&Arc<str>>,
+    shared: Option<&SharedText>,
     limits: ParseLimits,
     declared: Option<Syntax>,
 ) -> Result<(yaml::Parsed, Syntax), SyntaxError> {
@@ -155,12 +155,17 @@ fn parse_counted(
     }
 }
 
+/// A file's text, shared. An `Arc<String>` rather than an `Arc<str>`: the text read from
+/// disk moves in, where making an `Arc<str>` of it would copy every byte.
+pub type SharedText = Arc<String>;
+
 /// One loaded file.
 #[derive(Debug)]
 pub struct SourceFile {
     /// The path shown to users: as given, or relative to the file that referenced it.
     pub display: PathBuf,
-    pub text: Arc<str>,
+    /// The file's text, shared by its deferred subtrees, findings and outputs.
+    pub text: SharedText,
     pub root: Node,
     pub syntax: Syntax,
     /// Bytes that YAML aliases and merges added when the file was parsed (counted in the
@@ -177,10 +182,10 @@ pub struct SourceFile {
 
 impl SourceFile {
     pub fn new(display: PathBuf, text: String, root: Node, syntax: Syntax) -> SourceFile {
-        SourceFile::from_shared(display, text.into(), root, syntax)
+        SourceFile::from_shared(display, Arc::new(text), root, syntax)
     }
 
-    fn from_shared(display: PathBuf, text: Arc<str>, root: Node, syntax: Syntax) -> SourceFile {
+    fn from_shared(display: PathBuf, text: SharedText, root: Node, syntax: Syntax) -> SourceFile {
         SourceFile {
             display,
             text,
@@ -232,7 +237,8 @@ impl SourceFile {
         limits: ParseLimits,
     ) -> Result<SourceFile, (String, SyntaxError)> {
         let declared = SourceFile::declared(&display);
-        let shared: Arc<str> = text.into();
+        // Moved, not copied: the text of a large description is megabytes.
+        let shared = Arc::new(text);
         match parse_counted(&shared, Some(&shared), limits, declared) {
             Ok((parsed, syntax)) => Ok(SourceFile::parsed(display, shared, parsed, syntax)),
             Err(e) => Err((shared.to_string(), e)),
@@ -247,7 +253,7 @@ impl SourceFile {
             .then_some(Syntax::Json)
     }
 
-    fn parsed(display: PathBuf, text: Arc<str>, parsed: yaml::Parsed, syntax: Syntax) -> Self {
+    fn parsed(display: PathBuf, text: SharedText, parsed: yaml::Parsed, syntax: Syntax) -> Self {
         let mut file = SourceFile::from_shared(display, text, parsed.root, syntax);
         file.expanded_bytes = parsed.expanded;
         file.hash_scalars = parsed.hash_scalars.into_boxed_slice();

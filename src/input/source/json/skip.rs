@@ -163,7 +163,7 @@ mod tests {
         text: &str,
         limits: ParseLimits,
     ) -> (Result<Node, SyntaxError>, Result<Node, SyntaxError>) {
-        let shared: Arc<str> = text.into();
+        let shared = Arc::new(text.to_string());
         (parse(text, limits), parse_deferring(&shared, limits))
     }
 
