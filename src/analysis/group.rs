@@ -149,5 +149,7 @@ fn merge(mut group: Vec<Finding>, order: &HashMap<(&str, &str), usize>, api: &Ap
         related,
         shared: None,
         affected,
+        // The members share the place, and so the fix.
+        fix: first.fix.clone(),
     }
 }

@@ -17,6 +17,7 @@ use crate::rendering::output::{
     CheckResult, FailOn, Shown, concise, github, gitlab, human, json, junit, markdown, sarif,
     statistics,
 };
+use crate::rendering::plural;
 
 #[derive(Debug, Args)]
 pub(crate) struct CheckArgs {
@@ -104,6 +105,16 @@ pub(crate) struct CheckArgs {
     /// tree), instead of the `-p` paths as they were at the revision.
     #[arg(long, value_name = "POLICY", requires = "base")]
     base_policy: Vec<PathBuf>,
+    /// Apply the safe fixes (policy values) to the files, then report what is left.
+    #[arg(long, conflicts_with_all = ["base", "write_baseline"])]
+    fix: bool,
+    /// With --fix or --diff: the unsafe fixes too (they change the description's contract
+    /// or a layer's settings).
+    #[arg(long)]
+    unsafe_fixes: bool,
+    /// Print the fixes as a unified diff instead of writing them (exit 1 when there are).
+    #[arg(long, conflicts_with_all = ["base", "write_baseline", "fix"])]
+    diff: bool,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
@@ -126,7 +137,7 @@ enum Format {
     Markdown,
 }
 
-pub(crate) fn run(args: CheckArgs) -> Outcome {
+pub(crate) fn run(mut args: CheckArgs) -> Outcome {
     super::compare::source_links_unused(
         args.source_links.is_some(),
         args.format == Format::Markdown,
@@ -234,6 +245,60 @@ pub(crate) fn run(args: CheckArgs) -> Outcome {
     // A partial report is never passed off as complete.
     if !errors.is_empty() {
         return Err(errors);
+    }
+    if args.fix || args.diff {
+        let plan = crate::rendering::fixed::plan(&results, args.unsafe_fixes, options.load.parse);
+        if !args.quiet {
+            for note in &plan.notes {
+                eprintln!("note: {}", crate::escape::terminal(note));
+            }
+            if plan.unsafe_left > 0 {
+                eprintln!(
+                    "note: {} more with an unsafe fix (it changes the description or a layer): add --unsafe-fixes",
+                    plural(plan.unsafe_left, "finding")
+                );
+            }
+        }
+        if args.diff {
+            print!("{}", super::fix::diff(&plan));
+            return Ok(if plan.files.is_empty() {
+                ExitCode::SUCCESS
+            } else {
+                ExitCode::from(1)
+            });
+        }
+        let written = super::fix::write(
+            &plan,
+            options.load.root.as_deref(),
+            options.load.max_file_size,
+        );
+        for note in &written.notes {
+            eprintln!("note: {}", crate::escape::terminal(note));
+        }
+        if !args.quiet {
+            if written.files == plan.files.len() {
+                eprintln!(
+                    "applied the fixes of {} to {}",
+                    plural(plan.fixed, "finding"),
+                    plural(written.files, "file")
+                );
+            } else {
+                eprintln!(
+                    "applied fixes to {} of the {} files they change",
+                    written.files,
+                    plan.files.len()
+                );
+            }
+        }
+        // What is left, read again from the files as they are now.
+        args.fix = false;
+        args.unsafe_fixes = false;
+        return run(args);
+    }
+    if args.unsafe_fixes {
+        return Err(vec![InputError::new(
+            "--unsafe-fixes applies with --fix or --diff",
+        )]);
     }
     if !args.quiet {
         contract_only_notice(&results);

@@ -7,6 +7,7 @@ mod changed;
 pub(crate) mod check;
 pub(crate) mod compare;
 pub(crate) mod diff;
+mod fix;
 pub(crate) mod init;
 mod inputs;
 pub(crate) mod plan;

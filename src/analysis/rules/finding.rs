@@ -91,6 +91,8 @@ pub struct Finding {
     /// Of a grouped finding: every operation it affects (each once), in description
     /// order, with where its per-operation finding pointed. Empty for every other finding.
     pub affected: Vec<Affected>,
+    /// What `--fix` changes to resolve the finding, when the rule knows.
+    pub fix: Option<Box<crate::analysis::fix::Fix>>,
 }
 
 /// Where a finding's fix lives when several operations share it, and what the one
@@ -126,6 +128,7 @@ impl Finding {
             related: Vec::new(),
             shared: None,
             affected: Vec::new(),
+            fix: None,
         }
     }
 
@@ -167,6 +170,12 @@ impl Finding {
 
     pub fn help(mut self, help: impl Into<String>) -> Finding {
         self.help = Some(help.into());
+        self
+    }
+
+    /// The finding's fix, when there is one to offer (`None` leaves it without).
+    pub fn fix(mut self, fix: Option<crate::analysis::fix::Fix>) -> Finding {
+        self.fix = fix.map(Box::new);
         self
     }
 

@@ -1,7 +1,10 @@
 //! `missing-deadline`: retries with no overall time budget.
 
 use super::{OperationContext, Rule, declared_here};
+use crate::analysis::fix::{Change, Fix, NewValue, Safety};
+use crate::analysis::plan::{millis, ms, schedule};
 use crate::analysis::rules::finding::{Finding, Label};
+use crate::input::policy::{Duration, Effective};
 
 declare_rule!(
     /// An operation with `maxAttempts > 1` and no `deadline`.
@@ -10,7 +13,8 @@ declare_rule!(
     Error,
     Policy,
     "a retried operation has no deadline",
-    layer_fix: Deadline
+    layer_fix: Deadline,
+    fix: Safe
 );
 
 impl Rule for MissingDeadline {
@@ -35,13 +39,34 @@ impl Rule for MissingDeadline {
                 Label::new(&attempts.loc, format!("{} attempts, no deadline", attempts.value)),
             )
             .help("set `deadline` (for example 10s): one budget for all attempts and the waits between them")
-            .related(&op.loc, declared_here(op));
+            .related(&op.loc, declared_here(op))
+            .fix(fitting_deadline(cx, policy, attempts));
         out.push(cx.grouped_at_primary(
             finding,
             "the retries of ",
             format!(" make up to {} attempts with no deadline: the caller cannot know how long the call may take", attempts.value),
         ));
     }
+}
+
+/// The fix: a `deadline` beside `maxAttempts` that the worst-case schedule fits in
+/// (whole seconds, rounded up), or 10s when no attempt has a timeout to add up.
+fn fitting_deadline(
+    cx: &OperationContext<'_>,
+    policy: &Effective,
+    attempts: &crate::input::policy::Spanned<i64>,
+) -> Option<Fix> {
+    let needed = schedule::worst_case(policy).and_then(|plan| plan.needed);
+    let deadline = needed.map_or(Duration::from_millis(10_000), |needed| {
+        millis((ms(needed) / 1000.0).ceil().max(1.0) * 1000.0)
+    });
+    let change = Change::set_beside(&attempts.loc, "deadline", NewValue::str(deadline.to_string()))
+        .filter(|_| cx.layer.is_none())?;
+    Some(Fix::new(
+        Safety::Safe,
+        format!("set deadline: {deadline}"),
+        vec![change],
+    ))
 }
 
 #[cfg(test)]

@@ -44,17 +44,19 @@ pub struct RuleMeta {
     /// The change to a layer's settings its finding asks for, when the finding is about a
     /// layer: each format says how to make it in its own terms.
     pub layer_fix: Option<crate::analysis::layers::format::Fix>,
+    /// Whether `check --fix` can resolve its findings, and how safely.
+    pub fix: Option<crate::analysis::fix::Safety>,
 }
 
-/// Declares a rule's unit struct and its [`RuleMeta`].
+/// Declares a rule's unit struct and its [`RuleMeta`]: `layer_fix: X` names the change
+/// to a layer's settings its finding asks for, `fix: Safe|Unsafe` that `--fix` can make it.
 macro_rules! declare_rule {
-    ($(#[$doc:meta])* $ty:ident, $name:literal, $severity:ident, $scope:ident, $summary:literal) => {
-        declare_rule!(@meta $(#[$doc])* $ty, $name, $severity, $scope, $summary, None);
-    };
-    ($(#[$doc:meta])* $ty:ident, $name:literal, $severity:ident, $scope:ident, $summary:literal, layer_fix: $fix:ident) => {
-        declare_rule!(@meta $(#[$doc])* $ty, $name, $severity, $scope, $summary, Some($crate::analysis::layers::format::Fix::$fix));
-    };
-    (@meta $(#[$doc:meta])* $ty:ident, $name:literal, $severity:ident, $scope:ident, $summary:literal, $fix:expr) => {
+    (@layer_fix) => { None };
+    (@layer_fix $fix:ident) => { Some($crate::analysis::layers::format::Fix::$fix) };
+    (@fix) => { None };
+    (@fix $safety:ident) => { Some($crate::analysis::fix::Safety::$safety) };
+    ($(#[$doc:meta])* $ty:ident, $name:literal, $severity:ident, $scope:ident, $summary:literal
+        $(, layer_fix: $layer_fix:ident)? $(, fix: $safety:ident)? $(,)?) => {
         $(#[$doc])*
         pub(crate) struct $ty;
 
@@ -66,7 +68,8 @@ macro_rules! declare_rule {
                 scope: $crate::analysis::rules::Scope::$scope,
                 summary: $summary,
                 doc: include_str!(concat!("../../../rules/", $name, ".md")),
-                layer_fix: $fix,
+                layer_fix: declare_rule!(@layer_fix $($layer_fix)?),
+                fix: declare_rule!(@fix $($safety)?),
             };
         }
 

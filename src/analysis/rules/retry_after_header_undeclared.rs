@@ -3,7 +3,9 @@
 
 use super::{OperationContext, Rule};
 use crate::analysis::contract::WaitHint;
+use crate::analysis::fix::{Change, Fix, NewValue, Safety};
 use crate::analysis::rules::finding::{Finding, Label};
+use crate::input::model::{Operation, SpecVersion};
 
 declare_rule!(
     /// A declared 429 or 503 response with no `Retry-After` (nor `RateLimit`,
@@ -15,7 +17,8 @@ declare_rule!(
     "retry-after-header-undeclared",
     Warning,
     Description,
-    "a 429 or 503 response declares no Retry-After header"
+    "a 429 or 503 response declares no Retry-After header",
+    fix: Unsafe
 );
 
 impl Rule for RetryAfterHeaderUndeclared {
@@ -30,6 +33,7 @@ impl Rule for RetryAfterHeaderUndeclared {
             }
             let code = &throttle.declared_as;
             let definition = op.response(code).and_then(|r| r.definition.as_deref());
+            let fix = declare_retry_after(op, code, cx.run.api.version);
             let mut finding = cx
                 .finding(
                     &Self::META,
@@ -67,7 +71,31 @@ impl Rule for RetryAfterHeaderUndeclared {
                     " cannot tell when to try again",
                 );
             }
-            out.push(finding);
+            out.push(finding.fix(fix));
         }
     }
+}
+
+/// The fix: a `Retry-After` header (delay-seconds) declared where the response is written,
+/// its shared definition when it has one. Unsafe: it adds to what the API promises.
+fn declare_retry_after(op: &Operation, code: &str, version: SpecVersion) -> Option<Fix> {
+    let written = op.response(code)?.written_at();
+    let integer = NewValue::map([("type", NewValue::str("integer"))]);
+    let description = NewValue::str("how many seconds to wait before trying again");
+    let header = match version {
+        SpecVersion::Swagger2 => NewValue::Map(vec![
+            ("description".into(), description),
+            ("type".into(), NewValue::str("integer")),
+        ]),
+        _ => NewValue::Map(vec![
+            ("description".into(), description),
+            ("schema".into(), integer),
+        ]),
+    };
+    let change = Change::set_under(written, "headers", "Retry-After", header)?;
+    Some(Fix::new(
+        Safety::Unsafe,
+        format!("declare Retry-After on the {code} response"),
+        vec![change],
+    ))
 }

@@ -1,7 +1,9 @@
 //! `retry-after-unbounded`: the client waits whatever the server asks, however long.
 
 use super::{OperationContext, Rule};
+use crate::analysis::fix::{Change, Fix, NewValue, Safety};
 use crate::analysis::rules::finding::{Finding, Label};
+use crate::input::policy::Duration;
 
 declare_rule!(
     /// `retryAfter.honor` without `retryAfter.max`.
@@ -10,7 +12,8 @@ declare_rule!(
     Warning,
     Policy,
     "Retry-After is honoured with no upper bound",
-    layer_fix: RetryAfterUnbounded
+    layer_fix: RetryAfterUnbounded,
+    fix: Safe
 );
 
 impl Rule for RetryAfterUnbounded {
@@ -37,7 +40,25 @@ impl Rule for RetryAfterUnbounded {
                 "Retry-After is honoured with no retryAfter.max: a server or proxy that asks for a long wait holds the caller for it, up to the whole deadline (or forever without one)",
                 Label::new(&honor.loc, "no upper bound"),
             )
-            .help("set retryAfter.max (for example 5s): a longer Retry-After makes the client give up at once instead");
+            .help("set retryAfter.max (for example 5s): a longer Retry-After makes the client give up at once instead")
+            .fix(bound(cx, honor, p.deadline.as_ref().map(|d| d.value)));
         out.push(cx.grouped_value(finding));
     }
+}
+/// The fix: `retryAfter.max: 5s`, or the deadline when it is shorter (a longer wait could
+/// not be honoured within it anyway).
+fn bound(
+    cx: &OperationContext<'_>,
+    honor: &crate::input::policy::Spanned<bool>,
+    deadline: Option<Duration>,
+) -> Option<Fix> {
+    let five = Duration::from_millis(5_000);
+    let max = deadline.map_or(five, |d| if d < five { d } else { five });
+    let change = Change::set_beside(&honor.loc, "max", NewValue::str(max.to_string()))
+        .filter(|_| cx.layer.is_none())?;
+    Some(Fix::new(
+        Safety::Safe,
+        format!("set retryAfter.max: {max}"),
+        vec![change],
+    ))
 }

@@ -14,6 +14,7 @@ pub(super) static WITHOUT_REASON: RuleMeta = RuleMeta {
     summary: "a suppression gives no reason",
     doc: "# suppression-without-reason\n\n## What it checks\n\nA suppression (`x-retrylint-ignore`, a `# retrylint: ignore[rule]` comment or a `lint.ignore` entry) without a reason.\n\n## Fix\n\nSay why the finding does not apply, so that the next reader can judge it.\n",
     layer_fix: None,
+    fix: None,
 };
 
 /// Reported for a suppression that silences no finding.
@@ -25,4 +26,5 @@ pub(super) static UNUSED: RuleMeta = RuleMeta {
     summary: "a suppression silences no finding",
     doc: "# unused-suppression\n\n## What it checks\n\nA suppression that silenced no finding of a rule that ran: the finding it was written for is gone.\n\n## Fix\n\nRemove the suppression.\n",
     layer_fix: None,
+    fix: None,
 };

@@ -3,7 +3,10 @@
 
 use super::{OperationContext, Rule, declared_here, describe_signals};
 use crate::analysis::rules::finding::{Finding, Label};
+use crate::analysis::fix::{Change, Fix, NewValue, Safety};
+use crate::input::model::{Operation, Place, SpecVersion};
 use crate::input::policy::SideEffect;
+use crate::input::policy::Rank;
 
 declare_rule!(
     /// A non-idempotent operation retried on a condition after which the request may have
@@ -13,7 +16,8 @@ declare_rule!(
     Error,
     Policy,
     "a non-idempotent write is retried with no idempotency key or status endpoint",
-    layer_fix: WriteRetries
+    layer_fix: WriteRetries,
+    fix: Unsafe
 );
 
 impl Rule for UnprotectedWriteRetry {
@@ -69,7 +73,8 @@ impl Rule for UnprotectedWriteRetry {
         )
         .about(op)
         .help(help)
-        .related(&op.loc, format!("{} (non-idempotent)", declared_here(op)));
+        .related(&op.loc, format!("{} (non-idempotent)", declared_here(op)))
+        .fix(cx.layer.is_none().then(|| key_fix(cx, offered)).flatten());
         if let Some(key) = offered {
             finding = finding.related(
                 &key.loc,
@@ -93,6 +98,93 @@ impl Rule for UnprotectedWriteRetry {
         }
         out.push(finding);
     }
+}
+
+/// The key header the fix declares when the description offers none.
+const KEY: &str = "Idempotency-Key";
+
+/// The fix: the policy names the key the description offers for the operation (safe);
+/// when it offers none, a required `Idempotency-Key` header and a 409 response are
+/// declared on the operation too (unsafe: the API then promises to deduplicate).
+fn key_fix(cx: &OperationContext<'_>, offered: Option<&crate::analysis::contract::KeyOffer>) -> Option<Fix> {
+    let op = cx.op;
+    let (name, mut changes, safety) = match offered {
+        Some(key) if key.place == Place::Header => (key.name.clone(), Vec::new(), Safety::Safe),
+        Some(_) => return None,
+        None => (KEY.to_string(), declare_key(op, cx.run.api.version), Safety::Unsafe),
+    };
+    changes.push(name_in_policy(cx, &name)?);
+    let title = match safety {
+        Safety::Safe => format!("name {name} in the policy's idempotency.keyHeader"),
+        Safety::Unsafe => format!("declare a required {name} header and a 409 response, and send it"),
+    };
+    Some(Fix::new(safety, title, changes))
+}
+
+/// `idempotency.keyHeader: NAME` in the operation's own policy entry, or in a new one.
+fn name_in_policy(cx: &OperationContext<'_>, name: &str) -> Option<Change> {
+    let policy = cx.run.policy?;
+    let key = NewValue::str(name);
+    let own = cx
+        .run
+        .matches
+        .per_operation
+        .get(cx.op_index)?
+        .iter()
+        .filter_map(|&i| policy.operations.get(i))
+        .rfind(|entry| entry.selector.rank() == Rank::Exact);
+    match own {
+        Some(entry) => match &entry.policy.idempotency {
+            Some(section) => Change::set_in(&section.loc, "keyHeader", key),
+            None => Change::set_in(
+                &entry.loc,
+                "idempotency",
+                NewValue::map([("keyHeader", key)]),
+            ),
+        },
+        None => Some(Change::Set {
+            file: policy.file,
+            map: "/operations".into(),
+            key: cx.op.key(),
+            value: NewValue::map([("idempotency", NewValue::map([("keyHeader", key)]))]),
+        }),
+    }
+}
+
+/// A required key header among the operation's parameters, and a 409 response for a key
+/// reused with another request.
+fn declare_key(op: &Operation, version: SpecVersion) -> Vec<Change> {
+    let written = op.definition.as_ref().unwrap_or(&op.loc);
+    let string = NewValue::str("string");
+    let mut parameter = vec![
+        ("name", NewValue::str(KEY)),
+        ("in", NewValue::str("header")),
+        ("required", NewValue::Plain("true".into())),
+        ("description", NewValue::str("a unique value per logical request: a retry sends the same one, and the server answers it once")),
+    ];
+    match version {
+        SpecVersion::Swagger2 => parameter.push(("type", string)),
+        _ => parameter.push(("schema", NewValue::map([("type", string)]))),
+    }
+    let parameter = NewValue::Map(parameter.into_iter().map(|(k, v)| (k.to_string(), v)).collect());
+    let mut changes = vec![Change::Append {
+        file: written.file,
+        map: written.pointer.to_string(),
+        key: "parameters".into(),
+        value: parameter,
+    }];
+    if op.response("409").is_none() {
+        changes.extend(Change::set_under(
+            written,
+            "responses",
+            "409",
+            NewValue::map([(
+                "description",
+                NewValue::str("the Idempotency-Key was used with another request, or that request is still in progress"),
+            )]),
+        ));
+    }
+    changes
 }
 
 #[cfg(test)]

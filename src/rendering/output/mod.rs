@@ -180,7 +180,7 @@ impl Summary {
     }
 
     fn line_shown(&self, infos_hidden: bool) -> String {
-        let plural = |n: usize, word: &str| format!("{n} {word}{}", if n == 1 { "" } else { "s" });
+        use crate::rendering::plural;
         let mut parts = vec![
             plural(self.errors, "error"),
             plural(self.warnings, "warning"),

@@ -15,7 +15,7 @@ use super::{Class, Diff, OperationDiff, Side};
 /// `3 regressions, 1 improvement, 2 neutral changes in 4 operations; 2 new findings, 1 fixed`.
 pub(crate) fn summary_line(diff: &Diff) -> String {
     let s = diff.summary();
-    let plural = |n: usize, word: &str| format!("{n} {word}{}", if n == 1 { "" } else { "s" });
+    use crate::rendering::plural;
     format!(
         "{}, {}, {} in {}; {}, {} fixed",
         plural(s.regressions, "regression"),

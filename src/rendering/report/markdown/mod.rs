@@ -299,9 +299,7 @@ fn icon(severity: &str) -> &'static str {
     }
 }
 
-fn plural(n: usize, word: &str) -> String {
-    format!("{n} {word}{}", if n == 1 { "" } else { "s" })
-}
+use crate::rendering::plural;
 
 /// The most characters of one description value a comment shows.
 const MAX_VALUE: usize = 300;
