@@ -82,6 +82,9 @@ mod tests {
             matches!(&refused, Some(Err(message)) if message.contains("over the limit of 4 bytes")),
             "{refused:?}"
         );
-        assert!(absent.is_none(), "a path that does not resolve has no stand-in");
+        assert!(
+            absent.is_none(),
+            "a path that does not resolve has no stand-in"
+        );
     }
 }
