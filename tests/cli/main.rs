@@ -51,6 +51,7 @@ mod rules;
 mod schema;
 mod sdk_layer;
 mod sdk_retries;
+mod server;
 mod shell;
 mod simulate;
 mod simulate_faults;

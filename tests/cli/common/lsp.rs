@@ -1,0 +1,205 @@
+//! A language client for the tests of `retrylint server`: the real binary driven over
+//! standard input and output as an editor drives it, with Content-Length framed JSON-RPC,
+//! every wait bounded by a deadline so a broken server fails the test instead of hanging it.
+
+use std::collections::BTreeMap;
+use std::io::{BufRead, BufReader, Write};
+use std::path::Path;
+use std::process::{Child, ChildStdin, Command, Stdio};
+use std::sync::mpsc::{Receiver, RecvTimeoutError, channel};
+use std::time::{Duration, Instant};
+
+use serde_json::{Value, json};
+
+/// The longest any one answer may take (a debug build on a busy machine).
+pub(crate) const DEADLINE: Duration = Duration::from_secs(30);
+/// How long the server stays quiet after a check before the test takes its result whole.
+const QUIET: Duration = Duration::from_millis(400);
+
+/// A language client: the server's process, and the messages it sent, in order.
+pub(crate) struct Client {
+    child: Child,
+    input: ChildStdin,
+    messages: Receiver<Value>,
+    /// Notifications received while waiting for something else.
+    pub(crate) notifications: Vec<Value>,
+    next_id: i64,
+}
+
+impl Client {
+    /// Starts `retrylint server` in `dir` and initializes it with `options`.
+    pub(crate) fn start(dir: &Path, options: Value) -> Client {
+        let mut child = Command::new(env!("CARGO_BIN_EXE_retrylint"))
+            .arg("server")
+            .current_dir(dir)
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::inherit())
+            .spawn()
+            .expect("the server starts");
+        let input = child.stdin.take().expect("its standard input");
+        let output = child.stdout.take().expect("its standard output");
+        let (sender, messages) = channel();
+        std::thread::spawn(move || {
+            let mut output = BufReader::new(output);
+            while let Some(message) = read_message(&mut output) {
+                if sender.send(message).is_err() {
+                    return;
+                }
+            }
+        });
+        let mut client = Client {
+            child,
+            input,
+            messages,
+            notifications: Vec::new(),
+            next_id: 0,
+        };
+        let folder = uri(dir);
+        let result = client.request(
+            "initialize",
+            json!({
+                "processId": null,
+                "capabilities": {},
+                "workspaceFolders": [{"uri": folder, "name": "work"}],
+                "initializationOptions": options,
+            }),
+        );
+        assert_eq!(result["serverInfo"]["name"], "retrylint");
+        assert_eq!(result["capabilities"]["hoverProvider"], true);
+        client.notify("initialized", json!({}));
+        client
+    }
+
+    fn send(&mut self, message: &Value) {
+        let body = message.to_string();
+        write!(self.input, "Content-Length: {}\r\n\r\n{body}", body.len())
+            .and_then(|()| self.input.flush())
+            .expect("the server reads its input");
+    }
+
+    pub(crate) fn notify(&mut self, method: &str, params: Value) {
+        self.send(&json!({"jsonrpc": "2.0", "method": method, "params": params}));
+    }
+
+    /// Sends a request and waits for its response, keeping notifications for later.
+    pub(crate) fn request(&mut self, method: &str, params: Value) -> Value {
+        self.next_id += 1;
+        let id = self.next_id;
+        self.send(&json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params}));
+        loop {
+            let message = self.next_message();
+            if message.get("method").is_some() && message.get("id").is_none() {
+                self.notifications.push(message);
+            } else if message["id"] == id {
+                assert!(message.get("error").is_none(), "{method} failed: {message}");
+                return message["result"].clone();
+            }
+        }
+    }
+
+    fn next_message(&mut self) -> Value {
+        match self.messages.recv_timeout(DEADLINE) {
+            Ok(message) => message,
+            Err(RecvTimeoutError::Timeout) => panic!("the server sent nothing for {DEADLINE:?}"),
+            Err(RecvTimeoutError::Disconnected) => panic!("the server closed its output"),
+        }
+    }
+
+    /// The diagnostics of the check that publishes for `description` next: every file's
+    /// latest publication, once the server has been quiet for a moment after it.
+    pub(crate) fn published(&mut self, description: &str) -> BTreeMap<String, Vec<Value>> {
+        let mut files = BTreeMap::new();
+        let started = Instant::now();
+        let take = |message: Value, files: &mut BTreeMap<String, Vec<Value>>| {
+            if message["method"] == "textDocument/publishDiagnostics" {
+                let file = message["params"]["uri"]
+                    .as_str()
+                    .unwrap_or_default()
+                    .to_string();
+                let diagnostics = message["params"]["diagnostics"].as_array().cloned();
+                files.insert(file, diagnostics.unwrap_or_default());
+            }
+        };
+        for message in std::mem::take(&mut self.notifications) {
+            take(message, &mut files);
+        }
+        loop {
+            assert!(
+                started.elapsed() < DEADLINE,
+                "no diagnostics for {description}"
+            );
+            let seen = files.contains_key(description);
+            let wait = if seen { QUIET } else { DEADLINE };
+            match self.messages.recv_timeout(wait) {
+                Ok(message) => take(message, &mut files),
+                Err(RecvTimeoutError::Timeout) if seen => return files,
+                Err(e) => panic!("waiting for diagnostics of {description}: {e}"),
+            }
+        }
+    }
+
+    pub(crate) fn open(&mut self, path: &Path, text: &str) -> String {
+        let file = uri(path);
+        self.notify(
+            "textDocument/didOpen",
+            json!({"textDocument": {"uri": file, "languageId": "yaml", "version": 1, "text": text}}),
+        );
+        file
+    }
+
+    pub(crate) fn change(&mut self, file: &str, version: i32, text: &str) {
+        self.notify(
+            "textDocument/didChange",
+            json!({"textDocument": {"uri": file, "version": version}, "contentChanges": [{"text": text}]}),
+        );
+    }
+
+    /// Shuts the server down as an editor does; returns its exit code.
+    pub(crate) fn shut_down(mut self) -> i32 {
+        let result = self.request("shutdown", Value::Null);
+        assert_eq!(result, Value::Null);
+        self.notify("exit", Value::Null);
+        let started = Instant::now();
+        loop {
+            if let Some(status) = self.child.try_wait().expect("the server's status") {
+                return status.code().unwrap_or(-1);
+            }
+            assert!(started.elapsed() < DEADLINE, "the server did not exit");
+            std::thread::sleep(Duration::from_millis(20));
+        }
+    }
+}
+
+impl Drop for Client {
+    fn drop(&mut self) {
+        // A test that failed leaves no server behind.
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+/// One framed message, or `None` at the end of the stream.
+fn read_message(output: &mut impl BufRead) -> Option<Value> {
+    let mut length = None;
+    loop {
+        let mut line = String::new();
+        if output.read_line(&mut line).ok()? == 0 {
+            return None;
+        }
+        let line = line.trim_end();
+        if line.is_empty() {
+            break;
+        }
+        if let Some(value) = line.strip_prefix("Content-Length: ") {
+            length = value.parse::<usize>().ok();
+        }
+    }
+    let mut body = vec![0; length?];
+    output.read_exact(&mut body).ok()?;
+    serde_json::from_slice(&body).ok()
+}
+
+pub(crate) fn uri(path: &Path) -> String {
+    format!("file://{}", path.display())
+}

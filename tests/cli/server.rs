@@ -1,0 +1,418 @@
+//! `retrylint server`: the real binary driven as an editor drives it (see
+//! `common::lsp`), its diagnostics compared with the command line's.
+
+use std::collections::BTreeMap;
+use std::path::PathBuf;
+use std::time::{Duration, Instant};
+
+use serde_json::{Value, json};
+
+use crate::common::lsp::{Client, uri};
+use crate::common::{copy_fixture, retrylint_in, scratch};
+
+/// Each diagnostic as `rule line:column-line:column` (from 1, as the command line counts).
+fn places(diagnostics: &[Value]) -> Vec<String> {
+    let mut places: Vec<String> = diagnostics
+        .iter()
+        .map(|d| {
+            let at = |end: &str, key: &str| d["range"][end][key].as_u64().unwrap_or(0) + 1;
+            format!(
+                "{} {}:{}-{}:{}",
+                d["code"].as_str().unwrap_or("-"),
+                at("start", "line"),
+                at("start", "character"),
+                at("end", "line"),
+                at("end", "character")
+            )
+        })
+        .collect();
+    places.sort();
+    places
+}
+
+fn rules(diagnostics: &[Value]) -> Vec<&str> {
+    diagnostics
+        .iter()
+        .filter_map(|d| d["code"].as_str())
+        .collect()
+}
+
+/// The demo, copied into a scratch folder: its description, policy and their URIs.
+fn demo(name: &str) -> (PathBuf, PathBuf, PathBuf) {
+    let dir = scratch(name);
+    copy_fixture("fixtures/shop/openapi.yaml", &dir, "openapi.yaml");
+    copy_fixture("fixtures/shop/retry-policy.yaml", &dir, "retry-policy.yaml");
+    (
+        dir.clone(),
+        dir.join("openapi.yaml"),
+        dir.join("retry-policy.yaml"),
+    )
+}
+
+#[test]
+fn the_demo_is_linted_as_the_command_line_lints_it_and_its_findings_can_be_suppressed() {
+    let (dir, description, policy) = demo("server-demo");
+    let text = std::fs::read_to_string(&description).expect("the demo");
+    let cli = retrylint_in(&dir, &["check", "openapi.yaml", "--format", "json"]);
+    let expected: BTreeMap<String, Vec<String>> = {
+        let doc: Value = serde_json::from_str(&cli.stdout).expect("JSON output");
+        let mut by_file: BTreeMap<String, Vec<String>> = BTreeMap::new();
+        for finding in doc["findings"].as_array().expect("findings") {
+            let at = &finding["location"];
+            by_file
+                .entry(uri(&dir.join(at["file"].as_str().expect("a file"))))
+                .or_default()
+                .push(format!(
+                    "{} {}:{}-{}:{}",
+                    finding["rule"].as_str().expect("a rule"),
+                    at["line"],
+                    at["column"],
+                    at["endLine"],
+                    at["endColumn"]
+                ));
+        }
+        for places in by_file.values_mut() {
+            places.sort();
+        }
+        by_file
+    };
+    assert_eq!(
+        expected.len(),
+        2,
+        "the demo has findings in both files: {expected:?}"
+    );
+
+    let mut client = Client::start(&dir, Value::Null);
+    let file = client.open(&description, &text);
+    let published = client.published(&file);
+    let shown: BTreeMap<String, Vec<String>> = published
+        .iter()
+        .map(|(f, d)| (f.clone(), places(d)))
+        .collect();
+    assert_eq!(
+        shown, expected,
+        "the server's places are the command line's"
+    );
+    let payment = published[&file]
+        .iter()
+        .find(|d| d["code"] == "unknown-outcome-unhandled")
+        .expect("the demo's warning on POST /orders/{orderId}/payments")
+        .clone();
+    assert_eq!(payment["source"], "retrylint");
+    assert_eq!(payment["severity"], 2);
+    assert!(
+        payment["codeDescription"]["href"]
+            .as_str()
+            .is_some_and(|href| href.ends_with("rules/unknown-outcome-unhandled.md")),
+        "{payment}"
+    );
+    let policy_uri = uri(&policy);
+    assert!(
+        rules(&published[&policy_uri]).contains(&"policy-matches-nothing"),
+        "the policy's own findings are published to it"
+    );
+
+    // An edit that adds the operation a selector names fixes the policy's finding.
+    let added = text.replacen(
+        "paths:\n",
+        "paths:\n  /order/{orderId}:\n    get:\n      responses:\n        '200': { description: ok }\n",
+        1,
+    );
+    client.change(&file, 2, &added);
+    let republished = client.published(&file);
+    assert!(
+        !rules(&republished[&policy_uri]).contains(&"policy-matches-nothing"),
+        "{:?}",
+        places(&republished[&policy_uri])
+    );
+
+    let moved = republished[&file]
+        .iter()
+        .find(|d| d["code"] == "unknown-outcome-unhandled")
+        .expect("the warning is still there, further down")
+        .clone();
+    let start = &moved["range"]["start"];
+    let line = start["line"].as_u64().expect("a line");
+    assert_eq!(
+        line,
+        payment["range"]["start"]["line"].as_u64().expect("a line") + 4
+    );
+
+    // The hover on the operation's method key is what `retrylint plan` prints for it.
+    let hover = client.request(
+        "textDocument/hover",
+        json!({"textDocument": {"uri": file}, "position": {"line": line, "character": start["character"]}}),
+    );
+    let plan = retrylint_in(&dir, &["plan", "openapi.yaml", "--operation", "payOrder"]);
+    let shown = hover["contents"]["value"].as_str().expect("Markdown");
+    assert_eq!(shown, format!("```text\n{}```\n", plan.stdout));
+
+    // Suppress and explain.
+    let actions = client.request(
+        "textDocument/codeAction",
+        json!({
+            "textDocument": {"uri": file},
+            "range": moved["range"],
+            "context": {"diagnostics": [moved]},
+        }),
+    );
+    let titles: Vec<&str> = actions
+        .as_array()
+        .expect("actions")
+        .iter()
+        .filter_map(|a| a["title"].as_str())
+        .collect();
+    assert_eq!(
+        titles,
+        [
+            "Suppress `unknown-outcome-unhandled` with a reason",
+            "Explain `unknown-outcome-unhandled`"
+        ]
+    );
+    let edits = &actions[0]["edit"]["changes"][&file];
+    assert_eq!(edits.as_array().map(Vec::len), Some(1), "{edits}");
+    let edit = &edits[0];
+    assert_eq!(
+        edit["range"]["start"],
+        json!({"line": line, "character": 0})
+    );
+    assert_eq!(
+        edit["newText"],
+        "    # retrylint: ignore[unknown-outcome-unhandled] TODO: why this is safe\n"
+    );
+    let suppressed = insert_line(
+        &added,
+        line as usize,
+        edit["newText"].as_str().unwrap_or(""),
+    );
+    client.change(&file, 3, &suppressed);
+    let after = client.published(&file);
+    assert!(
+        !rules(&after[&file]).contains(&"unknown-outcome-unhandled"),
+        "{:?}",
+        places(&after[&file])
+    );
+    assert!(
+        !rules(&after[&file])
+            .iter()
+            .any(|r| r.contains("suppression")),
+        "the suppression has a reason and silences a finding: {:?}",
+        places(&after[&file])
+    );
+
+    let command = &actions[1]["command"];
+    assert_eq!(command["command"], "retrylint.explain");
+    let page = client.request(
+        "workspace/executeCommand",
+        json!({"command": command["command"], "arguments": command["arguments"]}),
+    );
+    let explained = retrylint_in(&dir, &["explain", "unknown-outcome-unhandled"]);
+    assert_eq!(page.as_str(), Some(explained.stdout.as_str()));
+    assert!(
+        client
+            .notifications
+            .iter()
+            .any(|n| n["method"] == "window/showMessage"
+                && n["params"]["message"]
+                    .as_str()
+                    .is_some_and(|m| m.contains("rules/unknown-outcome-unhandled.md"))),
+        "{:?}",
+        client.notifications
+    );
+    assert_eq!(client.shut_down(), 0);
+}
+
+/// `text` with `inserted` put before its line `line` (from 0).
+fn insert_line(text: &str, line: usize, inserted: &str) -> String {
+    let at: usize = text.split_inclusive('\n').take(line).map(str::len).sum();
+    format!("{}{inserted}{}", &text[..at], &text[at..])
+}
+
+const RETRIED: &str = "version: 1\ndefaults:\n  maxAttempts: 3\n  retryOn: [503]\n";
+const POST: &str =
+    "post:\n  operationId: createOrder\n  responses:\n    '201': {description: created}\n";
+
+/// Every rule of every file's diagnostics.
+fn all_rules(published: &BTreeMap<String, Vec<Value>>) -> Vec<String> {
+    let mut all: Vec<String> = published
+        .values()
+        .flat_map(|d| rules(d).into_iter().map(str::to_string).collect::<Vec<_>>())
+        .collect();
+    all.sort();
+    all
+}
+
+#[test]
+fn a_change_to_a_referenced_file_or_to_the_policy_checks_the_description_again() {
+    let dir = scratch("server-refs");
+    let description = dir.join("openapi.yaml");
+    let text = "openapi: 3.1.0\ninfo: {title: orders, version: '1'}\npaths:\n  /orders:\n    $ref: 'orders.yaml'\n";
+    std::fs::write(&description, text).expect("written");
+    std::fs::write(dir.join("orders.yaml"), POST).expect("written");
+    std::fs::write(dir.join("retry-policy.yaml"), RETRIED).expect("written");
+    let (orders, policy) = (dir.join("orders.yaml"), dir.join("retry-policy.yaml"));
+    let write_retried = "unprotected-write-retry".to_string();
+
+    let mut client = Client::start(&dir, Value::Null);
+    let file = client.open(&description, text);
+    let first = client.published(&file);
+    assert!(all_rules(&first).contains(&write_retried), "{first:?}");
+    assert!(
+        rules(&first[&uri(&orders)]).contains(&"unknown-outcome-unhandled"),
+        "a finding on the operation is published to the file that declares it: {first:?}"
+    );
+
+    // The referenced file, open and edited: the unsaved text is what is checked.
+    let orders_uri = client.open(&orders, POST);
+    client.published(&file);
+    client.change(&orders_uri, 2, &POST.replace("post:", "get:"));
+    let read = client.published(&file);
+    assert!(!all_rules(&read).contains(&write_retried), "{read:?}");
+    assert_eq!(
+        read.get(&uri(&orders)).map(Vec::len),
+        Some(0),
+        "cleared: {read:?}"
+    );
+
+    // Closed unsaved: the file on disk counts again.
+    client.notify(
+        "textDocument/didClose",
+        json!({"textDocument": {"uri": orders_uri}}),
+    );
+    assert!(all_rules(&client.published(&file)).contains(&write_retried));
+
+    // The policy, open and edited to stop retrying.
+    let policy_uri = client.open(&policy, RETRIED);
+    client.published(&file);
+    client.change(
+        &policy_uri,
+        2,
+        &RETRIED.replace("maxAttempts: 3", "maxAttempts: 1"),
+    );
+    let unretried = client.published(&file);
+    assert!(
+        !all_rules(&unretried).contains(&write_retried),
+        "{unretried:?}"
+    );
+    client.notify(
+        "textDocument/didClose",
+        json!({"textDocument": {"uri": policy_uri}}),
+    );
+    assert!(all_rules(&client.published(&file)).contains(&write_retried));
+
+    // A file changed on disk, as the editor's file watcher reports it.
+    std::fs::write(&orders, POST.replace("post:", "get:")).expect("written");
+    client.notify(
+        "workspace/didChangeWatchedFiles",
+        json!({"changes": [{"uri": uri(&orders), "type": 2}]}),
+    );
+    assert!(!all_rules(&client.published(&file)).contains(&write_retried));
+    assert_eq!(client.shut_down(), 0);
+}
+
+#[test]
+fn broken_and_hostile_buffers_give_a_diagnostic_and_the_server_goes_on() {
+    let dir = scratch("server-broken");
+    let description = dir.join("openapi.yaml");
+    let mut client = Client::start(&dir, Value::Null);
+    let file = client.open(&description, "openapi: 3.1.0\npaths: [\n");
+    let broken = &client.published(&file)[&file];
+    assert_eq!(broken.len(), 1, "{broken:?}");
+    assert_eq!(broken[0]["severity"], 1);
+    assert!(
+        broken[0]["message"]
+            .as_str()
+            .is_some_and(|m| m.contains("cannot be parsed")),
+        "{broken:?}"
+    );
+    assert_eq!(broken[0]["range"]["start"]["line"], 2, "{broken:?}");
+
+    let hostile = [
+        (
+            crate::hostile::long_string_aliased(100_000, 20_000),
+            "expand",
+        ),
+        (crate::hostile::deep_list(100_000, false), "nest"),
+    ];
+    for (version, (text, said)) in (2..).zip(&hostile) {
+        let started = Instant::now();
+        client.change(&file, version, text);
+        let refused = &client.published(&file)[&file];
+        assert_eq!(refused.len(), 1, "{refused:?}");
+        assert!(
+            refused[0]["message"]
+                .as_str()
+                .is_some_and(|m| m.contains(said)),
+            "{refused:?}"
+        );
+        assert!(
+            started.elapsed() < Duration::from_secs(20),
+            "{:?}",
+            started.elapsed()
+        );
+    }
+
+    let valid = "openapi: 3.1.0\ninfo: {title: t, version: '1'}\npaths: {}\n";
+    client.change(&file, 9, valid);
+    assert_eq!(client.published(&file)[&file], Vec::<Value>::new());
+    assert_eq!(client.shut_down(), 0);
+}
+
+#[test]
+fn a_buffer_over_the_size_limit_is_refused_with_a_diagnostic() {
+    let dir = scratch("server-limit");
+    let mut client = Client::start(&dir, json!({"maxFileSize": 300}));
+    let text = format!(
+        "openapi: 3.1.0\ninfo: {{title: t, version: '1'}}\npaths: {{}}\nx-pad: '{}'\n",
+        "x".repeat(300)
+    );
+    let file = client.open(&dir.join("openapi.yaml"), &text);
+    let refused = &client.published(&file)[&file];
+    assert_eq!(refused.len(), 1, "{refused:?}");
+    assert!(
+        refused[0]["message"]
+            .as_str()
+            .is_some_and(|m| m.contains("over the limit of 300 bytes")),
+        "{refused:?}"
+    );
+    assert_eq!(client.shut_down(), 0);
+}
+
+#[test]
+fn a_finding_in_json_is_suppressed_on_its_operation() {
+    let dir = scratch("server-json");
+    std::fs::write(dir.join("retry-policy.yaml"), RETRIED).expect("written");
+    let text = "{\n  \"openapi\": \"3.1.0\",\n  \"info\": {\"title\": \"orders\", \"version\": \"1\"},\n  \"paths\": {\n    \"/orders\": {\n      \"post\": {\n        \"operationId\": \"createOrder\",\n        \"responses\": {\"201\": {\"description\": \"created\"}}\n      }\n    }\n  }\n}\n";
+    let mut client = Client::start(&dir, Value::Null);
+    let file = client.open(&dir.join("openapi.json"), text);
+    let published = client.published(&file);
+    let warning = published[&file]
+        .iter()
+        .find(|d| d["code"] == "unknown-outcome-unhandled")
+        .expect("a warning on the operation")
+        .clone();
+    let actions = client.request(
+        "textDocument/codeAction",
+        json!({"textDocument": {"uri": file}, "range": warning["range"], "context": {"diagnostics": [warning]}}),
+    );
+    let edit = &actions[0]["edit"]["changes"][&file][0];
+    assert_eq!(
+        edit["range"]["start"],
+        json!({"line": 5, "character": 15}),
+        "{actions}"
+    );
+    let new_text = edit["newText"].as_str().expect("an edit");
+    let suppressed = format!(
+        "{}{new_text}{}",
+        &text[..text.find("\"post\": {").expect("post") + 9],
+        &text[text.find("\"post\": {").expect("post") + 9..]
+    );
+    serde_json::from_str::<Value>(&suppressed).expect("still JSON");
+    client.change(&file, 2, &suppressed);
+    let after = client.published(&file);
+    assert!(
+        !rules(&after[&file]).contains(&"unknown-outcome-unhandled"),
+        "{after:?}"
+    );
+    assert_eq!(client.shut_down(), 0);
+}
