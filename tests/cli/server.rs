@@ -416,3 +416,83 @@ fn a_finding_in_json_is_suppressed_on_its_operation() {
     );
     assert_eq!(client.shut_down(), 0);
 }
+
+#[test]
+fn only_the_latest_version_of_a_document_is_published() {
+    let (dir, description, _) = demo("server-versions");
+    let text = std::fs::read_to_string(&description).expect("the demo");
+    let mut client = Client::start(&dir, Value::Null);
+    let file = client.open(&description, &text);
+    client.published(&file);
+    client.publications.clear();
+    // Typed faster than the server waits: each version supersedes the one before.
+    for version in 2..=6 {
+        client.change(&file, version, &format!("{text}# edit {version}\n"));
+    }
+    client.published(&file);
+    let versions: Vec<&Value> = client
+        .publications
+        .iter()
+        .filter(|(published, _)| *published == file)
+        .map(|(_, version)| version)
+        .collect();
+    assert_eq!(versions, [&json!(6)], "{:?}", client.publications);
+    assert_eq!(client.exit(), 1, "an exit without a shutdown is an error");
+}
+
+#[test]
+fn a_layer_file_of_the_settings_is_checked_and_a_policy_selector_shows_its_matches() {
+    use crate::common::orders;
+    let dir = scratch("server-layers");
+    let description = dir.join("openapi.yaml");
+    let text = orders::description("orders", Some(orders::HEADER_KEY));
+    std::fs::write(&description, &text).expect("written");
+    std::fs::write(dir.join("retry-policy.yaml"), orders::POLICY).expect("written");
+    let mesh = orders::mesh("orders");
+    std::fs::write(dir.join("mesh.yaml"), &mesh).expect("written");
+    let settings = json!({"policy": ["retry-policy.yaml", "mesh.yaml"]});
+    let mut client = Client::start(&dir, settings);
+    let file = client.open(&description, &text);
+    let mesh_uri = uri(&dir.join("mesh.yaml"));
+    let first = client.published(&file);
+    assert!(
+        rules(&first[&mesh_uri]).contains(&"layer-ignores-retry-after"),
+        "{first:?}"
+    );
+
+    client.open(&dir.join("mesh.yaml"), &mesh);
+    client.published(&file);
+    client.change(&mesh_uri, 2, &mesh.replace("attempts: 2", "attempts: 0"));
+    let unretried = client.published(&file);
+    assert_eq!(
+        unretried.get(&mesh_uri).map(Vec::len),
+        Some(0),
+        "{unretried:?}"
+    );
+
+    let policy = dir.join("retry-policy.yaml");
+    let policy_uri = client.open(&policy, orders::POLICY);
+    client.published(&file);
+    let line = orders::POLICY
+        .lines()
+        .position(|l| l.trim() == "createOrder:")
+        .expect("a selector");
+    let hover = client.request(
+        "textDocument/hover",
+        json!({"textDocument": {"uri": policy_uri}, "position": {"line": line, "character": 4}}),
+    );
+    let shown = hover["contents"]["value"].as_str().expect("Markdown");
+    assert_eq!(
+        shown,
+        format!(
+            "`createOrder` matches 1 operation in `{}`:\n\n- `POST /orders (createOrder)`\n",
+            description.display()
+        )
+    );
+    let nothing = client.request(
+        "textDocument/hover",
+        json!({"textDocument": {"uri": policy_uri}, "position": {"line": 0, "character": 1}}),
+    );
+    assert_eq!(nothing, Value::Null, "no hover off the selectors");
+    assert_eq!(client.shut_down(), 0);
+}

@@ -23,6 +23,8 @@ pub(crate) struct Client {
     messages: Receiver<Value>,
     /// Notifications received while waiting for something else.
     pub(crate) notifications: Vec<Value>,
+    /// Every publication of diagnostics taken so far: the file, and the version it was for.
+    pub(crate) publications: Vec<(String, Value)>,
     next_id: i64,
 }
 
@@ -53,6 +55,7 @@ impl Client {
             input,
             messages,
             notifications: Vec::new(),
+            publications: Vec::new(),
             next_id: 0,
         };
         let folder = uri(dir);
@@ -111,20 +114,18 @@ impl Client {
     pub(crate) fn published(&mut self, description: &str) -> BTreeMap<String, Vec<Value>> {
         let mut files = BTreeMap::new();
         let started = Instant::now();
-        let take = |message: Value, files: &mut BTreeMap<String, Vec<Value>>| {
-            if message["method"] == "textDocument/publishDiagnostics" {
-                let file = message["params"]["uri"]
-                    .as_str()
-                    .unwrap_or_default()
-                    .to_string();
-                let diagnostics = message["params"]["diagnostics"].as_array().cloned();
-                files.insert(file, diagnostics.unwrap_or_default());
-            }
-        };
-        for message in std::mem::take(&mut self.notifications) {
-            take(message, &mut files);
-        }
+        let mut pending = std::mem::take(&mut self.notifications);
         loop {
+            for message in pending.drain(..) {
+                if message["method"] == "textDocument/publishDiagnostics" {
+                    let params = &message["params"];
+                    let file = params["uri"].as_str().unwrap_or_default().to_string();
+                    self.publications
+                        .push((file.clone(), params["version"].clone()));
+                    let diagnostics = params["diagnostics"].as_array().cloned();
+                    files.insert(file, diagnostics.unwrap_or_default());
+                }
+            }
             assert!(
                 started.elapsed() < DEADLINE,
                 "no diagnostics for {description}"
@@ -132,7 +133,7 @@ impl Client {
             let seen = files.contains_key(description);
             let wait = if seen { QUIET } else { DEADLINE };
             match self.messages.recv_timeout(wait) {
-                Ok(message) => take(message, &mut files),
+                Ok(message) => pending.push(message),
                 Err(RecvTimeoutError::Timeout) if seen => return files,
                 Err(e) => panic!("waiting for diagnostics of {description}: {e}"),
             }
@@ -159,6 +160,11 @@ impl Client {
     pub(crate) fn shut_down(mut self) -> i32 {
         let result = self.request("shutdown", Value::Null);
         assert_eq!(result, Value::Null);
+        self.exit()
+    }
+
+    /// Says `exit` (after a shutdown, or without one); returns the exit code.
+    pub(crate) fn exit(mut self) -> i32 {
         self.notify("exit", Value::Null);
         let started = Instant::now();
         loop {
