@@ -42,6 +42,9 @@ pub(super) struct Config {
     pub(super) policy: Vec<PathBuf>,
     pub(super) hosts: Vec<String>,
     pub(super) load: LoadOptions,
+    /// The workspace folder, canonical: the root of a description outside any git work
+    /// tree, as the current folder is the command line's.
+    pub(super) workspace: Option<PathBuf>,
 }
 
 impl Config {
@@ -85,15 +88,34 @@ impl Config {
                 policy,
                 hosts: options.hosts,
                 load,
+                workspace: std::fs::canonicalize(base).ok(),
             },
             problem,
         )
     }
 
-    /// The options of one check, before the policy and layers are read.
-    pub(super) fn check_options(&self) -> CheckOptions {
+    /// The options of one check of the description at `path`, before the policy and
+    /// layers are read. The root folder is the `root` setting, else the git work tree
+    /// that holds the description, else the workspace folder when it holds it, else the
+    /// description's folder: the command line's, with the workspace for the current folder.
+    pub(super) fn check_options(&self, path: &Path) -> CheckOptions {
+        let mut load = self.load.clone();
+        if load.root.is_none() {
+            let folder = path
+                .parent()
+                .and_then(|folder| std::fs::canonicalize(folder).ok());
+            load.root = match (folder, &self.workspace) {
+                (Some(folder), Some(workspace))
+                    if crate::input::source::git_work_tree(&folder).is_none()
+                        && folder.starts_with(workspace) =>
+                {
+                    Some(workspace.clone())
+                }
+                _ => None,
+            };
+        }
         CheckOptions {
-            load: self.load.clone(),
+            load,
             ..CheckOptions::default()
         }
     }
@@ -141,6 +163,34 @@ mod tests {
         assert!(
             problem.is_some_and(|p| p.contains("maxFileSise")),
             "a misspelt option is reported"
+        );
+    }
+
+    #[test]
+    fn outside_git_the_workspace_folder_is_the_root() {
+        let workspace =
+            std::env::temp_dir().join(format!("retrylint-workspace-{}", std::process::id()));
+        let folder = workspace.join("api");
+        std::fs::create_dir_all(&folder).expect("a scratch folder");
+        let (config, _) = Config::read(None, &workspace);
+        let root = config.check_options(&folder.join("openapi.yaml")).load.root;
+        let elsewhere = config
+            .check_options(&std::env::temp_dir().join("openapi.yaml"))
+            .load
+            .root;
+        std::fs::remove_dir_all(&workspace).ok();
+        if crate::input::source::git_work_tree(&std::env::temp_dir()).is_some() {
+            return;
+        }
+        assert_eq!(
+            root,
+            std::fs::canonicalize(std::env::temp_dir())
+                .ok()
+                .map(|t| t.join(workspace.file_name().expect("a name")))
+        );
+        assert_eq!(
+            elsewhere, None,
+            "outside the workspace: the description's folder"
         );
     }
 }

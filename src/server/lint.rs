@@ -200,7 +200,7 @@ fn run_check(snapshot: &Snapshot) -> Result<(ByFile, Analysed, Vec<PathBuf>), In
     let mut options = buffer_options(
         &snapshot.path,
         &snapshot.text,
-        &snapshot.config.check_options(),
+        &snapshot.config.check_options(&snapshot.path),
     )?;
     options.load.overlay = Some(Arc::new(snapshot.overlay.clone()));
     let given = load_given(&snapshot.config.policy, &options.load)?;
