@@ -496,3 +496,40 @@ fn a_layer_file_of_the_settings_is_checked_and_a_policy_selector_shows_its_match
     assert_eq!(nothing, Value::Null, "no hover off the selectors");
     assert_eq!(client.shut_down(), 0);
 }
+
+#[test]
+fn a_finding_in_the_policy_is_suppressed_by_a_comment_in_the_policy() {
+    let (dir, description, policy) = demo("server-policy-suppress");
+    let text = std::fs::read_to_string(&description).expect("the demo");
+    let policy_text = std::fs::read_to_string(&policy).expect("the demo's policy");
+    let mut client = Client::start(&dir, Value::Null);
+    let file = client.open(&description, &text);
+    client.published(&file);
+    let policy_uri = client.open(&policy, &policy_text);
+    let published = client.published(&file);
+    let jitter = published[&policy_uri]
+        .iter()
+        .find(|d| d["code"] == "backoff-without-jitter")
+        .expect("the demo's policy waits without jitter")
+        .clone();
+    let actions = client.request(
+        "textDocument/codeAction",
+        json!({"textDocument": {"uri": policy_uri}, "range": jitter["range"], "context": {"diagnostics": [jitter]}}),
+    );
+    let edit = &actions[0]["edit"]["changes"][&policy_uri][0];
+    let line = edit["range"]["start"]["line"].as_u64().expect("a line");
+    assert_eq!(Some(line), jitter["range"]["start"]["line"].as_u64());
+    let suppressed = insert_line(
+        &policy_text,
+        line as usize,
+        edit["newText"].as_str().unwrap_or(""),
+    );
+    client.change(&policy_uri, 2, &suppressed);
+    let after = client.published(&file);
+    assert!(
+        !rules(&after[&policy_uri]).contains(&"backoff-without-jitter"),
+        "{:?}",
+        places(&after[&policy_uri])
+    );
+    assert_eq!(client.shut_down(), 0);
+}
