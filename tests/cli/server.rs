@@ -37,6 +37,29 @@ fn rules(diagnostics: &[Value]) -> Vec<&str> {
         .collect()
 }
 
+/// The diagnostic of `rule` among `diagnostics` of `file`, and the code actions on it.
+fn actions_on(
+    client: &mut Client,
+    file: &str,
+    diagnostics: &[Value],
+    rule: &str,
+) -> (Value, Value) {
+    let diagnostic = diagnostics
+        .iter()
+        .find(|d| d["code"] == rule)
+        .unwrap_or_else(|| panic!("no {rule} in {:?}", places(diagnostics)))
+        .clone();
+    let actions = client.request(
+        "textDocument/codeAction",
+        json!({
+            "textDocument": {"uri": file},
+            "range": diagnostic["range"],
+            "context": {"diagnostics": [diagnostic]},
+        }),
+    );
+    (diagnostic, actions)
+}
+
 /// The demo, copied into a scratch folder: its description, policy and their URIs.
 fn demo(name: &str) -> (PathBuf, PathBuf, PathBuf) {
     let dir = scratch(name);
@@ -126,11 +149,13 @@ fn the_demo_is_linted_as_the_command_line_lints_it_and_its_findings_can_be_suppr
         places(&republished[&policy_uri])
     );
 
-    let moved = republished[&file]
-        .iter()
-        .find(|d| d["code"] == "unknown-outcome-unhandled")
-        .expect("the warning is still there, further down")
-        .clone();
+    // The warning is still there, further down, with its actions.
+    let (moved, actions) = actions_on(
+        &mut client,
+        &file,
+        &republished[&file],
+        "unknown-outcome-unhandled",
+    );
     let start = &moved["range"]["start"];
     let line = start["line"].as_u64().expect("a line");
     assert_eq!(
@@ -148,14 +173,6 @@ fn the_demo_is_linted_as_the_command_line_lints_it_and_its_findings_can_be_suppr
     assert_eq!(shown, format!("```text\n{}```\n", plan.stdout));
 
     // Suppress and explain.
-    let actions = client.request(
-        "textDocument/codeAction",
-        json!({
-            "textDocument": {"uri": file},
-            "range": moved["range"],
-            "context": {"diagnostics": [moved]},
-        }),
-    );
     let titles: Vec<&str> = actions
         .as_array()
         .expect("actions")
@@ -386,14 +403,11 @@ fn a_finding_in_json_is_suppressed_on_its_operation() {
     let mut client = Client::start(&dir, Value::Null);
     let file = client.open(&dir.join("openapi.json"), text);
     let published = client.published(&file);
-    let warning = published[&file]
-        .iter()
-        .find(|d| d["code"] == "unknown-outcome-unhandled")
-        .expect("a warning on the operation")
-        .clone();
-    let actions = client.request(
-        "textDocument/codeAction",
-        json!({"textDocument": {"uri": file}, "range": warning["range"], "context": {"diagnostics": [warning]}}),
+    let (_, actions) = actions_on(
+        &mut client,
+        &file,
+        &published[&file],
+        "unknown-outcome-unhandled",
     );
     let edit = &actions[0]["edit"]["changes"][&file][0];
     assert_eq!(
@@ -507,14 +521,11 @@ fn a_finding_in_the_policy_is_suppressed_by_a_comment_in_the_policy() {
     client.published(&file);
     let policy_uri = client.open(&policy, &policy_text);
     let published = client.published(&file);
-    let jitter = published[&policy_uri]
-        .iter()
-        .find(|d| d["code"] == "backoff-without-jitter")
-        .expect("the demo's policy waits without jitter")
-        .clone();
-    let actions = client.request(
-        "textDocument/codeAction",
-        json!({"textDocument": {"uri": policy_uri}, "range": jitter["range"], "context": {"diagnostics": [jitter]}}),
+    let (jitter, actions) = actions_on(
+        &mut client,
+        &policy_uri,
+        &published[&policy_uri],
+        "backoff-without-jitter",
     );
     let edit = &actions[0]["edit"]["changes"][&policy_uri][0];
     let line = edit["range"]["start"]["line"].as_u64().expect("a line");
