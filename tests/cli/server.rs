@@ -171,6 +171,16 @@ fn the_demo_is_linted_as_the_command_line_lints_it_and_its_findings_can_be_suppr
     let plan = retrylint_in(&dir, &["plan", "openapi.yaml", "--operation", "payOrder"]);
     let shown = hover["contents"]["value"].as_str().expect("Markdown");
     assert_eq!(shown, format!("```text\n{}```\n", plan.stdout));
+    // On the path key: the plans of the path's operations (here its one POST).
+    let path_line = added
+        .lines()
+        .position(|l| l == "  /orders/{orderId}/payments:")
+        .expect("the path key");
+    let on_path = client.request(
+        "textDocument/hover",
+        json!({"textDocument": {"uri": file}, "position": {"line": path_line, "character": 4}}),
+    );
+    assert_eq!(on_path["contents"]["value"], hover["contents"]["value"]);
 
     // Suppress and explain.
     let titles: Vec<&str> = actions
