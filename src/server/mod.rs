@@ -24,9 +24,9 @@ use std::sync::{Arc, Mutex};
 use lsp_server::{Connection, ErrorCode, Message, Notification, Request, Response};
 use lsp_types::notification::{
     DidChangeTextDocument, DidChangeWatchedFiles, DidCloseTextDocument, DidOpenTextDocument,
-    DidSaveTextDocument, Notification as _, ShowMessage,
+    DidSaveTextDocument, Exit, Notification as _, ShowMessage,
 };
-use lsp_types::request::{CodeActionRequest, ExecuteCommand, HoverRequest, Request as _};
+use lsp_types::request::{CodeActionRequest, ExecuteCommand, HoverRequest, Request as _, Shutdown};
 use lsp_types::{
     CodeActionKind, CodeActionOptions, CodeActionProviderCapability, ExecuteCommandOptions,
     HoverProviderCapability, InitializeParams, InitializeResult, MessageType, SaveOptions,
@@ -75,7 +75,7 @@ fn serve() -> Result<ExitCode, String> {
     worker.stop();
     drop(connection);
     io_threads.join().map_err(|e| e.to_string())?;
-    code
+    Ok(code)
 }
 
 /// What the server offers: full-text sync with saves, hovers, and the code actions and
@@ -117,34 +117,46 @@ fn workspace(params: &InitializeParams) -> PathBuf {
         .unwrap_or_default()
 }
 
-fn message_loop(
-    connection: &Connection,
-    state: &Shared,
-    worker: &Worker,
-) -> Result<ExitCode, String> {
+/// Answers messages until `exit`, or until the client goes away. After `shutdown`, only
+/// `exit` is expected: other requests are refused, and the exit code is 0 whether the
+/// client says `exit` or closes the connection; without a `shutdown` first, it is 1.
+fn message_loop(connection: &Connection, state: &Shared, worker: &Worker) -> ExitCode {
+    let mut shut_down = false;
     for message in &connection.receiver {
         match message {
+            Message::Request(request) if shut_down => {
+                let refused = Response::new_err(
+                    request.id,
+                    ErrorCode::InvalidRequest as i32,
+                    "the server is shutting down".to_string(),
+                );
+                let _ = connection.sender.send(Message::Response(refused));
+            }
+            Message::Request(request) if request.method == Shutdown::METHOD => {
+                shut_down = true;
+                let done = Response::new_ok(request.id, ());
+                let _ = connection.sender.send(Message::Response(done));
+            }
             Message::Request(request) => {
-                if connection
-                    .handle_shutdown(&request)
-                    .map_err(|e| e.to_string())?
-                {
-                    return Ok(ExitCode::SUCCESS);
-                }
                 let response = answer(connection, state, request);
                 let _ = connection.sender.send(Message::Response(response));
             }
+            Message::Notification(notification) if notification.method == Exit::METHOD => {
+                break;
+            }
             Message::Notification(notification) => {
-                if notification.method == "exit" {
-                    // An exit without a shutdown first.
-                    return Ok(ExitCode::from(1));
+                if !shut_down {
+                    notice(connection, state, worker, notification);
                 }
-                notice(connection, state, worker, notification);
             }
             Message::Response(_) => {}
         }
     }
-    Ok(ExitCode::from(1))
+    if shut_down {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::from(1)
+    }
 }
 
 /// The response to a request.

@@ -19,7 +19,8 @@ const QUIET: Duration = Duration::from_millis(400);
 /// A language client: the server's process, and the messages it sent, in order.
 pub(crate) struct Client {
     child: Child,
-    input: ChildStdin,
+    /// The server's standard input, until the client hangs up.
+    input: Option<ChildStdin>,
     messages: Receiver<Value>,
     /// Notifications received while waiting for something else.
     pub(crate) notifications: Vec<Value>,
@@ -52,7 +53,7 @@ impl Client {
         });
         let mut client = Client {
             child,
-            input,
+            input: Some(input),
             messages,
             notifications: Vec::new(),
             publications: Vec::new(),
@@ -76,8 +77,9 @@ impl Client {
 
     fn send(&mut self, message: &Value) {
         let body = message.to_string();
-        write!(self.input, "Content-Length: {}\r\n\r\n{body}", body.len())
-            .and_then(|()| self.input.flush())
+        let input = self.input.as_mut().expect("the client has not hung up");
+        write!(input, "Content-Length: {}\r\n\r\n{body}", body.len())
+            .and_then(|()| input.flush())
             .expect("the server reads its input");
     }
 
@@ -166,6 +168,17 @@ impl Client {
     /// Says `exit` (after a shutdown, or without one); returns the exit code.
     pub(crate) fn exit(mut self) -> i32 {
         self.notify("exit", Value::Null);
+        self.exit_code()
+    }
+
+    /// Closes the server's input without a word, as a client that goes away does;
+    /// returns the exit code.
+    pub(crate) fn hang_up(mut self) -> i32 {
+        self.input = None;
+        self.exit_code()
+    }
+
+    fn exit_code(&mut self) -> i32 {
         let started = Instant::now();
         loop {
             if let Some(status) = self.child.try_wait().expect("the server's status") {
