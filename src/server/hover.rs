@@ -30,6 +30,10 @@ pub(super) fn hover(state: &State, params: &HoverParams) -> Option<Hover> {
 /// of the path whose key is on that line.
 fn operation_plans(state: &State, uri: &Uri, position: lsp_types::Position) -> Option<String> {
     let linted = state.linted.get(uri)?;
+    // Places are those of the text last checked: none while an edit waits for its check.
+    if *linted.text != *state.documents.get(uri)?.text {
+        return None;
+    }
     let analysis = &linted.analysed.as_ref()?.analysis;
     let lines = Lines::new(&linted.text);
     let offset = lines.offset(position) as u32;
@@ -80,7 +84,8 @@ fn key_of(line: &str) -> Option<&str> {
 /// The operations the policy selector at `position` matches, in every open description
 /// whose last check read this policy.
 fn selector_matches(state: &State, uri: &Uri, position: lsp_types::Position) -> Option<String> {
-    let canonical = state.documents.get(uri)?.canonical.as_ref()?;
+    let document = state.documents.get(uri)?;
+    let canonical = document.canonical.as_ref()?;
     let mut sections = Vec::new();
     let mut descriptions: Vec<(&Uri, &Analysed)> = state
         .linted
@@ -92,7 +97,8 @@ fn selector_matches(state: &State, uri: &Uri, position: lsp_types::Position) -> 
         let Some(policy) = &analysed.policy else {
             continue;
         };
-        if policy.file.canonical.as_ref() != Some(canonical) {
+        if policy.file.canonical.as_ref() != Some(canonical) || *policy.file.text != *document.text
+        {
             continue;
         }
         let offset = Lines::new(&policy.file.text).offset(position) as u32;
