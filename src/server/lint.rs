@@ -106,7 +106,8 @@ fn work(queue: &Receiver<Job>, state: &Shared, out: &crossbeam_channel::Sender<M
 struct Snapshot {
     path: PathBuf,
     text: Arc<str>,
-    version: i32,
+    /// The open document's version; `None` for a description read from disk.
+    version: Option<i32>,
     overlay: Overlay,
     config: Config,
     /// The files the last check read, kept when this one stops on an error.
@@ -114,38 +115,71 @@ struct Snapshot {
 }
 
 fn lint(uri: &Uri, state: &Shared, out: &crossbeam_channel::Sender<Message>) {
-    let snapshot = {
-        let state = lock(state);
-        let Some(document) = state.documents.get(uri).filter(|d| d.is_description()) else {
-            return;
-        };
-        Snapshot {
-            path: document.path.clone(),
-            text: document.text.clone(),
-            version: document.version,
-            overlay: state.overlay(uri),
-            config: state.config.clone(),
-            reads: state
-                .linted
-                .get(uri)
-                .map(|linted| linted.reads.clone())
-                .unwrap_or_default(),
-        }
+    let Some(snapshot) = snapshot(uri, state) else {
+        return;
     };
     let (linted, by_file) = check(&snapshot);
     let publications = {
         let mut state = lock(state);
-        let current = state.documents.get(uri).map(|d| d.version);
-        if current != Some(snapshot.version) {
-            // Changed or closed since: the newer version's check is scheduled.
+        let current = match state.documents.get(uri) {
+            Some(document) => Some(document.version),
+            None if state.beside_policy.contains_key(uri) => None,
+            // Closed, or no longer checked for a policy.
+            None => return,
+        };
+        if current != snapshot.version {
+            // Changed since: the newer version's check is scheduled.
             return;
         }
         state.record(uri, linted, &by_file)
     };
     for (file, diagnostics) in publications {
-        let version = (file == *uri).then_some(snapshot.version);
+        let version = snapshot.version.filter(|_| file == *uri);
         publish(out, file, diagnostics, version);
     }
+}
+
+/// What a check of the description at `uri` needs: its open document's text, or for a
+/// description checked for a policy open on its own, the file on disk.
+fn snapshot(uri: &Uri, state: &Shared) -> Option<Snapshot> {
+    let (path, text, config, overlay, reads) = {
+        let state = lock(state);
+        let reads = state
+            .linted
+            .get(uri)
+            .map(|linted| linted.reads.clone())
+            .unwrap_or_default();
+        let open = match state.documents.get(uri) {
+            Some(document) if document.is_description() => {
+                Some((document.text.clone(), document.version))
+            }
+            Some(_) => return None,
+            None if state.beside_policy.contains_key(uri) => None,
+            None => return None,
+        };
+        (
+            super::text::path_of(uri)?,
+            open,
+            state.config.clone(),
+            state.overlay(uri),
+            reads,
+        )
+    };
+    let (text, version) = if let Some((text, version)) = text {
+        (text, Some(version))
+    } else {
+        let shown = crate::input::source::path_text(&path);
+        let text = config.load.read_text(&path, &shown).ok()?;
+        (Arc::from(text), None)
+    };
+    Some(Snapshot {
+        path,
+        text,
+        version,
+        overlay,
+        config,
+        reads,
+    })
 }
 
 /// Sends a file's diagnostics to the client.

@@ -217,7 +217,7 @@ fn notice(connection: &Connection, state: &Shared, worker: &Worker, notification
                     state,
                     worker,
                     item.uri,
-                    Some((item.text, item.version)),
+                    Edit::Opened(item.text, item.version),
                 );
             }
         }
@@ -233,7 +233,7 @@ fn notice(connection: &Connection, state: &Shared, worker: &Worker, notification
                         state,
                         worker,
                         document.uri,
-                        Some((change.text, document.version)),
+                        Edit::Changed(change.text, document.version),
                     );
                 }
             }
@@ -254,7 +254,13 @@ fn notice(connection: &Connection, state: &Shared, worker: &Worker, notification
             if let Ok(params) =
                 notification.extract::<lsp_types::DidCloseTextDocumentParams>(&method)
             {
-                changed(connection, state, worker, params.text_document.uri, None);
+                changed(
+                    connection,
+                    state,
+                    worker,
+                    params.text_document.uri,
+                    Edit::Closed,
+                );
             }
         }
         DidChangeWatchedFiles::METHOD => {
@@ -272,40 +278,58 @@ fn notice(connection: &Connection, state: &Shared, worker: &Worker, notification
     }
 }
 
-/// A document opened or changed (with its text and version) or closed (`None`): it is
-/// checked again if it is a description, and so is every description that reads it.
-fn changed(
-    connection: &Connection,
-    state: &Shared,
-    worker: &Worker,
-    uri: Uri,
-    text: Option<(String, i32)>,
-) {
+/// What happened to a document.
+enum Edit {
+    Opened(String, i32),
+    Changed(String, i32),
+    Closed,
+}
+
+/// A document opened, changed or closed: it is checked again if it is a description, and
+/// so is every description that reads it. While a policy is open on its own, the
+/// descriptions beside it are checked from disk (see [`State::check_beside_policies`]).
+fn changed(connection: &Connection, state: &Shared, worker: &Worker, uri: Uri, edit: Edit) {
     let Some(path) = path_of(&uri) else {
         return;
     };
-    let (is_description, cleared) = {
+    let (is_description, beside, cleared) = {
         let mut state = lock(state);
-        if let Some((text, version)) = text {
-            let document = Document::new(path.clone(), Arc::from(text), version);
-            let is_description = document.is_description();
-            state.documents.insert(uri.clone(), document);
-            let cleared = if !is_description && state.linted.contains_key(&uri) {
-                state.forget(&uri)
-            } else {
-                Vec::new()
-            };
-            (is_description, cleared)
-        } else {
-            state.documents.remove(&uri);
-            (false, state.forget(&uri))
+        let mut cleared = Vec::new();
+        let mut beside = Vec::new();
+        // Only opening and closing change which policies are open on their own.
+        let opened_or_closed = !matches!(edit, Edit::Changed(..));
+        let is_description = match edit {
+            Edit::Opened(text, version) | Edit::Changed(text, version) => {
+                let document = Document::new(path.clone(), Arc::from(text), version);
+                let is_description = document.is_description();
+                state.documents.insert(uri.clone(), document);
+                state.beside_policy.remove(&uri);
+                if !is_description && state.linted.contains_key(&uri) {
+                    cleared.extend(state.forget(&uri));
+                }
+                is_description
+            }
+            Edit::Closed => {
+                state.documents.remove(&uri);
+                cleared.extend(state.forget(&uri));
+                false
+            }
+        };
+        if opened_or_closed {
+            let (released, added) = state.check_beside_policies();
+            cleared.extend(released);
+            beside = added;
         }
+        (is_description, beside, cleared)
     };
     for (file, diagnostics) in cleared {
         publish(&connection.sender, file, diagnostics, None);
     }
     if is_description {
         worker.schedule(uri);
+    }
+    for description in beside {
+        worker.schedule(description);
     }
     schedule_dependents(state, worker, &path);
 }

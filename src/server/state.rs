@@ -70,6 +70,9 @@ pub(super) struct State {
     pub(super) config: Config,
     pub(super) documents: HashMap<Uri, Document>,
     pub(super) linted: HashMap<Uri, Linted>,
+    /// Descriptions on disk, not open, checked for an open policy that no open
+    /// description reads (those beside it): by description, the policy's URI.
+    pub(super) beside_policy: HashMap<Uri, Uri>,
     /// Per file, the diagnostics each description's last check put there.
     contributions: HashMap<Uri, BTreeMap<Uri, Vec<Diagnostic>>>,
 }
@@ -98,10 +101,7 @@ impl State {
     /// policy file it names, and all of them for a file under the `policy` setting.
     pub(super) fn dependents(&self, path: &Path) -> Vec<Uri> {
         let canonical = std::fs::canonicalize(path).unwrap_or_else(|_| path.to_path_buf());
-        let named_policy = path
-            .file_name()
-            .and_then(|name| name.to_str())
-            .is_some_and(|name| crate::input::policy::POLICY_FILE_NAMES.contains(&name));
+        let named_policy = is_policy_name(path);
         let configured = self
             .config
             .policy
@@ -128,6 +128,92 @@ impl State {
             .collect();
         found.sort();
         found
+    }
+
+    /// For an open policy file that no open description reads, and that is found by its
+    /// name beside descriptions (no `policy` setting): the descriptions on disk beside
+    /// it, to check from disk so that the policy's findings show. Empty otherwise.
+    pub(super) fn beside_unread_policy(&self, path: &Path) -> Vec<PathBuf> {
+        let named_policy = is_policy_name(path);
+        // An open description beside it finds it, and its check shows the policy's findings.
+        let read = self
+            .documents
+            .values()
+            .any(|document| document.path.parent() == path.parent() && document.is_description());
+        if !named_policy || read || !self.config.policy.is_empty() {
+            return Vec::new();
+        }
+        let Some(folder) = path.parent() else {
+            return Vec::new();
+        };
+        let found = crate::input::load::discover::under(folder, Some(1), &self.config.load)
+            .unwrap_or_default();
+        found
+            .into_iter()
+            .filter(|description| {
+                !self
+                    .documents
+                    .values()
+                    .any(|document| document.is_at(description))
+            })
+            .collect()
+    }
+
+    /// Brings the descriptions checked from disk up to date with the open documents:
+    /// those of a policy no longer open on its own are forgotten (what to publish to clear
+    /// them comes back first), and the descriptions beside each policy open on its own are
+    /// added (they come back second, to be checked).
+    pub(super) fn check_beside_policies(&mut self) -> (Vec<(Uri, Vec<Diagnostic>)>, Vec<Uri>) {
+        let mut cleared = Vec::new();
+        let mut policies: Vec<Uri> = self.beside_policy.values().cloned().collect();
+        policies.sort();
+        policies.dedup();
+        for policy in policies {
+            let alone = self
+                .documents
+                .get(&policy)
+                .is_some_and(|document| !self.beside_unread_policy(&document.path).is_empty());
+            if !alone {
+                cleared.extend(self.release_beside(&policy));
+            }
+        }
+        let mut added = Vec::new();
+        let open: Vec<(Uri, PathBuf)> = self
+            .documents
+            .iter()
+            .filter(|(_, document)| !document.is_description())
+            .map(|(uri, document)| (uri.clone(), document.path.clone()))
+            .collect();
+        for (policy, path) in open {
+            for description in self.beside_unread_policy(&path) {
+                let Some(description) = uri_of(&description) else {
+                    continue;
+                };
+                if !self.beside_policy.contains_key(&description) {
+                    self.beside_policy
+                        .insert(description.clone(), policy.clone());
+                    added.push(description);
+                }
+            }
+        }
+        (cleared, added)
+    }
+
+    /// The descriptions checked from disk for the policy at `policy`, now closed or read
+    /// by an open description: forgotten, with what to publish to clear them.
+    fn release_beside(&mut self, policy: &Uri) -> Vec<(Uri, Vec<Diagnostic>)> {
+        let released: Vec<Uri> = self
+            .beside_policy
+            .iter()
+            .filter(|(_, of)| *of == policy)
+            .map(|(description, _)| description.clone())
+            .collect();
+        let mut publications = Vec::new();
+        for description in released {
+            self.beside_policy.remove(&description);
+            publications.extend(self.forget(&description));
+        }
+        publications
     }
 
     /// The URI to publish a file's diagnostics under: the open document's at that path
@@ -224,4 +310,12 @@ impl State {
         }
         merged
     }
+}
+
+/// Whether a file has a name a policy beside a description is found by
+/// (`retry-policy.yaml`, `retry-policy.yml`).
+fn is_policy_name(path: &Path) -> bool {
+    path.file_name()
+        .and_then(|name| name.to_str())
+        .is_some_and(|name| crate::input::policy::POLICY_FILE_NAMES.contains(&name))
 }

@@ -52,6 +52,7 @@ mod schema;
 mod sdk_layer;
 mod sdk_retries;
 mod server;
+mod server_actions;
 mod server_neovim;
 mod shell;
 mod simulate;

@@ -2,75 +2,12 @@
 //! `common::lsp`), its diagnostics compared with the command line's.
 
 use std::collections::BTreeMap;
-use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
 use serde_json::{Value, json};
 
-use crate::common::lsp::{Client, uri};
-use crate::common::{copy_fixture, retrylint_in, scratch};
-
-/// Each diagnostic as `rule line:column-line:column` (from 1, as the command line counts).
-fn places(diagnostics: &[Value]) -> Vec<String> {
-    let mut places: Vec<String> = diagnostics
-        .iter()
-        .map(|d| {
-            let at = |end: &str, key: &str| d["range"][end][key].as_u64().unwrap_or(0) + 1;
-            format!(
-                "{} {}:{}-{}:{}",
-                d["code"].as_str().unwrap_or("-"),
-                at("start", "line"),
-                at("start", "character"),
-                at("end", "line"),
-                at("end", "character")
-            )
-        })
-        .collect();
-    places.sort();
-    places
-}
-
-fn rules(diagnostics: &[Value]) -> Vec<&str> {
-    diagnostics
-        .iter()
-        .filter_map(|d| d["code"].as_str())
-        .collect()
-}
-
-/// The diagnostic of `rule` among `diagnostics` of `file`, and the code actions on it.
-fn actions_on(
-    client: &mut Client,
-    file: &str,
-    diagnostics: &[Value],
-    rule: &str,
-) -> (Value, Value) {
-    let diagnostic = diagnostics
-        .iter()
-        .find(|d| d["code"] == rule)
-        .unwrap_or_else(|| panic!("no {rule} in {:?}", places(diagnostics)))
-        .clone();
-    let actions = client.request(
-        "textDocument/codeAction",
-        json!({
-            "textDocument": {"uri": file},
-            "range": diagnostic["range"],
-            "context": {"diagnostics": [diagnostic]},
-        }),
-    );
-    (diagnostic, actions)
-}
-
-/// The demo, copied into a scratch folder: its description, policy and their URIs.
-fn demo(name: &str) -> (PathBuf, PathBuf, PathBuf) {
-    let dir = scratch(name);
-    copy_fixture("fixtures/shop/openapi.yaml", &dir, "openapi.yaml");
-    copy_fixture("fixtures/shop/retry-policy.yaml", &dir, "retry-policy.yaml");
-    (
-        dir.clone(),
-        dir.join("openapi.yaml"),
-        dir.join("retry-policy.yaml"),
-    )
-}
+use crate::common::lsp::{Client, RETRIED, actions_on, demo, insert_line, places, rules, uri};
+use crate::common::{retrylint_in, scratch};
 
 #[test]
 fn the_demo_is_linted_as_the_command_line_lints_it_and_its_findings_can_be_suppressed() {
@@ -249,13 +186,6 @@ fn the_demo_is_linted_as_the_command_line_lints_it_and_its_findings_can_be_suppr
     assert_eq!(client.shut_down(), 0);
 }
 
-/// `text` with `inserted` put before its line `line` (from 0).
-fn insert_line(text: &str, line: usize, inserted: &str) -> String {
-    let at: usize = text.split_inclusive('\n').take(line).map(str::len).sum();
-    format!("{}{inserted}{}", &text[..at], &text[at..])
-}
-
-const RETRIED: &str = "version: 1\ndefaults:\n  maxAttempts: 3\n  retryOn: [503]\n";
 const POST: &str =
     "post:\n  operationId: createOrder\n  responses:\n    '201': {description: created}\n";
 
@@ -408,42 +338,6 @@ fn a_buffer_over_the_size_limit_is_refused_with_a_diagnostic() {
 }
 
 #[test]
-fn a_finding_in_json_is_suppressed_on_its_operation() {
-    let dir = scratch("server-json");
-    std::fs::write(dir.join("retry-policy.yaml"), RETRIED).expect("written");
-    let text = "{\n  \"openapi\": \"3.1.0\",\n  \"info\": {\"title\": \"orders\", \"version\": \"1\"},\n  \"paths\": {\n    \"/orders\": {\n      \"post\": {\n        \"operationId\": \"createOrder\",\n        \"responses\": {\"201\": {\"description\": \"created\"}}\n      }\n    }\n  }\n}\n";
-    let mut client = Client::start(&dir, Value::Null);
-    let file = client.open(&dir.join("openapi.json"), text);
-    let published = client.published(&file);
-    let (_, actions) = actions_on(
-        &mut client,
-        &file,
-        &published[&file],
-        "unknown-outcome-unhandled",
-    );
-    let edit = &actions[0]["edit"]["changes"][&file][0];
-    assert_eq!(
-        edit["range"]["start"],
-        json!({"line": 5, "character": 15}),
-        "{actions}"
-    );
-    let new_text = edit["newText"].as_str().expect("an edit");
-    let suppressed = format!(
-        "{}{new_text}{}",
-        &text[..text.find("\"post\": {").expect("post") + 9],
-        &text[text.find("\"post\": {").expect("post") + 9..]
-    );
-    serde_json::from_str::<Value>(&suppressed).expect("still JSON");
-    client.change(&file, 2, &suppressed);
-    let after = client.published(&file);
-    assert!(
-        !rules(&after[&file]).contains(&"unknown-outcome-unhandled"),
-        "{after:?}"
-    );
-    assert_eq!(client.shut_down(), 0);
-}
-
-#[test]
 fn only_the_latest_version_of_a_document_is_published() {
     let (dir, description, _) = demo("server-versions");
     let text = std::fs::read_to_string(&description).expect("the demo");
@@ -524,35 +418,56 @@ fn a_layer_file_of_the_settings_is_checked_and_a_policy_selector_shows_its_match
 }
 
 #[test]
-fn a_finding_in_the_policy_is_suppressed_by_a_comment_in_the_policy() {
-    let (dir, description, policy) = demo("server-policy-suppress");
-    let text = std::fs::read_to_string(&description).expect("the demo");
+fn a_policy_open_on_its_own_shows_its_findings_through_the_descriptions_beside_it() {
+    let (dir, description, policy) = demo("server-policy-alone");
     let policy_text = std::fs::read_to_string(&policy).expect("the demo's policy");
     let mut client = Client::start(&dir, Value::Null);
-    let file = client.open(&description, &text);
-    client.published(&file);
     let policy_uri = client.open(&policy, &policy_text);
-    let published = client.published(&file);
-    let (jitter, actions) = actions_on(
-        &mut client,
-        &policy_uri,
-        &published[&policy_uri],
-        "backoff-without-jitter",
-    );
-    let edit = &actions[0]["edit"]["changes"][&policy_uri][0];
-    let line = edit["range"]["start"]["line"].as_u64().expect("a line");
-    assert_eq!(Some(line), jitter["range"]["start"]["line"].as_u64());
-    let suppressed = insert_line(
-        &policy_text,
-        line as usize,
-        edit["newText"].as_str().unwrap_or(""),
-    );
-    client.change(&policy_uri, 2, &suppressed);
-    let after = client.published(&file);
+    let alone = client.published(&policy_uri);
     assert!(
-        !rules(&after[&policy_uri]).contains(&"backoff-without-jitter"),
-        "{:?}",
-        places(&after[&policy_uri])
+        rules(&alone[&policy_uri]).contains(&"policy-matches-nothing"),
+        "{alone:?}"
     );
+    let file = uri(&description);
+    assert!(
+        rules(&alone[&file]).contains(&"unknown-outcome-unhandled"),
+        "the description beside it, read from disk, is checked whole: {alone:?}"
+    );
+
+    // Its edits are checked too.
+    let fixed = policy_text.replace("\"GET /order/{orderId}\"", "\"GET /orders/{orderId}\"");
+    assert_ne!(fixed, policy_text);
+    client.change(&policy_uri, 2, &fixed);
+    let edited = client.published(&policy_uri);
+    assert!(
+        !rules(&edited[&policy_uri]).contains(&"policy-matches-nothing"),
+        "{edited:?}"
+    );
+
+    // A description beside it opened is checked as an open document; closed, it is
+    // checked from disk again, for the policy still open on its own.
+    let text = std::fs::read_to_string(&description).expect("the demo");
+    client.open(&description, &text);
+    let opened = client.published(&file);
+    assert!(rules(&opened[&file]).contains(&"unknown-outcome-unhandled"));
+    client.notify(
+        "textDocument/didClose",
+        json!({"textDocument": {"uri": file}}),
+    );
+    let from_disk = client.published(&policy_uri);
+    assert!(
+        rules(&from_disk[&file]).contains(&"unknown-outcome-unhandled"),
+        "{from_disk:?}"
+    );
+
+    // Closed: what was shown for it is cleared.
+    client.notify(
+        "textDocument/didClose",
+        json!({"textDocument": {"uri": policy_uri}}),
+    );
+    let closed = client.published(&policy_uri);
+    assert_eq!(closed[&policy_uri], Vec::<Value>::new());
+    assert_eq!(closed[&file], Vec::<Value>::new());
+
     assert_eq!(client.shut_down(), 0);
 }

@@ -4,12 +4,14 @@
 
 use std::collections::BTreeMap;
 use std::io::{BufRead, BufReader, Write};
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::process::{Child, ChildStdin, Command, Stdio};
 use std::sync::mpsc::{Receiver, RecvTimeoutError, channel};
 use std::time::{Duration, Instant};
 
 use serde_json::{Value, json};
+
+use super::{copy_fixture, scratch};
 
 /// The longest any one answer may take (a debug build on a busy machine).
 pub(crate) const DEADLINE: Duration = Duration::from_secs(30);
@@ -222,3 +224,74 @@ fn read_message(output: &mut impl BufRead) -> Option<Value> {
 pub(crate) fn uri(path: &Path) -> String {
     format!("file://{}", path.display())
 }
+
+/// Each diagnostic as `rule line:column-line:column` (from 1, as the command line counts).
+pub(crate) fn places(diagnostics: &[Value]) -> Vec<String> {
+    let mut places: Vec<String> = diagnostics
+        .iter()
+        .map(|d| {
+            let at = |end: &str, key: &str| d["range"][end][key].as_u64().unwrap_or(0) + 1;
+            format!(
+                "{} {}:{}-{}:{}",
+                d["code"].as_str().unwrap_or("-"),
+                at("start", "line"),
+                at("start", "character"),
+                at("end", "line"),
+                at("end", "character")
+            )
+        })
+        .collect();
+    places.sort();
+    places
+}
+
+pub(crate) fn rules(diagnostics: &[Value]) -> Vec<&str> {
+    diagnostics
+        .iter()
+        .filter_map(|d| d["code"].as_str())
+        .collect()
+}
+
+/// The diagnostic of `rule` among `diagnostics` of `file`, and the code actions on it.
+pub(crate) fn actions_on(
+    client: &mut Client,
+    file: &str,
+    diagnostics: &[Value],
+    rule: &str,
+) -> (Value, Value) {
+    let diagnostic = diagnostics
+        .iter()
+        .find(|d| d["code"] == rule)
+        .unwrap_or_else(|| panic!("no {rule} in {:?}", places(diagnostics)))
+        .clone();
+    let actions = client.request(
+        "textDocument/codeAction",
+        json!({
+            "textDocument": {"uri": file},
+            "range": diagnostic["range"],
+            "context": {"diagnostics": [diagnostic]},
+        }),
+    );
+    (diagnostic, actions)
+}
+
+/// The demo, copied into a scratch folder: its description, policy and their URIs.
+pub(crate) fn demo(name: &str) -> (PathBuf, PathBuf, PathBuf) {
+    let dir = scratch(name);
+    copy_fixture("fixtures/shop/openapi.yaml", &dir, "openapi.yaml");
+    copy_fixture("fixtures/shop/retry-policy.yaml", &dir, "retry-policy.yaml");
+    (
+        dir.clone(),
+        dir.join("openapi.yaml"),
+        dir.join("retry-policy.yaml"),
+    )
+}
+
+/// `text` with `inserted` put before its line `line` (from 0).
+pub(crate) fn insert_line(text: &str, line: usize, inserted: &str) -> String {
+    let at: usize = text.split_inclusive('\n').take(line).map(str::len).sum();
+    format!("{}{inserted}{}", &text[..at], &text[at..])
+}
+
+/// A policy that retries every operation on 503, three times.
+pub(crate) const RETRIED: &str = "version: 1\ndefaults:\n  maxAttempts: 3\n  retryOn: [503]\n";
