@@ -33,6 +33,7 @@ pub(super) fn lock(state: &Shared) -> MutexGuard<'_, State> {
     state.lock().unwrap_or_else(PoisonError::into_inner)
 }
 
+/// What the worker is asked to do.
 enum Job {
     Lint(Uri),
     Stop,
@@ -43,15 +44,6 @@ enum Job {
 pub(super) struct Worker {
     jobs: Sender<Job>,
     thread: JoinHandle<()>,
-}
-
-impl std::fmt::Debug for Job {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        match self {
-            Job::Lint(uri) => write!(f, "Lint({})", uri.as_str()),
-            Job::Stop => f.write_str("Stop"),
-        }
-    }
 }
 
 impl Worker {

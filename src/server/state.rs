@@ -96,7 +96,8 @@ impl State {
         overlay
     }
 
-    /// The open descriptions whose check may change when the file at `path` changes:
+    /// The descriptions checked (open, or read from disk for a policy open on its own)
+    /// whose check may change when the file at `path` changes:
     /// those that read it, those whose last check stopped on an error, those beside a
     /// policy file it names, and all of them for a file under the `policy` setting.
     pub(super) fn dependents(&self, path: &Path) -> Vec<Uri> {
@@ -134,13 +135,15 @@ impl State {
     /// name beside descriptions (no `policy` setting): the descriptions on disk beside
     /// it, to check from disk so that the policy's findings show. Empty otherwise.
     pub(super) fn beside_unread_policy(&self, path: &Path) -> Vec<PathBuf> {
-        let named_policy = is_policy_name(path);
+        if !is_policy_name(path) || !self.config.policy.is_empty() {
+            return Vec::new();
+        }
         // An open description beside it finds it, and its check shows the policy's findings.
         let read = self
             .documents
             .values()
             .any(|document| document.path.parent() == path.parent() && document.is_description());
-        if !named_policy || read || !self.config.policy.is_empty() {
+        if read {
             return Vec::new();
         }
         let Some(folder) = path.parent() else {
