@@ -80,6 +80,22 @@ pub fn check_str(
     policy: Option<&Path>,
     options: &CheckOptions,
 ) -> Result<CheckResult, InputError> {
+    let options = buffer_options(path, text, options)?;
+    let policy = policy_for(Path::new(BUFFER), policy, &options)?;
+    check_description(Path::new(BUFFER), policy.as_ref(), &options)
+}
+
+/// The path a description held in memory is checked as, once [`buffer_options`] made
+/// the options that hold it.
+pub(crate) const BUFFER: &str = crate::input::load::discover::STDIN;
+
+/// The options of [`check_str`]: `text` stands at `path` (read as [`BUFFER`]), and the
+/// root folder is the one a file at `path` would have unless `options` set it.
+pub(crate) fn buffer_options(
+    path: &Path,
+    text: &str,
+    options: &CheckOptions,
+) -> Result<CheckOptions, InputError> {
     let mut options = options.clone();
     if options.load.root.is_none() {
         let absolute = std::path::absolute(path).map_err(|e| {
@@ -94,13 +110,11 @@ pub fn check_str(
         path.to_path_buf(),
         text.to_owned(),
     )));
-    let stand_in = Path::new(crate::input::load::discover::STDIN);
-    let policy = policy_for(stand_in, policy, &options)?;
-    check_description(stand_in, policy.as_ref(), &options)
+    Ok(options)
 }
 
 /// The policy given, else the one beside the description, loaded.
-fn policy_for(
+pub(crate) fn policy_for(
     description: &Path,
     given: Option<&Path>,
     options: &CheckOptions,

@@ -49,6 +49,8 @@ enum Command {
     Completions(commands::shell::CompletionsArgs),
     /// Print the manual page (roff), or write one page per command into a folder.
     Man(commands::shell::ManArgs),
+    /// Run a language server over standard input and output (for editors).
+    Server,
 }
 
 /// The command line's definition, for completions and manual pages.
@@ -73,6 +75,7 @@ pub fn main() -> ExitCode {
         Command::Explain { rule } => commands::catalogue::explain(&rule),
         Command::Completions(args) => commands::shell::completions(&args, command()),
         Command::Man(args) => commands::shell::man(&args, command()),
+        Command::Server => crate::server::run(),
     };
     match result {
         Ok(code) => code,

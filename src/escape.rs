@@ -224,6 +224,22 @@ pub(crate) fn markdown_code(text: &str) -> String {
     format!("{fence}{pad}{body}{pad}{fence}")
 }
 
+/// A fenced Markdown code block holding `text` literally (lines kept): the fence is one
+/// backtick longer than the longest run inside (at least three), so no line of the text
+/// can close it, and unsafe characters are shown escaped.
+pub(crate) fn markdown_block(text: &str) -> String {
+    let body = terminal_lines(text);
+    let mut longest = 0;
+    let mut run = 0;
+    for c in body.chars() {
+        run = if c == '`' { run + 1 } else { 0 };
+        longest = longest.max(run);
+    }
+    let fence = "`".repeat((longest + 1).max(3));
+    let newline = if body.ends_with('\n') { "" } else { "\n" };
+    format!("{fence}text\n{body}{newline}{fence}\n")
+}
+
 /// Text inside an HTML element of a Markdown document (`<summary>`, `<code>`): shown on
 /// one line (a blank line would end the HTML block), HTML-escaped, no mentions.
 pub(crate) fn markdown_html(text: &str) -> String {
@@ -302,6 +318,15 @@ pub(crate) fn yaml_comment(text: &str) -> Cow<'_, str> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_markdown_block_cannot_be_closed_by_its_text() {
+        let block = markdown_block("GET /a````b\n  retried\u{1b}[31m");
+        assert!(block.starts_with("`````text\n"), "{block}");
+        assert!(block.ends_with("\n`````\n"), "{block}");
+        assert!(!block.contains('\u{1b}'), "{block}");
+        assert!(markdown_block("plain\n").starts_with("```text\nplain\n```"));
+    }
 
     #[test]
     fn xml_shows_controls_and_escapes_markup() {

@@ -453,12 +453,18 @@ pub fn check_description(
     options: &CheckOptions,
 ) -> Result<CheckResult, InputError> {
     let checked = check_analysis(path, policy, options)?;
+    Ok(into_result(checked, policy).0)
+}
+
+/// A description checked, as its [`CheckResult`], and the analysis it was made from (an
+/// editor keeps it to show an operation's plan).
+pub fn into_result(checked: Checked, policy: Option<&LoadedPolicy>) -> (CheckResult, Analysis) {
     let analysis = checked.analysis;
     let mut contract = crate::analysis::contract::StateCounts::default();
     for c in &analysis.contracts {
         contract.add(c.state);
     }
-    Ok(CheckResult {
+    let result = CheckResult {
         description: analysis.sources[analysis.api.root_file].name(),
         root_file: analysis.api.root_file,
         operations: analysis
@@ -480,8 +486,9 @@ pub fn check_description(
                 .iter()
                 .any(|layer| layer.format == crate::analysis::layers::Format::Speakeasy),
         contract,
-        sources: analysis.sources,
-    })
+        sources: analysis.sources.clone(),
+    };
+    (result, analysis)
 }
 
 /// Which policy each description is checked against.

@@ -109,6 +109,7 @@ impl InputArgs {
                     .clone(),
             ),
             revision: None,
+            overlay: None,
         }
     }
 }

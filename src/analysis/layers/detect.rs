@@ -74,7 +74,7 @@ pub fn expand(
 /// Reads a `-p` file and decides what it is.
 pub fn detect(path: &Path, walked: bool, options: &LoadOptions) -> Result<Detected, InputError> {
     let shown = path_text(path);
-    let text = read_text(path, &shown, options.max_file_size)?;
+    let text = options.read_text(path, &shown)?;
     if text.trim_start_matches('\u{feff}').trim().is_empty() {
         if walked {
             return Ok(Detected::Nothing);

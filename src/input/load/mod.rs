@@ -8,6 +8,7 @@ mod canonical;
 pub mod discover;
 pub mod git;
 mod open;
+pub mod overlay;
 mod prefetch;
 mod refs;
 pub mod revision;
@@ -50,6 +51,8 @@ pub struct LoadOptions {
     /// A git revision whose files stand in a scratch folder, written as they are read
     /// (`check --base`).
     pub revision: Option<Arc<revision::Revision>>,
+    /// Unsaved texts that stand in for files on disk (an editor's buffers).
+    pub overlay: Option<Arc<overlay::Overlay>>,
 }
 
 impl LoadOptions {
@@ -60,6 +63,26 @@ impl LoadOptions {
             Some(revision) => revision.prepare(path, whole_folder),
             None => Ok(()),
         }
+    }
+
+    /// The text of the file at `path` (`shown` in messages), at most `max_file_size`
+    /// bytes: the overlay's stand-in when it has one, else the file on disk.
+    pub fn read_text(&self, path: &Path, shown: &str) -> Result<String, InputError> {
+        if let Some(text) = self
+            .overlay
+            .as_ref()
+            .and_then(|overlay| overlay.text(path, shown, self.max_file_size))
+        {
+            return text;
+        }
+        read_text(path, shown, self.max_file_size)
+    }
+
+    /// Whether an unsaved text stands in for the file at canonical path `canonical`.
+    fn overlays(&self, canonical: &Path) -> bool {
+        self.overlay
+            .as_ref()
+            .is_some_and(|overlay| overlay.holds(canonical))
     }
 }
 
@@ -75,6 +98,7 @@ impl Default for LoadOptions {
             parse: ParseLimits::default(),
             stdin: None,
             revision: None,
+            overlay: None,
         }
     }
 }
@@ -288,9 +312,11 @@ impl Loader {
                 ),
             ));
         }
-        let file = match self.take_read_ahead(&canonical, &display) {
-            Some(read) => read,
-            None => read_resolved(&canonical, display, &self.options),
+        // A file read ahead from disk is stale when an unsaved text stands in for it.
+        let read_ahead = self.take_read_ahead(&canonical, &display);
+        let file = match read_ahead {
+            Some(read) if !self.options.overlays(&canonical) => read,
+            _ => read_resolved(&canonical, display, &self.options),
         }
         .map_err(with_referrer)?;
         self.bytes_read = self.bytes_read.saturating_add(file.text.len() as u64);
@@ -357,7 +383,7 @@ fn read_parsed(
     options: &LoadOptions,
     parse: ParseFn,
 ) -> Result<SourceFile, InputError> {
-    let text = read_text(path, &path_text(&display), options.max_file_size)?;
+    let text = options.read_text(path, &path_text(&display))?;
     parse_source(display, "", text, options.parse, parse)
 }
 

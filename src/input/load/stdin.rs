@@ -36,13 +36,24 @@ impl Stdin {
         }
     }
 
-    /// The text, read at the first call (at most `max_size` bytes).
+    /// The text, read at the first call (at most `max_size` bytes; text at hand over the
+    /// limit is refused as a file would be).
     pub fn text(&self, max_size: u64) -> Result<String, InputError> {
-        self.text
+        let text = self
+            .text
             .get_or_init(|| {
                 super::read_bounded(std::io::stdin().lock(), "standard input", max_size)
             })
-            .clone()
+            .clone()?;
+        if text.len() as u64 > max_size {
+            let shown = crate::input::source::path_text(&self.display);
+            return Err(super::open::over_limit(
+                &shown,
+                Some(text.len() as u64),
+                max_size,
+            ));
+        }
+        Ok(text)
     }
 
     /// Where it stands on disk: the named file's resolved path (it need not exist), or
@@ -70,5 +81,26 @@ impl Stdin {
     /// The path the policy is looked for beside.
     pub fn beside(&self) -> &Path {
         &self.display
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn text_at_hand_over_the_size_limit_is_refused() {
+        let buffer = Stdin::with_text(PathBuf::from("big.yaml"), "x: 1\n".repeat(10));
+        assert_eq!(
+            buffer.text(100).map_err(|e| e.to_string()),
+            Ok("x: 1\n".repeat(10))
+        );
+        let refused = buffer.text(8).expect_err("over the limit");
+        assert!(
+            refused
+                .to_string()
+                .contains("`big.yaml` is 50 bytes, over the limit of 8 bytes"),
+            "{refused}"
+        );
     }
 }

@@ -20,23 +20,34 @@ pub fn render(analysis: &Analysis, only: Option<&Selector>) -> String {
             out.push('\n');
         }
         shown += 1;
-        let _ = writeln!(out, "{}", heading(op));
-        let layered = !analysis.layers.per_operation[index].is_empty();
-        match (analysis.effective.get(index), layered) {
-            (None, false) => out.push_str("  not retried: no policy\n"),
-            (None, true) => out.push_str("  client: no retry policy\n"),
-            (Some(policy), layered) => {
-                if layered {
-                    out.push_str("  client:\n");
-                }
-                schedule(&mut out, policy);
-            }
-        }
-        layers(&mut out, analysis, index);
+        out.push_str(&render_operation(analysis, index));
     }
     if shown == 0 {
         out.push_str("no operation matches\n");
     }
+    out
+}
+
+/// Renders the schedule of the operation at `index` of `analysis.api.operations` (an
+/// editor's hover shows it for one operation).
+pub fn render_operation(analysis: &Analysis, index: usize) -> String {
+    let mut out = String::new();
+    let Some(op) = analysis.api.operations.get(index) else {
+        return out;
+    };
+    let _ = writeln!(out, "{}", heading(op));
+    let layered = !analysis.layers.per_operation[index].is_empty();
+    match (analysis.effective.get(index), layered) {
+        (None, false) => out.push_str("  not retried: no policy\n"),
+        (None, true) => out.push_str("  client: no retry policy\n"),
+        (Some(policy), layered) => {
+            if layered {
+                out.push_str("  client:\n");
+            }
+            schedule(&mut out, policy);
+        }
+    }
+    layers(&mut out, analysis, index);
     out
 }
 
