@@ -7,7 +7,8 @@ use crate::error::InputError;
 pub(crate) const POLICY_SCHEMA: &str = include_str!("../../schema/retry-policy.schema.json");
 
 /// `retrylint rules`: name, default severity, what it judges (`policy`, `description`,
-/// `contract`, `layers`) and summary of every rule.
+/// `contract`, `layers`), whether `check --fix` can fix it (`fix`, or `unsafe fix` with
+/// `--unsafe-fixes`) and summary of every rule.
 pub(crate) fn rules_table() -> String {
     let width = crate::analysis::rules::ALL
         .iter()
@@ -18,10 +19,15 @@ pub(crate) fn rules_table() -> String {
     for rule in crate::analysis::rules::ALL {
         let meta = rule.meta();
         out.push_str(&format!(
-            "{:<width$}  {:<7}  {:<11}  {}\n",
+            "{:<width$}  {:<7}  {:<11}  {:<10}  {}\n",
             meta.name,
             meta.severity.as_str(),
             meta.scope.as_str(),
+            match meta.fix {
+                Some(crate::analysis::fix::Safety::Safe) => "fix",
+                Some(crate::analysis::fix::Safety::Unsafe) => "unsafe fix",
+                None => "",
+            },
             meta.summary
         ));
     }

@@ -172,6 +172,19 @@ pub(crate) fn run(mut args: CheckArgs) -> Outcome {
             &output,
         );
     }
+    if args.fix
+        && args
+            .specs
+            .iter()
+            .any(|s| s.as_os_str() == crate::input::load::discover::STDIN)
+    {
+        return Err(vec![
+            InputError::new(
+                "--fix writes the files it fixes: a description read from standard input has none",
+            )
+            .with_help("use --diff to see the fixes, or name the file"),
+        ]);
+    }
     let select = rule_list(&args.select)?;
     let ignore = rule_list(&args.ignore)?;
     let load = args.input.load_options();
@@ -247,14 +260,27 @@ pub(crate) fn run(mut args: CheckArgs) -> Outcome {
         return Err(errors);
     }
     if args.fix || args.diff {
-        let plan = crate::rendering::fixed::plan(&results, args.unsafe_fixes, options.load.parse);
+        // A diff shows every fix; a write makes only those whose files may all be written.
+        let given_root = options.load.root.clone();
+        let writable = |file: &crate::rendering::fixed::FileFix| {
+            super::fix::writable(file, given_root.as_deref()).map(|_| ())
+        };
+        let anything = |_: &crate::rendering::fixed::FileFix| Ok(());
+        let may_change: crate::rendering::fixed::MayChange<'_> =
+            if args.diff { &anything } else { &writable };
+        let plan = crate::rendering::fixed::plan(
+            &results,
+            args.unsafe_fixes,
+            options.load.parse,
+            may_change,
+        );
         if !args.quiet {
             for note in &plan.notes {
                 eprintln!("note: {}", crate::escape::terminal(note));
             }
             if plan.unsafe_left > 0 {
                 eprintln!(
-                    "note: {} more with an unsafe fix (it changes the description or a layer): add --unsafe-fixes",
+                    "note: {} with an unsafe fix (it changes the description or a layer) left as they are: add --unsafe-fixes",
                     plural(plan.unsafe_left, "finding")
                 );
             }

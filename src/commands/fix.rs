@@ -53,6 +53,25 @@ pub(crate) fn write(plan: &Plan, given_root: Option<&Path>, max_size: u64) -> Wr
 }
 
 fn write_one(file: &FileFix, given_root: Option<&Path>, max_size: u64) -> Result<(), String> {
+    let canonical = writable(file, given_root)?;
+    let metadata = std::fs::symlink_metadata(canonical).map_err(|e| e.to_string())?;
+    if !metadata.file_type().is_file() {
+        return Err("it is not a regular file".into());
+    }
+    let now = crate::input::load::read_text(canonical, &path_text(canonical), max_size)
+        .map_err(|e| e.message)?;
+    if now != *file.before {
+        return Err("it changed since it was read".into());
+    }
+    replace(canonical, &file.after, metadata.permissions())
+}
+
+/// Where `file` is written, when it may be: a file of the work tree, named without a
+/// symbolic link, inside the root folder of the description that read it.
+pub(crate) fn writable<'a>(
+    file: &'a FileFix,
+    given_root: Option<&Path>,
+) -> Result<&'a Path, String> {
     let canonical = file
         .canonical
         .as_deref()
@@ -65,16 +84,7 @@ fn write_one(file: &FileFix, given_root: Option<&Path>, max_size: u64) -> Result
     if !canonical.starts_with(&root.dir) {
         return Err(format!("it is outside the root folder `{}`", root.shown));
     }
-    let metadata = std::fs::symlink_metadata(canonical).map_err(|e| e.to_string())?;
-    if !metadata.file_type().is_file() {
-        return Err("it is not a regular file".into());
-    }
-    let now = crate::input::load::read_text(canonical, &path_text(canonical), max_size)
-        .map_err(|e| e.message)?;
-    if now != *file.before {
-        return Err("it changed since it was read".into());
-    }
-    replace(canonical, &file.after, metadata.permissions())
+    Ok(canonical)
 }
 
 /// Replaces the file at `path` with `text` through a temporary file beside it.

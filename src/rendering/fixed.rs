@@ -12,7 +12,7 @@ use std::collections::HashMap;
 use std::path::PathBuf;
 
 use crate::analysis::fix::edit::{Target, TextEdit};
-use crate::analysis::fix::{Fix, Safety};
+use crate::analysis::fix::{Change, Fix, Safety};
 use crate::analysis::rules::finding::CheckResult;
 use crate::input::source::{Node, ParseLimits, SharedText, SourceFile, Syntax, path_text};
 
@@ -53,8 +53,18 @@ struct Pending {
     edits: Vec<TextEdit>,
 }
 
-/// The fixes of `results`, unsafe ones too when `allow_unsafe`.
-pub fn plan(results: &[CheckResult], allow_unsafe: bool, limits: ParseLimits) -> Plan {
+/// Whether a file may be changed: why not, when it may not (it cannot be written). A fix
+/// that would change such a file is left whole, so that no fix is made in part.
+pub type MayChange<'a> = &'a dyn Fn(&FileFix) -> Result<(), String>;
+
+/// The fixes of `results`, unsafe ones too when `allow_unsafe`, that change only files
+/// `may_change` allows.
+pub fn plan(
+    results: &[CheckResult],
+    allow_unsafe: bool,
+    limits: ParseLimits,
+    may_change: MayChange<'_>,
+) -> Plan {
     let mut plan = Plan::default();
     let mut files: Vec<Pending> = Vec::new();
     let mut by_path: HashMap<PathBuf, usize> = HashMap::new();
@@ -65,7 +75,7 @@ pub fn plan(results: &[CheckResult], allow_unsafe: bool, limits: ParseLimits) ->
                 plan.unsafe_left += 1;
                 continue;
             }
-            match edits_of(fix, result, &mut files, &mut by_path, limits) {
+            match edits_of(fix, result, &mut files, &mut by_path, limits, may_change) {
                 Ok(edits) => {
                     for (slot, edit) in edits {
                         files[slot].edits.push(edit);
@@ -117,6 +127,7 @@ fn edits_of(
     files: &mut Vec<Pending>,
     by_path: &mut HashMap<PathBuf, usize>,
     limits: ParseLimits,
+    may_change: MayChange<'_>,
 ) -> Result<Vec<(usize, TextEdit)>, String> {
     let mut out = Vec::new();
     for change in &fix.changes {
@@ -141,6 +152,15 @@ fn edits_of(
             files.len() - 1
         });
         let file = &mut files[slot];
+        let whole = FileFix {
+            display: file.display.clone(),
+            canonical: file.canonical.clone(),
+            description: file.description.clone(),
+            before: file.text.clone(),
+            after: String::new(),
+        };
+        may_change(&whole)
+            .map_err(|why| format!("{} cannot be changed: {why}", path_text(&file.display)))?;
         if file.root.is_none() {
             let parsed = SourceFile::parse(file.display.clone(), file.text.to_string(), limits)
                 .map_err(|(_, e)| e.message)?;
@@ -157,6 +177,24 @@ fn edits_of(
         out.extend(target.edits(change)?.into_iter().map(|edit| (slot, edit)));
     }
     Ok(out)
+}
+
+/// The edits that make `change` in `text` (the file shown as `display`), parsed now: what
+/// an editor's quick fix applies to the text it holds.
+pub fn edits_in(
+    change: &Change,
+    display: &std::path::Path,
+    text: &str,
+    limits: ParseLimits,
+) -> Result<Vec<TextEdit>, String> {
+    let parsed = SourceFile::parse(display.to_path_buf(), text.to_string(), limits)
+        .map_err(|(_, e)| e.message)?;
+    Target {
+        text,
+        root: &parsed.root,
+        syntax: parsed.syntax,
+    }
+    .edits(change)
 }
 
 /// `text` with `edits` made, and how many were left out for overlapping others.

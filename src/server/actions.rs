@@ -1,8 +1,7 @@
 //! Code actions on retrylint's diagnostics, and the `retrylint.explain` command.
 //!
 //! Each kind of action is an [`ActionSource`]: it looks at one diagnostic and offers its
-//! actions. Suppressing and explaining are the two sources today; quick fixes a finding
-//! carries as edits would be one more entry of [`SOURCES`].
+//! actions: the finding's fix (what `check --fix` makes), suppressing it, explaining it.
 
 use std::collections::HashMap;
 use std::str::FromStr;
@@ -15,7 +14,9 @@ use lsp_types::{
 use super::diagnostics::FindingData;
 use super::state::{Document, Linted, State};
 use super::text::Lines;
+use crate::analysis::fix::Safety;
 use crate::analysis::rules::RuleId;
+use std::sync::Arc;
 
 /// The command that explains a rule; its one argument is the rule's name.
 pub(super) const EXPLAIN: &str = "retrylint.explain";
@@ -25,6 +26,7 @@ const REASON_PLACEHOLDER: &str = "TODO: why this is safe";
 
 /// What an action source sees of one diagnostic.
 pub(super) struct ActionContext<'a> {
+    state: &'a State,
     uri: &'a Uri,
     document: &'a Document,
     /// The last check of the document, when it is an open description.
@@ -40,7 +42,7 @@ pub(super) trait ActionSource: Sync {
 }
 
 /// Every source of actions, in the order their actions are listed.
-const SOURCES: [&dyn ActionSource; 2] = [&Suppress, &Explain];
+const SOURCES: [&dyn ActionSource; 3] = [&QuickFix, &Suppress, &Explain];
 
 /// The actions on the diagnostics a `textDocument/codeAction` request names.
 pub(super) fn code_actions(state: &State, params: &CodeActionParams) -> Vec<CodeActionOrCommand> {
@@ -64,6 +66,7 @@ pub(super) fn code_actions(state: &State, params: &CodeActionParams) -> Vec<Code
             continue;
         };
         let cx = ActionContext {
+            state,
             uri,
             document,
             linted: state.linted.get(uri),
@@ -76,6 +79,61 @@ pub(super) fn code_actions(state: &State, params: &CodeActionParams) -> Vec<Code
         }
     }
     actions
+}
+
+/// The finding's fix, made on the texts the editor holds (the files on disk for the
+/// others): "Fix: set backoff.jitter: full", marked preferred when it is safe.
+struct QuickFix;
+
+impl ActionSource for QuickFix {
+    fn actions(&self, cx: &ActionContext<'_>) -> Vec<CodeActionOrCommand> {
+        let Some(fix) = &cx.data.fix else {
+            return Vec::new();
+        };
+        let mut changes: HashMap<Uri, Vec<TextEdit>> = HashMap::new();
+        for (path, change) in &fix.changes {
+            let Some(uri) = super::text::uri_of(path) else {
+                return Vec::new();
+            };
+            let text: Arc<str> = if let Some(document) = cx.state.documents.get(&uri) {
+                document.text.clone()
+            } else {
+                let shown = crate::input::source::path_text(path);
+                match cx.state.config.load.read_text(path, &shown) {
+                    Ok(text) => Arc::from(text),
+                    Err(_) => return Vec::new(),
+                }
+            };
+            let limits = cx.state.config.load.parse;
+            let Ok(edits) = crate::rendering::fixed::edits_in(change, path, &text, limits) else {
+                // The text moved on from what was checked: the next check offers it again.
+                return Vec::new();
+            };
+            let lines = Lines::new(&text);
+            changes
+                .entry(uri)
+                .or_default()
+                .extend(edits.into_iter().map(|edit| TextEdit {
+                    range: lines.range(edit.span),
+                    new_text: edit.text,
+                }));
+        }
+        let unsafe_note = match fix.safety {
+            Safety::Safe => "",
+            Safety::Unsafe => " (changes the contract or a layer)",
+        };
+        vec![CodeActionOrCommand::CodeAction(CodeAction {
+            title: format!("Fix: {}{unsafe_note}", fix.title),
+            kind: Some(CodeActionKind::QUICKFIX),
+            diagnostics: Some(vec![cx.diagnostic.clone()]),
+            edit: Some(WorkspaceEdit {
+                changes: Some(changes),
+                ..WorkspaceEdit::default()
+            }),
+            is_preferred: Some(fix.safety == Safety::Safe),
+            ..CodeAction::default()
+        })]
+    }
 }
 
 /// "Suppress `RULE` with a reason": a `# retrylint: ignore[RULE]` comment on the line

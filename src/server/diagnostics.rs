@@ -14,6 +14,7 @@ use lsp_types::{
 use serde::{Deserialize, Serialize};
 
 use super::text::{Lines, uri_of};
+use crate::analysis::fix::{Change, Safety};
 use crate::analysis::rules::RuleId;
 use crate::analysis::rules::finding::{CheckResult, Finding, Label, Severity};
 use crate::error::InputError;
@@ -22,8 +23,8 @@ use crate::input::source::path_text;
 /// What the diagnostics of one check say, by the path of the file each is in.
 pub(super) type ByFile = BTreeMap<PathBuf, Vec<Diagnostic>>;
 
-/// What a finding's diagnostic carries for the code actions: the rule, and the operation
-/// the finding is about when there is one.
+/// What a finding's diagnostic carries for the code actions: the rule, the operation the
+/// finding is about when there is one, and its fix when it has one.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub(super) struct FindingData {
     pub(super) rule: String,
@@ -31,6 +32,17 @@ pub(super) struct FindingData {
     pub(super) method: Option<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub(super) path: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub(super) fix: Option<FixData>,
+}
+
+/// A finding's fix, its changes placed by the path of the file each changes (the edits
+/// are made when the action is asked for, on the text the editor holds then).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub(super) struct FixData {
+    pub(super) title: String,
+    pub(super) safety: Safety,
+    pub(super) changes: Vec<(PathBuf, Change)>,
 }
 
 /// The name diagnostics give as their source.
@@ -72,10 +84,19 @@ pub(super) fn of_result(result: &CheckResult, root: &Path) -> ByFile {
                 })
             })
             .collect();
+        let fix = finding.fix.as_deref().map(|fix| FixData {
+            title: fix.title.clone(),
+            safety: fix.safety,
+            changes: fix
+                .changes
+                .iter()
+                .map(|change| (path_of(change.file()), change.clone()))
+                .collect(),
+        });
         by_file
             .entry(path)
             .or_default()
-            .push(diagnostic_of(finding, range, related));
+            .push(diagnostic_of(finding, range, related, fix));
     }
     by_file
 }
@@ -84,11 +105,13 @@ fn diagnostic_of(
     finding: &Finding,
     range: Range,
     related: Vec<DiagnosticRelatedInformation>,
+    fix: Option<FixData>,
 ) -> Diagnostic {
     let data = FindingData {
         rule: finding.rule.to_string(),
         method: finding.operation.as_ref().map(|op| op.method.clone()),
         path: finding.operation.as_ref().map(|op| op.path.clone()),
+        fix,
     };
     Diagnostic {
         range,

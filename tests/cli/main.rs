@@ -23,6 +23,7 @@ mod distribution;
 mod docs;
 mod errors;
 mod files;
+mod fix;
 mod formats;
 mod gateway_implementation;
 mod generated;

@@ -119,8 +119,16 @@ impl Target<'_> {
         let at = self.line_end(last.value.span.end as usize);
         let indent = " ".repeat(self.column_of(last.key_span.start as usize));
         let newline = self.newline();
-        // A mapping goes in block style too, one entry a line, two spaces further in.
+        // A mapping or list goes in block style too, an entry or item a line, two spaces
+        // further in.
         let text = match value {
+            NewValue::Seq(items) if !items.is_empty() => {
+                let mut text = format!("{newline}{indent}{}:", self.key(key));
+                for item in items {
+                    text.push_str(&format!("{newline}{indent}  - {}", self.flow(item)));
+                }
+                text
+            }
             NewValue::Map(entries) if !entries.is_empty() => {
                 let mut text = format!("{newline}{indent}{}:", self.key(key));
                 for (k, v) in entries {

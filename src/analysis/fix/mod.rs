@@ -14,7 +14,10 @@ use crate::input::load::FileId;
 use crate::location::Loc;
 
 /// Whether a fix may be applied without being asked for.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, serde::Serialize, serde::Deserialize,
+)]
+#[serde(rename_all = "kebab-case")]
 pub enum Safety {
     /// Changes only what the client does: applied by `--fix`.
     Safe,
@@ -51,7 +54,8 @@ impl Fix {
 }
 
 /// One change to one file, by the place of a node.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "kebab-case")]
 pub enum Change {
     /// Sets `key` to `value` in the mapping at `map`: the value is replaced where the key
     /// is written, else the entry is added after the mapping's last one, in its style. A
@@ -130,7 +134,8 @@ fn written(loc: &Loc) -> bool {
 }
 
 /// A value a fix writes, rendered in the style of the file it goes into.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "kebab-case")]
 pub enum NewValue {
     /// A string (quoted where the syntax needs it).
     Str(String),

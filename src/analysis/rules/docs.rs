@@ -1,6 +1,7 @@
 //! The parts of the documentation that the registry's metadata decides, generated so
-//! that they cannot drift from the code: the table of rules and each rule page's line
-//! about its default severity. A test compares them with the committed text.
+//! that they cannot drift from the code: the table of rules, each rule page's line about
+//! its default severity, and what a page says of the rule's fix. A test compares them
+//! with the committed text.
 
 use super::{RuleId, Scope};
 
@@ -8,15 +9,31 @@ use super::{RuleId, Scope};
 /// linking the rule's page (`pages` is the path from the table's file to `rules/`, with
 /// its trailing `/`) and giving its default severity and summary.
 pub fn rules_table(pages: &str) -> String {
-    let mut out = String::from("| rule | severity | what it finds |\n|---|---|---|\n");
+    let mut out =
+        String::from("| rule | severity | `--fix` | what it finds |\n|---|---|---|---|\n");
     for id in RuleId::ALL {
         let meta = id.meta();
         out.push_str(&format!(
-            "| [`{0}`]({pages}{0}.md) | {1} | {2} |\n",
-            meta.name, meta.severity, meta.summary
+            "| [`{0}`]({pages}{0}.md) | {1} | {2} | {3} |\n",
+            meta.name,
+            meta.severity,
+            meta.fix.map_or("", crate::analysis::fix::Safety::as_str),
+            meta.summary
         ));
     }
     out
+}
+
+/// What a rule page's `## Fix` section says of `check --fix`, for a rule that has a fix.
+pub fn fix_statement(id: RuleId) -> Option<&'static str> {
+    Some(match id.meta().fix? {
+        crate::analysis::fix::Safety::Safe => {
+            "`retrylint check --fix` makes this change (a safe fix: it changes only the policy)."
+        }
+        crate::analysis::fix::Safety::Unsafe => {
+            "`retrylint check --fix --unsafe-fixes` makes this change (an unsafe fix: it changes what the description promises)."
+        }
+    })
 }
 
 /// How a rule page's first paragraph starts: the rule's default severity.
@@ -67,6 +84,23 @@ mod tests {
                 "rules/{id}.md: the paragraph under the title should read:\n{start}{end}\n\
                  (it reads: {found})"
             );
+        }
+    }
+
+    #[test]
+    fn a_page_says_whether_its_rule_has_a_fix() {
+        for &id in RuleId::ALL {
+            let page = id.meta().doc;
+            match fix_statement(id) {
+                Some(statement) => assert!(
+                    page.contains(statement),
+                    "rules/{id}.md: its Fix section should say:\n{statement}"
+                ),
+                None => assert!(
+                    !page.contains("check --fix"),
+                    "rules/{id}.md speaks of --fix, but the rule has no fix"
+                ),
+            }
         }
     }
 

@@ -275,6 +275,47 @@ pub(crate) fn actions_on(
     (diagnostic, actions)
 }
 
+/// The action among `actions` whose title starts with `prefix`.
+pub(crate) fn titled<'a>(actions: &'a Value, prefix: &str) -> &'a Value {
+    actions
+        .as_array()
+        .and_then(|list| {
+            list.iter()
+                .find(|a| a["title"].as_str().is_some_and(|t| t.starts_with(prefix)))
+        })
+        .unwrap_or_else(|| panic!("no action titled {prefix}… in {actions}"))
+}
+
+/// `text` with an editor's text edits made (positions in characters; the tests' texts are
+/// ASCII, where characters are bytes).
+pub(crate) fn apply_edits(text: &str, edits: &Value) -> String {
+    let starts: Vec<usize> = std::iter::once(0)
+        .chain(text.match_indices('\n').map(|(i, _)| i + 1))
+        .collect();
+    let offset = |p: &Value| {
+        let line = p["line"].as_u64().expect("a line") as usize;
+        starts[line] + p["character"].as_u64().expect("a character") as usize
+    };
+    let mut edits: Vec<(usize, usize, String)> = edits
+        .as_array()
+        .expect("edits")
+        .iter()
+        .map(|e| {
+            (
+                offset(&e["range"]["start"]),
+                offset(&e["range"]["end"]),
+                e["newText"].as_str().expect("a text").to_string(),
+            )
+        })
+        .collect();
+    edits.sort_by_key(|e| std::cmp::Reverse(e.0));
+    let mut out = text.to_string();
+    for (start, end, new) in edits {
+        out.replace_range(start..end, &new);
+    }
+    out
+}
+
 /// The demo, copied into a scratch folder: its description, policy and their URIs.
 pub(crate) fn demo(name: &str) -> (PathBuf, PathBuf, PathBuf) {
     let dir = scratch(name);

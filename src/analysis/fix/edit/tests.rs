@@ -209,7 +209,7 @@ fn an_item_joins_a_block_list_at_its_dash_and_a_flow_list_after_its_last_item() 
     // No list yet: it is written with the item.
     assert_eq!(
         changed("o:\n  r: 1\n", &append("/o")),
-        "o:\n  r: 1\n  p: [{in: header}]\n"
+        "o:\n  r: 1\n  p:\n    - {in: header}\n"
     );
 }
 
