@@ -48,6 +48,7 @@ struct Pending {
     description: String,
     text: SharedText,
     syntax: Syntax,
+    documents: bool,
     /// Parsed again on first use.
     root: Option<Node>,
     edits: Vec<TextEdit>,
@@ -100,7 +101,7 @@ pub fn plan(
                         "{shown}: {skipped} fixes overlap others and wait for the next --fix"
                     ));
                 }
-                if let Err(why) = parses(&file.display, &after, limits) {
+                if let Err(why) = reparse(&file.display, &after, file.documents, limits) {
                     plan.notes.push(format!(
                         "{shown}: left unchanged: the fixed text would not parse ({why})"
                     ));
@@ -146,6 +147,7 @@ fn edits_of(
                 description: result.description.clone(),
                 text: source.text.clone(),
                 syntax: source.syntax,
+                documents: source.documents,
                 root: None,
                 edits: Vec::new(),
             });
@@ -162,9 +164,7 @@ fn edits_of(
         may_change(&whole)
             .map_err(|why| format!("{} cannot be changed: {why}", path_text(&file.display)))?;
         if file.root.is_none() {
-            let parsed = SourceFile::parse(file.display.clone(), file.text.to_string(), limits)
-                .map_err(|(_, e)| e.message)?;
-            file.root = Some(parsed.root);
+            file.root = Some(reparse(&file.display, &file.text, file.documents, limits)?.root);
         }
         let Some(root) = &file.root else {
             return Err("the file did not parse".into());
@@ -179,16 +179,17 @@ fn edits_of(
     Ok(out)
 }
 
-/// The edits that make `change` in `text` (the file shown as `display`), parsed now: what
-/// an editor's quick fix applies to the text it holds.
+/// The edits that make `change` in `text` (the file shown as `display`, a stream of
+/// documents when `documents`), parsed now: what an editor's quick fix applies to the text
+/// it holds.
 pub fn edits_in(
     change: &Change,
     display: &std::path::Path,
     text: &str,
+    documents: bool,
     limits: ParseLimits,
 ) -> Result<Vec<TextEdit>, String> {
-    let parsed = SourceFile::parse(display.to_path_buf(), text.to_string(), limits)
-        .map_err(|(_, e)| e.message)?;
+    let parsed = reparse(display, text, documents, limits)?;
     Target {
         text,
         root: &parsed.root,
@@ -221,9 +222,17 @@ fn apply(text: &str, mut edits: Vec<TextEdit>) -> Result<(String, usize), String
     Ok((out, skipped))
 }
 
-/// Whether the fixed text still parses, as the check would read it.
-fn parses(display: &std::path::Path, text: &str, limits: ParseLimits) -> Result<(), String> {
-    SourceFile::parse(display.to_path_buf(), text.to_string(), limits)
-        .map(|_| ())
-        .map_err(|(_, e)| e.message)
+/// A file's text parsed again as the check read it: one document, or a stream of them.
+fn reparse(
+    display: &std::path::Path,
+    text: &str,
+    documents: bool,
+    limits: ParseLimits,
+) -> Result<SourceFile, String> {
+    let parse = if documents {
+        SourceFile::parse_documents
+    } else {
+        SourceFile::parse
+    };
+    parse(display.to_path_buf(), text.to_string(), limits).map_err(|(_, e)| e.message)
 }

@@ -91,7 +91,7 @@ impl ActionSource for QuickFix {
             return Vec::new();
         };
         let mut changes: HashMap<Uri, Vec<TextEdit>> = HashMap::new();
-        for (path, change) in &fix.changes {
+        for (path, documents, change) in &fix.changes {
             let Some(uri) = super::text::uri_of(path) else {
                 return Vec::new();
             };
@@ -105,7 +105,9 @@ impl ActionSource for QuickFix {
                 }
             };
             let limits = cx.state.config.load.parse;
-            let Ok(edits) = crate::rendering::fixed::edits_in(change, path, &text, limits) else {
+            let Ok(edits) =
+                crate::rendering::fixed::edits_in(change, path, &text, *documents, limits)
+            else {
                 // The text moved on from what was checked: the next check offers it again.
                 return Vec::new();
             };

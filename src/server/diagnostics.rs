@@ -42,7 +42,9 @@ pub(super) struct FindingData {
 pub(super) struct FixData {
     pub(super) title: String,
     pub(super) safety: Safety,
-    pub(super) changes: Vec<(PathBuf, Change)>,
+    /// Each change with the path of its file, and whether that file is a stream of
+    /// documents.
+    pub(super) changes: Vec<(PathBuf, bool, Change)>,
 }
 
 /// The name diagnostics give as their source.
@@ -90,7 +92,13 @@ pub(super) fn of_result(result: &CheckResult, root: &Path) -> ByFile {
             changes: fix
                 .changes
                 .iter()
-                .map(|change| (path_of(change.file()), change.clone()))
+                .map(|change| {
+                    let documents = result
+                        .sources
+                        .get(change.file())
+                        .is_some_and(|f| f.documents);
+                    (path_of(change.file()), documents, change.clone())
+                })
                 .collect(),
         });
         by_file

@@ -176,7 +176,9 @@ fn every_fix_is_applied_read_back_and_leaves_nothing_to_fix_twice() {
 fn diff_shows_the_fixes_without_writing_and_exits_one() {
     let case = &CASES[1];
     let dir = lay_out(case);
-    let run = check(&dir, case, &["--diff"]);
+    // Named with -p, the policy is read as a stream of documents: the fix's places are
+    // still its one document's.
+    let run = check(&dir, case, &["-p", "retry-policy.yaml", "--diff"]);
     assert_eq!(run.code, 1, "{}", run.transcript());
     insta::assert_snapshot!("fix-diff", run.stdout);
     assert_eq!(
@@ -300,5 +302,45 @@ fn a_description_from_standard_input_is_not_fixed_but_diffed() {
         diff.stdout.contains("+      parameters:"),
         "{}",
         diff.stdout
+    );
+}
+
+#[test]
+fn a_mesh_route_that_retries_an_unprotected_write_retries_nothing_after_the_fix() {
+    let dir = scratch("fix-implicit-mesh-retry");
+    std::fs::create_dir_all(dir.join("layers")).expect("a folder");
+    for file in ["openapi.yaml", "retry-policy.yaml", "layers/layer.yaml"] {
+        crate::common::copy_fixture(
+            &format!("fixtures/rules/implicit-mesh-retry/fail/{file}"),
+            &dir,
+            file,
+        );
+    }
+    let check = |extra: &[&str]| {
+        let mut args = vec![
+            "check",
+            "openapi.yaml",
+            "-p",
+            "retry-policy.yaml",
+            "-p",
+            "layers/layer.yaml",
+            "--show-infos",
+        ];
+        args.extend_from_slice(extra);
+        retrylint_in(&dir, &args)
+    };
+    assert!(fired_rules(&check(&[]).stdout).contains(&"implicit-mesh-retry".to_string()));
+    let fixed = check(&["--fix", "--unsafe-fixes"]);
+    assert!(
+        !fired_rules(&fixed.stdout).contains(&"implicit-mesh-retry".to_string()),
+        "{}",
+        fixed.transcript()
+    );
+    let layer = std::fs::read_to_string(dir.join("layers/layer.yaml")).expect("readable");
+    insta::assert_snapshot!("fix-implicit-mesh-retry", layer);
+    check(&["--fix", "--unsafe-fixes"]);
+    assert_eq!(
+        std::fs::read_to_string(dir.join("layers/layer.yaml")).expect("readable"),
+        layer
     );
 }

@@ -15,6 +15,7 @@ pub(super) static SPEC: FormatSpec = FormatSpec {
     importer: None,
     retry_after: RetryAfter::Can,
     budget: false,
+    retries_off: None,
     docs: DocsRow {
         format: "retrylint policy (`version: 1`)",
         position_note: "",

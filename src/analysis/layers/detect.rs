@@ -97,6 +97,8 @@ pub fn detect(path: &Path, walked: bool, options: &LoadOptions) -> Result<Detect
             let mut file = file;
             let document = file.root.as_seq().map(|d| d[0].clone());
             file.root = document.unwrap_or_else(|| file.root.clone());
+            // One document, read as the policy: its places are the document's.
+            file.documents = false;
             file
         })));
     }

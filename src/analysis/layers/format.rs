@@ -34,6 +34,10 @@ pub struct FormatSpec {
     pub retry_after: RetryAfter,
     /// Whether the format can limit retries with a budget.
     pub budget: bool,
+    /// The key under which a route takes `{attempts: 0}` to retry nothing (Istio's
+    /// `retries`, Gateway API's `retry`): what `check --fix --unsafe-fixes` writes on a
+    /// route that retries an unprotected write. `None` where there is no such key.
+    pub retries_off: Option<&'static str>,
     /// The format's row in the documentation's table of formats.
     pub docs: DocsRow,
     /// How to make each [`Fix`] in the format's own terms, where it differs from the

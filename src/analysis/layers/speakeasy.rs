@@ -47,6 +47,7 @@ pub static SPEC: FormatSpec = FormatSpec {
     // The SDKs Speakeasy generates honour it, each language in its own way.
     retry_after: RetryAfter::Can,
     budget: false,
+    retries_off: None,
     docs: DocsRow {
         format: "`x-speakeasy-retries` in the description",
         position_note: "",

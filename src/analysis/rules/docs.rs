@@ -31,7 +31,7 @@ pub fn fix_statement(id: RuleId) -> Option<&'static str> {
             "`retrylint check --fix` makes this change (a safe fix: it changes only the policy)."
         }
         crate::analysis::fix::Safety::Unsafe => {
-            "`retrylint check --fix --unsafe-fixes` makes this change (an unsafe fix: it changes what the description promises)."
+            "`retrylint check --fix --unsafe-fixes` makes this change (an unsafe fix: it changes what the description promises or what a layer does)."
         }
     })
 }

@@ -3,6 +3,7 @@
 use super::layered::{is_non_idempotent, layered, loops, protection};
 use super::{OperationContext, Rule, declared_here};
 use crate::analysis::rules::finding::{Finding, Label, Severity};
+use crate::analysis::fix::{Change, Fix, NewValue, Safety};
 use crate::analysis::layers::Format;
 
 declare_rule!(
@@ -12,7 +13,8 @@ declare_rule!(
     "implicit-mesh-retry",
     Error,
     Layers,
-    "a mesh route with no retry settings retries the operation by default"
+    "a mesh route with no retry settings retries the operation by default",
+    fix: Unsafe
 );
 
 impl Rule for ImplicitMeshRetry {
@@ -74,6 +76,14 @@ impl Rule for ImplicitMeshRetry {
                 finding = finding.related(&default.loc, format!("{attempts} attempts"));
             }
             finding.severity = severity;
+            // A route that retries an unprotected write retries nothing after the fix
+            // (every operation it serves: unsafe, as the mesh then retries no read either).
+            if unsafe_write && let Some(key) = layer.format.spec().retries_off {
+                let off = NewValue::map([("attempts", NewValue::Plain("0".into()))]);
+                finding = finding.fix(Change::set_in(&route.loc, key, off).map(|change| {
+                    Fix::new(Safety::Unsafe, format!("set {key}: {{attempts: 0}} on the route"), vec![change])
+                }));
+            }
             // One finding at the route, for every operation it serves alike.
             out.push(cx.grouped_at_primary(finding, format!("{by} retries "), because));
         }

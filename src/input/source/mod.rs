@@ -176,6 +176,9 @@ pub struct SourceFile {
     pub hash_scalars: Box<[Span]>,
     /// Where the file is on disk, resolved (none for text that came from elsewhere).
     pub canonical: Option<PathBuf>,
+    /// Whether it was read as a stream of documents (a Kubernetes manifest): its root is
+    /// the list of them, and its places start with a document's index.
+    pub documents: bool,
     lines: OnceLock<LineIndex>,
     identity: OnceLock<String>,
 }
@@ -194,6 +197,7 @@ impl SourceFile {
             expanded_bytes: 0,
             hash_scalars: Box::default(),
             canonical: None,
+            documents: false,
             lines: OnceLock::new(),
             identity: OnceLock::new(),
         }
@@ -210,6 +214,7 @@ impl SourceFile {
             expanded_bytes: self.expanded_bytes,
             hash_scalars: self.hash_scalars.clone(),
             canonical: self.canonical.clone(),
+            documents: self.documents,
             lines: OnceLock::new(),
             identity: self.identity.clone(),
         }
@@ -279,6 +284,7 @@ impl SourceFile {
                 let span = Span::new(0, file.text.len());
                 let root = std::mem::replace(&mut file.root, Node::new(span, Value::Null));
                 file.root = Node::new(span, Value::Seq(vec![root].into()));
+                file.documents = true;
                 file
             });
         }
@@ -287,6 +293,7 @@ impl SourceFile {
                 let mut file = SourceFile::new(display, text, parsed.root, Syntax::Yaml);
                 file.expanded_bytes = parsed.expanded;
                 file.hash_scalars = parsed.hash_scalars.into_boxed_slice();
+                file.documents = true;
                 Ok(file)
             }
             Err(e) => Err((text, e)),

@@ -38,6 +38,7 @@ pub static SPEC: FormatSpec = FormatSpec {
     importer: Some(&RouteConfig),
     retry_after: RetryAfter::Can,
     budget: true,
+    retries_off: None,
     docs: DocsRow {
         format: "Envoy bootstrap `route_config`, RDS `RouteConfiguration` (YAML or JSON)",
         position_note: "",

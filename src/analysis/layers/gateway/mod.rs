@@ -82,6 +82,7 @@ pub static SPEC: FormatSpec = FormatSpec {
     importer: Some(&HttpRoute),
     retry_after: RetryAfter::Cannot,
     budget: true,
+    retries_off: Some("retry"),
     docs: DocsRow {
         format: "Gateway API `HTTPRoute` (`retry`, `timeouts`), `GRPCRoute`, `XBackendTrafficPolicy`; `Gateway` and `GatewayClass` for the implementation",
         position_note: " (mesh when its parent is a `Service`)",

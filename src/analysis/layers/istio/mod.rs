@@ -82,6 +82,7 @@ pub static SPEC: FormatSpec = FormatSpec {
     importer: Some(&VirtualService),
     retry_after: RetryAfter::Cannot,
     budget: false,
+    retries_off: Some("retries"),
     docs: DocsRow {
         format: "Istio `VirtualService` (`v1`, `v1beta1`, `v1alpha3`), `DestinationRule`",
         position_note: " (gateway when bound only to gateways)",

@@ -36,6 +36,7 @@ pub static PROFILE_SPEC: FormatSpec = FormatSpec {
     importer: Some(&ServiceProfile),
     retry_after: RetryAfter::Cannot,
     budget: true,
+    retries_off: None,
     docs: DocsRow {
         format: "Linkerd `ServiceProfile`",
         position_note: "",
@@ -65,6 +66,7 @@ pub static ANNOTATIONS_SPEC: FormatSpec = FormatSpec {
     importer: Some(&Annotations),
     retry_after: RetryAfter::Cannot,
     budget: false,
+    retries_off: None,
     docs: DocsRow {
         format: "Linkerd `retry.linkerd.io/*`, `timeout.linkerd.io/*` annotations on a `Service` or `HTTPRoute`",
         position_note: "",
