@@ -62,9 +62,49 @@ fn operation_plans(state: &State, uri: &Uri, position: lsp_types::Position) -> O
     }
     let plans: Vec<String> = chosen
         .into_iter()
-        .map(|index| render_operation(analysis, index))
+        .map(|index| {
+            let mut plan = render_operation(analysis, index);
+            plan.push_str(&value_places(analysis, index));
+            plan
+        })
         .collect();
     Some(markdown_block(&plans.join("\n")))
+}
+
+/// Where each value of the operation's effective policy is written: `maxAttempts:
+/// retry-policy.yaml:4:3`, and what a built-in default stands for.
+fn value_places(analysis: &crate::analysis::check::Analysis, index: usize) -> String {
+    let Some(policy) = analysis.effective.get(index) else {
+        return String::new();
+    };
+    // Named from the description's folder, as a user sees the files beside it.
+    let folder = analysis
+        .sources
+        .get(analysis.api.root_file)
+        .and_then(|root| root.canonical.as_deref()?.parent());
+    let mut out = String::from("  where the values come from:\n");
+    for (name, loc) in policy.policy.places() {
+        let Some(file) = analysis.sources.get(loc.file) else {
+            continue;
+        };
+        // A section (`backoff:`) holds values; it is none itself.
+        if matches!(name, "backoff" | "retryAfter" | "idempotency") {
+            continue;
+        }
+        let shown = match (folder, file.canonical.as_deref()) {
+            (Some(folder), Some(path)) => path
+                .strip_prefix(folder)
+                .map_or_else(|_| file.name(), crate::input::source::path_text),
+            _ => file.name(),
+        };
+        let at = file.position(loc.span.start);
+        let _ = write!(out, "    {name}: {shown}:{}:{}", at.line, at.column);
+        if let Some(note) = loc.note_text() {
+            let _ = write!(out, " ({note})");
+        }
+        out.push('\n');
+    }
+    out
 }
 
 /// The key a line of YAML or JSON starts with (`/orders:`, `"/orders": {`), unquoted.

@@ -100,14 +100,33 @@ fn the_demo_is_linted_as_the_command_line_lints_it_and_its_findings_can_be_suppr
         payment["range"]["start"]["line"].as_u64().expect("a line") + 4
     );
 
-    // The hover on the operation's method key is what `retrylint plan` prints for it.
+    // The hover on the operation's method key is what `retrylint plan` prints for it,
+    // then where each value of its effective policy is written.
     let hover = client.request(
         "textDocument/hover",
         json!({"textDocument": {"uri": file}, "position": {"line": line, "character": start["character"]}}),
     );
     let plan = retrylint_in(&dir, &["plan", "openapi.yaml", "--operation", "payOrder"]);
     let shown = hover["contents"]["value"].as_str().expect("Markdown");
-    assert_eq!(shown, format!("```text\n{}```\n", plan.stdout));
+    let sources = shown
+        .strip_prefix(&format!("```text\n{}", plan.stdout))
+        .unwrap_or_else(|| panic!("the hover starts with the plan:\n{shown}"));
+    let policy_text = std::fs::read_to_string(dir.join("retry-policy.yaml")).expect("the policy");
+    let retry_on_line = policy_text
+        .lines()
+        .enumerate()
+        .filter(|(_, l)| l.trim_start().starts_with("retryOn:"))
+        .map(|(i, _)| i + 1)
+        .nth(1)
+        .expect("payOrder's own retryOn");
+    assert!(
+        sources.starts_with("  where the values come from:\n    maxAttempts: retry-policy.yaml:")
+            && sources.contains(&format!(
+                "\n    retryOn: retry-policy.yaml:{retry_on_line}:5\n"
+            ))
+            && !sources.contains("\n    backoff: "),
+        "{sources}"
+    );
     // On the path key: the plans of the path's operations (here its one POST).
     let path_line = added
         .lines()

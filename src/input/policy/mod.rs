@@ -219,7 +219,7 @@ pub fn field<T>(value: T, loc: Loc) -> Option<Field<T>> {
 
 /// Declares [`PolicyObject`] and its field-by-field overlay from one list of fields.
 macro_rules! policy_fields {
-    ($($(#[$doc:meta])* $name:ident: $ty:ty,)*) => {
+    ($($(#[$doc:meta])* $name:ident: $ty:ty = $key:literal,)*) => {
         /// A policy object: every field optional, each remembering where it was written.
         ///
         /// Nested objects of the file (`backoff`, `retryAfter`, `idempotency`) are
@@ -239,6 +239,16 @@ macro_rules! policy_fields {
                 })*
             }
 
+            /// Each field that is set, named as the file writes it (`backoff.base`), with
+            /// where its value was written.
+            pub fn places(&self) -> Vec<(&'static str, &Loc)> {
+                let mut out = Vec::new();
+                $(if let Some(field) = &self.$name {
+                    out.push(($key, &field.loc));
+                })*
+                out
+            }
+
             /// The Rust names of the fields.
             #[cfg(test)]
             pub(crate) const FIELD_NAMES: &[&str] = &[$(stringify!($name)),*];
@@ -254,31 +264,31 @@ macro_rules! policy_fields {
 
 policy_fields! {
     /// Total attempts, the first included.
-    max_attempts: i64,
+    max_attempts: i64 = "maxAttempts",
     /// One budget for the whole call.
-    deadline: Duration,
-    per_attempt_timeout: Duration,
+    deadline: Duration = "deadline",
+    per_attempt_timeout: Duration = "perAttemptTimeout",
     /// The `backoff:` section itself.
-    backoff: (),
-    backoff_base: Duration,
-    backoff_cap: Duration,
-    backoff_multiplier: f64,
-    jitter: Jitter,
-    retry_on: Vec<Spanned<Signal>>,
+    backoff: () = "backoff",
+    backoff_base: Duration = "backoff.base",
+    backoff_cap: Duration = "backoff.cap",
+    backoff_multiplier: f64 = "backoff.multiplier",
+    jitter: Jitter = "backoff.jitter",
+    retry_on: Vec<Spanned<Signal>> = "retryOn",
     /// The `retryAfter:` section itself.
-    retry_after: (),
-    retry_after_honor: bool,
-    retry_after_max: Duration,
-    retry_after_on_missing: RetryAfterFallback,
-    retry_after_on_invalid: RetryAfterFallback,
-    log: Vec<Spanned<String>>,
-    side_effect: SideEffect,
+    retry_after: () = "retryAfter",
+    retry_after_honor: bool = "retryAfter.honor",
+    retry_after_max: Duration = "retryAfter.max",
+    retry_after_on_missing: RetryAfterFallback = "retryAfter.onMissing",
+    retry_after_on_invalid: RetryAfterFallback = "retryAfter.onInvalid",
+    log: Vec<Spanned<String>> = "log",
+    side_effect: SideEffect = "sideEffect",
     /// The `idempotency:` section itself.
-    idempotency: (),
-    key_header: String,
-    key_retention: Duration,
-    status_endpoint: String,
-    on_unknown_outcome: UnknownOutcome,
+    idempotency: () = "idempotency",
+    key_header: String = "idempotency.keyHeader",
+    key_retention: Duration = "idempotency.keyRetention",
+    status_endpoint: String = "idempotency.statusEndpoint",
+    on_unknown_outcome: UnknownOutcome = "onUnknownOutcome",
 }
 
 impl PolicyObject {

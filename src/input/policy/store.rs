@@ -128,9 +128,15 @@ mod tests {
         assert_eq!(fields::FIELDS.len(), PolicyObject::FIELD_NAMES.len());
         assert_eq!(policy.count_set(), fields::FIELDS.len(), "{text}");
         assert_eq!(
-            policy.backoff_multiplier.map(|m| m.value),
+            policy.backoff_multiplier.as_ref().map(|m| m.value),
             Some(2.0),
             "defaults read back"
         );
+        // Every field names itself as the table does, for the places a hover lists.
+        let mut named: Vec<&str> = policy.places().iter().map(|(name, _)| *name).collect();
+        let mut table: Vec<&str> = fields::FIELDS.iter().map(|f| f.name).collect();
+        named.sort_unstable();
+        table.sort_unstable();
+        assert_eq!(named, table);
     }
 }
