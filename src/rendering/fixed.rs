@@ -8,7 +8,7 @@
 //! policy entry) is made once, and a file whose new text does not parse back is left as
 //! it was.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::path::PathBuf;
 
 use crate::analysis::fix::edit::{Target, TextEdit};
@@ -51,7 +51,8 @@ struct Pending {
     documents: bool,
     /// Parsed again on first use.
     root: Option<Node>,
-    edits: Vec<TextEdit>,
+    /// Each edit with the fix it belongs to.
+    edits: Vec<(usize, TextEdit)>,
 }
 
 /// Whether a file may be changed: why not, when it may not (it cannot be written). A fix
@@ -69,6 +70,8 @@ pub fn plan(
     let mut plan = Plan::default();
     let mut files: Vec<Pending> = Vec::new();
     let mut by_path: HashMap<PathBuf, usize> = HashMap::new();
+    // Every fix taken, by its index here; its edits carry the index.
+    let mut taken = 0usize;
     for result in results {
         for finding in &result.findings {
             let Some(fix) = &finding.fix else { continue };
@@ -79,9 +82,9 @@ pub fn plan(
             match edits_of(fix, result, &mut files, &mut by_path, limits, may_change) {
                 Ok(edits) => {
                     for (slot, edit) in edits {
-                        files[slot].edits.push(edit);
+                        files[slot].edits.push((taken, edit));
                     }
-                    plan.fixed += 1;
+                    taken += 1;
                 }
                 Err(why) => plan
                     .notes
@@ -89,35 +92,58 @@ pub fn plan(
             }
         }
     }
-    for file in files {
-        if file.edits.is_empty() {
-            continue;
-        }
-        let shown = path_text(&file.display);
-        match apply(&file.text, file.edits) {
-            Ok((after, skipped)) => {
-                if skipped > 0 {
-                    plan.notes.push(format!(
-                        "{shown}: {skipped} fixes overlap others and wait for the next --fix"
-                    ));
-                }
-                if let Err(why) = reparse(&file.display, &after, file.documents, limits) {
-                    plan.notes.push(format!(
-                        "{shown}: left unchanged: the fixed text would not parse ({why})"
-                    ));
-                    continue;
-                }
-                plan.files.push(FileFix {
-                    display: file.display,
-                    canonical: file.canonical,
-                    description: file.description,
-                    before: file.text,
-                    after,
-                });
+    // A fix one of whose edits cannot be made is not made at all: its other edits are
+    // taken out of every file, and the files made again without them.
+    let mut failed: HashSet<usize> = HashSet::new();
+    loop {
+        let mut newly: HashSet<usize> = HashSet::new();
+        plan.files.clear();
+        for file in &files {
+            let edits: Vec<&(usize, TextEdit)> = file
+                .edits
+                .iter()
+                .filter(|(fix, _)| !failed.contains(fix))
+                .collect();
+            if edits.is_empty() {
+                continue;
             }
-            Err(why) => plan.notes.push(format!("{shown}: left unchanged: {why}")),
+            let shown = path_text(&file.display);
+            let every = || edits.iter().map(|(fix, _)| *fix);
+            match apply(&file.text, &edits) {
+                Err(why) => {
+                    plan.notes.push(format!("{shown}: left unchanged: {why}"));
+                    newly.extend(every());
+                }
+                Ok((_, overlapping)) if !overlapping.is_empty() => {
+                    plan.notes.push(format!(
+                        "{shown}: {} overlap others and wait for the next --fix",
+                        crate::rendering::plural(overlapping.len(), "fix")
+                    ));
+                    newly.extend(overlapping);
+                }
+                Ok((after, _)) => match reparse(&file.display, &after, file.documents, limits) {
+                    Err(why) => {
+                        plan.notes.push(format!(
+                            "{shown}: left unchanged: the fixed text would not parse ({why})"
+                        ));
+                        newly.extend(every());
+                    }
+                    Ok(_) => plan.files.push(FileFix {
+                        display: file.display.clone(),
+                        canonical: file.canonical.clone(),
+                        description: file.description.clone(),
+                        before: file.text.clone(),
+                        after,
+                    }),
+                },
+            }
         }
+        if newly.is_empty() {
+            break;
+        }
+        failed.extend(newly);
     }
+    plan.fixed = taken - failed.len();
     plan
 }
 
@@ -198,17 +224,22 @@ pub fn edits_in(
     .edits(change)
 }
 
-/// `text` with `edits` made, and how many were left out for overlapping others.
-fn apply(text: &str, mut edits: Vec<TextEdit>) -> Result<(String, usize), String> {
-    edits.sort();
-    edits.dedup();
+/// `text` with `edits` made (each tagged with its fix), and the fixes of the edits left
+/// out for overlapping others. The same edit asked for by several fixes is made once.
+fn apply(text: &str, edits: &[&(usize, TextEdit)]) -> Result<(String, Vec<usize>), String> {
+    let mut edits: Vec<&(usize, TextEdit)> = edits.to_vec();
+    edits.sort_by(|a, b| a.1.cmp(&b.1));
     let mut out = String::with_capacity(text.len() + 64);
     let mut at = 0usize;
-    let mut skipped = 0;
-    for edit in edits {
+    let mut overlapping = Vec::new();
+    let mut last: Option<&TextEdit> = None;
+    for (fix, edit) in edits {
+        if last == Some(edit) {
+            continue;
+        }
         let range = edit.span.range();
         if range.start < at || range.end > text.len() {
-            skipped += 1;
+            overlapping.push(*fix);
             continue;
         }
         out.push_str(
@@ -217,9 +248,10 @@ fn apply(text: &str, mut edits: Vec<TextEdit>) -> Result<(String, usize), String
         );
         out.push_str(&edit.text);
         at = range.end;
+        last = Some(edit);
     }
     out.push_str(text.get(at..).ok_or("an edit falls inside a character")?);
-    Ok((out, skipped))
+    Ok((out, overlapping))
 }
 
 /// A file's text parsed again as the check read it: one document, or a stream of them.
@@ -235,4 +267,118 @@ fn reparse(
         SourceFile::parse
     };
     parse(display.to_path_buf(), text.to_string(), limits).map_err(|(_, e)| e.message)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::analysis::check::{CheckOptions, check_description, load_policy};
+    use crate::analysis::fix::NewValue;
+
+    /// A check of a small description against a policy that retries with no deadline.
+    fn checked(name: &str) -> CheckResult {
+        let dir =
+            std::env::temp_dir().join(format!("retrylint-fixed-{name}-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).expect("a scratch folder");
+        std::fs::write(
+            dir.join("openapi.yaml"),
+            "openapi: 3.0.3\ninfo: {title: t, version: '1'}\npaths:\n  /a:\n    get:\n      responses:\n        '200': {description: ok}\n",
+        )
+        .expect("written");
+        std::fs::write(
+            dir.join("retry-policy.yaml"),
+            "version: 1\ndefaults:\n  maxAttempts: 2\n  retryOn: [503]\n",
+        )
+        .expect("written");
+        let options = CheckOptions::default();
+        let policy = load_policy(&dir.join("retry-policy.yaml"), &options.load).expect("loads");
+        let result =
+            check_description(&dir.join("openapi.yaml"), Some(&policy), &options).expect("checks");
+        std::fs::remove_dir_all(&dir).ok();
+        result
+    }
+
+    fn with_fix(mut result: CheckResult, value: NewValue) -> CheckResult {
+        let change = Change::Set {
+            file: crate::analysis::check::POLICY_FILE_ID,
+            map: "/defaults".into(),
+            key: "deadline".into(),
+            value,
+        };
+        result.findings.truncate(1);
+        result.findings[0].fix = Some(Box::new(Fix::new(Safety::Safe, "test", vec![change])));
+        result
+    }
+
+    #[test]
+    fn a_file_whose_fixed_text_would_not_parse_is_left_as_it_was() {
+        let anything = |_: &FileFix| Ok(());
+        let broken = with_fix(checked("broken"), NewValue::Plain("[5s".into()));
+        let planned = super::plan(
+            std::slice::from_ref(&broken),
+            false,
+            ParseLimits::default(),
+            &anything,
+        );
+        assert!(planned.files.is_empty(), "{:?}", planned.files);
+        assert!(
+            planned
+                .notes
+                .iter()
+                .any(|n| n.contains("left unchanged: the fixed text would not parse")),
+            "{:?}",
+            planned.notes
+        );
+        let sound = with_fix(checked("sound"), NewValue::str("5s"));
+        let planned = super::plan(
+            std::slice::from_ref(&sound),
+            false,
+            ParseLimits::default(),
+            &anything,
+        );
+        assert_eq!(planned.files.len(), 1, "{:?}", planned.notes);
+        assert!(planned.files[0].after.contains("  deadline: 5s\n"));
+    }
+
+    #[test]
+    fn a_fix_is_never_made_in_part() {
+        let anything = |_: &FileFix| Ok(());
+        let mut result = with_fix(checked("part"), NewValue::str("5s"));
+        // The same fix also breaks the description: neither file changes.
+        if let Some(fix) = result.findings[0].fix.as_mut() {
+            fix.changes.push(Change::Set {
+                file: result.root_file,
+                map: "/info".into(),
+                key: "x-note".into(),
+                value: NewValue::Plain("[".into()),
+            });
+        }
+        let planned = super::plan(
+            std::slice::from_ref(&result),
+            false,
+            ParseLimits::default(),
+            &anything,
+        );
+        assert!(planned.files.is_empty(), "{:?}", planned.files);
+        assert_eq!(planned.fixed, 0);
+    }
+
+    #[test]
+    fn a_fix_that_needs_a_file_that_may_not_change_is_left_whole() {
+        let refused = |_: &FileFix| Err("read-only here".to_string());
+        let result = with_fix(checked("refused"), NewValue::str("5s"));
+        let planned = super::plan(
+            std::slice::from_ref(&result),
+            false,
+            ParseLimits::default(),
+            &refused,
+        );
+        assert!(planned.files.is_empty());
+        assert_eq!(planned.fixed, 0);
+        assert!(
+            planned.notes[0].contains("cannot be changed: read-only here"),
+            "{:?}",
+            planned.notes
+        );
+    }
 }
