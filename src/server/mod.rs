@@ -85,7 +85,7 @@ fn capabilities() -> ServerCapabilities {
         text_document_sync: Some(TextDocumentSyncCapability::Options(
             TextDocumentSyncOptions {
                 open_close: Some(true),
-                change: Some(TextDocumentSyncKind::FULL),
+                change: Some(TextDocumentSyncKind::INCREMENTAL),
                 save: Some(TextDocumentSyncSaveOptions::SaveOptions(SaveOptions {
                     include_text: Some(false),
                 })),
@@ -225,15 +225,21 @@ fn notice(connection: &Connection, state: &Shared, worker: &Worker, notification
             if let Ok(params) =
                 notification.extract::<lsp_types::DidChangeTextDocumentParams>(&method)
             {
-                // Full sync: the last change holds the whole text.
-                if let Some(change) = params.content_changes.into_iter().last() {
-                    let document = params.text_document;
+                // Incremental sync: each change replaces a range of the text before it
+                // (a change without a range, the whole text), so that an edit of a large
+                // description sends a few bytes, not the description again.
+                let document = params.text_document;
+                let current = lock(state)
+                    .documents
+                    .get(&document.uri)
+                    .map(|d| d.text.clone());
+                if let Some(text) = edited(current.as_deref(), params.content_changes) {
                     changed(
                         connection,
                         state,
                         worker,
                         document.uri,
-                        Edit::Changed(change.text, document.version),
+                        Edit::Changed(text, document.version),
                     );
                 }
             }
@@ -279,6 +285,32 @@ fn notice(connection: &Connection, state: &Shared, worker: &Worker, notification
 }
 
 /// What happened to a document.
+/// The text after `changes`, made in order on `current` (the document's text); `None`
+/// for a change to a document that is not open, which nothing can be made on.
+fn edited(
+    current: Option<&str>,
+    changes: Vec<lsp_types::TextDocumentContentChangeEvent>,
+) -> Option<String> {
+    let mut text: Option<String> = None;
+    for change in changes {
+        match change.range {
+            None => text = Some(change.text),
+            Some(range) => {
+                let before = text.as_deref().or(current)?;
+                let lines = text::Lines::new(before);
+                let (start, end) = (lines.offset(range.start), lines.offset(range.end));
+                let (start, end) = (start.min(end), start.max(end));
+                let mut after = String::with_capacity(before.len() + change.text.len());
+                after.push_str(&before[..start]);
+                after.push_str(&change.text);
+                after.push_str(&before[end..]);
+                text = Some(after);
+            }
+        }
+    }
+    text
+}
+
 enum Edit {
     Opened(String, i32),
     Changed(String, i32),
@@ -349,4 +381,46 @@ fn show_message(connection: &Connection, typ: MessageType, message: String) {
             ShowMessage::METHOD.to_string(),
             ShowMessageParams { typ, message },
         )));
+}
+
+#[cfg(test)]
+mod tests {
+    use super::edited;
+    use lsp_types::{Position, Range, TextDocumentContentChangeEvent};
+
+    fn change(
+        range: Option<((u32, u32), (u32, u32))>,
+        text: &str,
+    ) -> TextDocumentContentChangeEvent {
+        TextDocumentContentChangeEvent {
+            range: range
+                .map(|((a, b), (c, d))| Range::new(Position::new(a, b), Position::new(c, d))),
+            range_length: None,
+            text: text.to_string(),
+        }
+    }
+
+    #[test]
+    fn changes_are_made_in_order_on_the_text_before_each() {
+        let text = "paths:\n  /a: {}\n";
+        // `/a` becomes `/bé`, then a line is added after it (columns in UTF-16 units).
+        let after = edited(
+            Some(text),
+            vec![
+                change(Some(((1, 3), (1, 4))), "bé"),
+                change(Some(((1, 5), (1, 5))), "x"),
+                change(Some(((2, 0), (2, 0))), "info: {}\n"),
+            ],
+        );
+        assert_eq!(after.as_deref(), Some("paths:\n  /béx: {}\ninfo: {}\n"));
+        // A change without a range is the whole text; a document not open takes no range.
+        assert_eq!(
+            edited(Some(text), vec![change(None, "x: 1\n")]).as_deref(),
+            Some("x: 1\n")
+        );
+        assert_eq!(
+            edited(None, vec![change(Some(((0, 0), (0, 0))), "x")]),
+            None
+        );
+    }
 }
