@@ -80,7 +80,7 @@ pub fn check_str(
     policy: Option<&Path>,
     options: &CheckOptions,
 ) -> Result<CheckResult, InputError> {
-    let options = buffer_options(path, text, options)?;
+    let options = buffer_options(path, Arc::new(text.to_owned()), options)?;
     let policy = policy_for(Path::new(BUFFER), policy, &options)?;
     check_description(Path::new(BUFFER), policy.as_ref(), &options)
 }
@@ -93,7 +93,7 @@ pub(crate) const BUFFER: &str = crate::input::load::discover::STDIN;
 /// root folder is the one a file at `path` would have unless `options` set it.
 pub(crate) fn buffer_options(
     path: &Path,
-    text: &str,
+    text: crate::input::source::SharedText,
     options: &CheckOptions,
 ) -> Result<CheckOptions, InputError> {
     let mut options = options.clone();
@@ -106,10 +106,7 @@ pub(crate) fn buffer_options(
         })?;
         options.load.root = Some(crate::input::load::root_for(&absolute, None)?.dir);
     }
-    options.load.stdin = Some(Arc::new(Stdin::with_text(
-        path.to_path_buf(),
-        text.to_owned(),
-    )));
+    options.load.stdin = Some(Arc::new(Stdin::with_text(path.to_path_buf(), text)));
     Ok(options)
 }
 

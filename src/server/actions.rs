@@ -95,15 +95,16 @@ impl ActionSource for QuickFix {
             let Some(uri) = super::text::uri_of(path) else {
                 return Vec::new();
             };
-            let text: Arc<str> = if let Some(document) = cx.state.documents.get(&uri) {
-                document.text.clone()
-            } else {
-                let shown = crate::input::source::path_text(path);
-                match cx.state.config.load.read_text(path, &shown) {
-                    Ok(text) => Arc::from(text),
-                    Err(_) => return Vec::new(),
-                }
-            };
+            let text: crate::input::source::SharedText =
+                if let Some(document) = cx.state.documents.get(&uri) {
+                    document.text.clone()
+                } else {
+                    let shown = crate::input::source::path_text(path);
+                    match cx.state.config.load.read_text(path, &shown) {
+                        Ok(text) => Arc::new(text),
+                        Err(_) => return Vec::new(),
+                    }
+                };
             let limits = cx.state.config.load.parse;
             let Ok(edits) =
                 crate::rendering::fixed::edits_in(change, path, &text, *documents, limits)

@@ -97,7 +97,7 @@ fn work(queue: &Receiver<Job>, state: &Shared, out: &crossbeam_channel::Sender<M
 /// What one check needs, copied out of the state so the check runs unlocked.
 struct Snapshot {
     path: PathBuf,
-    text: Arc<str>,
+    text: crate::input::source::SharedText,
     /// The open document's version; `None` for a description read from disk.
     version: Option<i32>,
     overlay: Overlay,
@@ -162,7 +162,7 @@ fn snapshot(uri: &Uri, state: &Shared) -> Option<Snapshot> {
     } else {
         let shown = crate::input::source::path_text(&path);
         let text = config.load.read_text(&path, &shown).ok()?;
-        (Arc::from(text), None)
+        (Arc::new(text), None)
     };
     Some(Snapshot {
         path,
@@ -225,7 +225,7 @@ fn check(snapshot: &Snapshot) -> (Linted, ByFile) {
 fn run_check(snapshot: &Snapshot) -> Result<(ByFile, Analysed, Vec<PathBuf>), InputError> {
     let mut options = buffer_options(
         &snapshot.path,
-        &snapshot.text,
+        snapshot.text.clone(),
         &snapshot.config.check_options(&snapshot.path),
     )?;
     options.load.overlay = Some(Arc::new(snapshot.overlay.clone()));

@@ -233,7 +233,10 @@ fn notice(connection: &Connection, state: &Shared, worker: &Worker, notification
                     .documents
                     .get(&document.uri)
                     .map(|d| d.text.clone());
-                if let Some(text) = edited(current.as_deref(), params.content_changes) {
+                if let Some(text) = edited(
+                    current.as_deref().map(String::as_str),
+                    params.content_changes,
+                ) {
                     changed(
                         connection,
                         state,
@@ -332,7 +335,7 @@ fn changed(connection: &Connection, state: &Shared, worker: &Worker, uri: Uri, e
         let opened_or_closed = !matches!(edit, Edit::Changed(..));
         let is_description = match edit {
             Edit::Opened(text, version) | Edit::Changed(text, version) => {
-                let document = Document::new(path.clone(), Arc::from(text), version);
+                let document = Document::new(path.clone(), Arc::new(text), version);
                 let is_description = document.is_description();
                 state.documents.insert(uri.clone(), document);
                 state.beside_policy.remove(&uri);

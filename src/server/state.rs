@@ -20,12 +20,16 @@ pub(super) struct Document {
     pub(super) path: PathBuf,
     /// Its path with links resolved, when it exists on disk.
     pub(super) canonical: Option<PathBuf>,
-    pub(super) text: Arc<str>,
+    pub(super) text: crate::input::source::SharedText,
     pub(super) version: i32,
 }
 
 impl Document {
-    pub(super) fn new(path: PathBuf, text: Arc<str>, version: i32) -> Document {
+    pub(super) fn new(
+        path: PathBuf,
+        text: crate::input::source::SharedText,
+        version: i32,
+    ) -> Document {
         Document {
             canonical: std::fs::canonicalize(&path).ok(),
             path,
@@ -56,7 +60,7 @@ pub(super) struct Analysed {
 #[derive(Debug)]
 pub(super) struct Linted {
     /// The document's text that was checked.
-    pub(super) text: Arc<str>,
+    pub(super) text: crate::input::source::SharedText,
     /// `None` when an input error stopped the check.
     pub(super) analysed: Option<Arc<Analysed>>,
     /// The canonical paths of the files the check read (the last ones read, when it

@@ -211,13 +211,11 @@ impl Loader {
             InputError::new("`-` names standard input, which this command does not read")
         })?;
         let text = stdin.text(self.options.max_file_size)?;
-        let mut file = parse_source(
-            stdin.display.clone(),
-            " (standard input)",
-            text,
-            self.options.parse,
-            SourceFile::parse_description,
-        )?;
+        let shown = path_text(&stdin.display);
+        refuse_empty(&shown, " (standard input)", &text)?;
+        let mut file =
+            SourceFile::parse_description_shared(stdin.display.clone(), text, self.options.parse)
+                .map_err(|(text, e)| syntax_error(&shown, text, e))?;
         let canonical = stdin.path();
         file.canonical = Some(canonical.clone());
         self.expanded = self.expanded.saturating_add(file.expanded_bytes);
@@ -401,12 +399,18 @@ fn parse_source(
     parse: ParseFn,
 ) -> Result<SourceFile, InputError> {
     let shown = path_text(&display);
+    refuse_empty(&shown, what, &text)?;
+    parse(display, text, limits).map_err(|(text, e)| syntax_error(&shown, text, e))
+}
+
+/// The error for text with nothing in it (`what` follows the name: ` (standard input)`).
+fn refuse_empty(shown: &str, what: &str, text: &str) -> Result<(), InputError> {
     if text.trim_start_matches('\u{feff}').trim().is_empty() {
         return Err(InputError::new(format!(
             "`{shown}`{what} is empty: expected a YAML or JSON document"
         )));
     }
-    parse(display, text, limits).map_err(|(text, e)| syntax_error(&shown, text, e))
+    Ok(())
 }
 
 /// The input error for a file that cannot be parsed, pointing into its text.

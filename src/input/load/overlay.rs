@@ -8,7 +8,6 @@
 use std::collections::HashMap;
 use std::ffi::OsString;
 use std::path::{Path, PathBuf};
-use std::sync::Arc;
 
 use super::open::over_limit;
 use crate::error::InputError;
@@ -16,13 +15,13 @@ use crate::error::InputError;
 /// Unsaved texts, by the canonical path of the file each stands in for.
 #[derive(Debug, Clone, Default)]
 pub struct Overlay {
-    texts: HashMap<OsString, Arc<str>>,
+    texts: HashMap<OsString, crate::input::source::SharedText>,
 }
 
 impl Overlay {
     /// Lets `text` stand in for the file at `path` (made canonical here); a path that
     /// does not resolve is left out, since nothing on disk could name it.
-    pub fn insert(&mut self, path: &Path, text: Arc<str>) {
+    pub fn insert(&mut self, path: &Path, text: crate::input::source::SharedText) {
         if let Ok(canonical) = std::fs::canonicalize(path) {
             self.texts.insert(canonical.into_os_string(), text);
         }
@@ -67,8 +66,11 @@ mod tests {
         let file = dir.join("shared.yaml");
         std::fs::write(&file, "on: disk\n").expect("the file is written");
         let mut overlay = Overlay::default();
-        overlay.insert(&file, Arc::from("in: buffer\n"));
-        overlay.insert(&dir.join("absent.yaml"), Arc::from("never: read\n"));
+        overlay.insert(&file, std::sync::Arc::new("in: buffer\n".to_string()));
+        overlay.insert(
+            &dir.join("absent.yaml"),
+            std::sync::Arc::new("never: read\n".to_string()),
+        );
         let read = overlay.text(&dir.join(".").join("shared.yaml"), "shared.yaml", 1024);
         let small = overlay.text(&file, "shared.yaml", 4);
         let absent = overlay.text(&dir.join("absent.yaml"), "absent.yaml", 1024);

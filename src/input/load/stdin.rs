@@ -6,6 +6,7 @@ use std::path::{Path, PathBuf};
 use std::sync::OnceLock;
 
 use crate::error::InputError;
+use crate::input::source::SharedText;
 
 /// Standard input, read once, on first use.
 #[derive(Debug)]
@@ -13,7 +14,7 @@ pub struct Stdin {
     /// The name shown for it: `--stdin-filename`, else `-`.
     pub display: PathBuf,
     named: bool,
-    text: OnceLock<Result<String, InputError>>,
+    text: OnceLock<Result<SharedText, InputError>>,
 }
 
 impl Stdin {
@@ -28,7 +29,7 @@ impl Stdin {
 
     /// Text already at hand (an editor's buffer) standing at `name`, as standard input
     /// named by `--stdin-filename` does.
-    pub fn with_text(name: PathBuf, text: String) -> Stdin {
+    pub fn with_text(name: PathBuf, text: SharedText) -> Stdin {
         Stdin {
             named: true,
             display: name,
@@ -38,11 +39,12 @@ impl Stdin {
 
     /// The text, read at the first call (at most `max_size` bytes; text at hand over the
     /// limit is refused as a file would be).
-    pub fn text(&self, max_size: u64) -> Result<String, InputError> {
+    pub fn text(&self, max_size: u64) -> Result<SharedText, InputError> {
         let text = self
             .text
             .get_or_init(|| {
                 super::read_bounded(std::io::stdin().lock(), "standard input", max_size)
+                    .map(std::sync::Arc::new)
             })
             .clone()?;
         if text.len() as u64 > max_size {
@@ -90,9 +92,15 @@ mod tests {
 
     #[test]
     fn text_at_hand_over_the_size_limit_is_refused() {
-        let buffer = Stdin::with_text(PathBuf::from("big.yaml"), "x: 1\n".repeat(10));
+        let buffer = Stdin::with_text(
+            PathBuf::from("big.yaml"),
+            std::sync::Arc::new("x: 1\n".repeat(10)),
+        );
         assert_eq!(
-            buffer.text(100).map_err(|e| e.to_string()),
+            buffer
+                .text(100)
+                .map(|t| t.to_string())
+                .map_err(|e| e.to_string()),
             Ok("x: 1\n".repeat(10))
         );
         let refused = buffer.text(8).expect_err("over the limit");

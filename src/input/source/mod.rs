@@ -241,9 +241,17 @@ impl SourceFile {
         text: String,
         limits: ParseLimits,
     ) -> Result<SourceFile, (String, SyntaxError)> {
-        let declared = SourceFile::declared(&display);
         // Moved, not copied: the text of a large description is megabytes.
-        let shared = Arc::new(text);
+        SourceFile::parse_description_shared(display, Arc::new(text), limits)
+    }
+
+    /// [`SourceFile::parse_description`] of a text already shared (an editor's buffer).
+    pub fn parse_description_shared(
+        display: PathBuf,
+        shared: SharedText,
+        limits: ParseLimits,
+    ) -> Result<SourceFile, (String, SyntaxError)> {
+        let declared = SourceFile::declared(&display);
         match parse_counted(&shared, Some(&shared), limits, declared) {
             Ok((parsed, syntax)) => Ok(SourceFile::parsed(display, shared, parsed, syntax)),
             Err(e) => Err((shared.to_string(), e)),
