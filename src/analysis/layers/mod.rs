@@ -17,6 +17,7 @@ pub mod chain;
 mod client_policy;
 pub mod detect;
 pub mod envoy;
+pub mod envoy_gateway;
 pub mod format;
 pub mod gateway;
 pub mod hosts;
@@ -53,6 +54,7 @@ format::formats! {
     LinkerdProfile => linkerd::PROFILE_SPEC,
     LinkerdAnnotations => linkerd::ANNOTATIONS_SPEC,
     Envoy => envoy::SPEC,
+    EnvoyGateway => envoy_gateway::SPEC,
 }
 
 /// One layer: the routes of one object (a `VirtualService`, an `HTTPRoute`, a
