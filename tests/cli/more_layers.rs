@@ -1,4 +1,5 @@
-//! The YAML layer formats beyond the meshes: Envoy Gateway's `BackendTrafficPolicy`,
+//! The YAML layer formats beyond the meshes: Envoy Gateway's `BackendTrafficPolicy` and
+//! Traefik's dynamic configuration,
 //! through the real binary on each format's fixture (`fixtures/layers/<format>/`), and
 //! defaults read from each system's source, each test naming the file it follows.
 
@@ -7,6 +8,7 @@ use crate::common;
 use common::{check_layers, fired_rules, retrylint, scratch};
 
 const EG: &str = "fixtures/layers/envoy-gateway";
+const TRAEFIK: &str = "fixtures/layers/traefik";
 
 /// `check` and `plan` of a format's fixture folder: its description, policy and layer file.
 fn check_and_plan(folder: &str, layer: &str) -> (common::Run, common::Run) {
@@ -77,6 +79,54 @@ fn envoy_gateway_retries_twice_on_503_whatever_the_method_when_retry_is_empty() 
     let run = check_layers(&dir, &[("btp.yaml", off.as_str())]);
     assert!(
         !fired_rules(&run.stdout).contains(&"unprotected-write-retry".to_string()),
+        "{}",
+        run.stdout
+    );
+}
+
+#[test]
+fn traefik_retries_are_checked_in_the_dynamic_configuration() {
+    let (check, plan) = check_and_plan(TRAEFIK, "dynamic.yaml");
+    assert_eq!(check.code, 1, "{}", check.transcript());
+    assert!(
+        check.stdout.contains("dynamic.yaml:21:13"),
+        "{}",
+        check.stdout
+    );
+    insta::assert_snapshot!("traefik-check", check.transcript());
+    assert_eq!(plan.code, 0, "{}", plan.transcript());
+    assert!(
+        plan.stdout
+            .contains("gateway: Traefik routers, route orders-api"),
+        "{}",
+        plan.stdout
+    );
+    insta::assert_snapshot!("traefik-plan", plan.transcript());
+}
+
+#[test]
+fn traefik_retries_a_write_on_a_status_only_with_retry_non_idempotent_method() {
+    // traefik/traefik pkg/middlewares/retry/retry.go (v3.7): statuses are retried when
+    // `r.retryNonIdempotentMethod || isIdempotent`, and isIdempotent is false for POST,
+    // PATCH and LOCK; a network error before the request is written is retried for any
+    // method.
+    let dir = scratch("more-layers-traefik-methods");
+    payments(&dir);
+    let config = |extra: &str| {
+        format!(
+            "http:\n  routers:\n    pay:\n      rule: Host(`p`) && PathPrefix(`/payments`)\n      middlewares: [retry]\n      service: p\n  middlewares:\n    retry:\n      retry:\n        attempts: 3\n        status: [\"503\"]\n{extra}"
+        )
+    };
+    let run = check_layers(&dir, &[("dynamic.yaml", config("").as_str())]);
+    assert!(
+        !fired_rules(&run.stdout).contains(&"unprotected-write-retry".to_string()),
+        "{}",
+        run.stdout
+    );
+    let all = config("        retryNonIdempotentMethod: true\n");
+    let run = check_layers(&dir, &[("dynamic.yaml", all.as_str())]);
+    assert!(
+        fired_rules(&run.stdout).contains(&"unprotected-write-retry".to_string()),
         "{}",
         run.stdout
     );

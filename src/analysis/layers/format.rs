@@ -283,8 +283,9 @@ mod tests {
             "a retrylint policy (`version: 1`), Istio `VirtualService` or `DestinationRule`, \
              Gateway API `HTTPRoute` or `GRPCRoute`, Linkerd `ServiceProfile` or \
              `retry.linkerd.io` annotations on a `Service` or `HTTPRoute`, Envoy route \
-             configuration (a bootstrap with `route_config`, or a `RouteConfiguration`), or \
-             Envoy Gateway `BackendTrafficPolicy`"
+             configuration (a bootstrap with `route_config`, or a `RouteConfiguration`), \
+             Envoy Gateway `BackendTrafficPolicy`, or Traefik dynamic configuration \
+             (`http.routers` and `http.middlewares`)"
         );
     }
 }

@@ -31,6 +31,7 @@ pub mod settings;
 pub mod speakeasy;
 #[cfg(test)]
 pub(crate) mod test_support;
+pub mod traefik;
 pub mod values;
 
 pub use format::{FormatSpec, KindsUnderstood};
@@ -55,6 +56,7 @@ format::formats! {
     LinkerdAnnotations => linkerd::ANNOTATIONS_SPEC,
     Envoy => envoy::SPEC,
     EnvoyGateway => envoy_gateway::SPEC,
+    Traefik => traefik::SPEC,
 }
 
 /// One layer: the routes of one object (a `VirtualService`, an `HTTPRoute`, a
