@@ -1,5 +1,5 @@
-//! The YAML layer formats beyond the meshes: Envoy Gateway's `BackendTrafficPolicy` and
-//! Traefik's dynamic configuration,
+//! The YAML layer formats beyond the meshes: Envoy Gateway's `BackendTrafficPolicy`,
+//! Traefik's dynamic configuration and Kong's declarative configuration,
 //! through the real binary on each format's fixture (`fixtures/layers/<format>/`), and
 //! defaults read from each system's source, each test naming the file it follows.
 
@@ -9,6 +9,7 @@ use common::{check_layers, fired_rules, retrylint, scratch};
 
 const EG: &str = "fixtures/layers/envoy-gateway";
 const TRAEFIK: &str = "fixtures/layers/traefik";
+const KONG: &str = "fixtures/layers/kong";
 
 /// `check` and `plan` of a format's fixture folder: its description, policy and layer file.
 fn check_and_plan(folder: &str, layer: &str) -> (common::Run, common::Run) {
@@ -127,6 +128,45 @@ fn traefik_retries_a_write_on_a_status_only_with_retry_non_idempotent_method() {
     let run = check_layers(&dir, &[("dynamic.yaml", all.as_str())]);
     assert!(
         fired_rules(&run.stdout).contains(&"unprotected-write-retry".to_string()),
+        "{}",
+        run.stdout
+    );
+}
+
+#[test]
+fn kong_retries_are_checked_in_the_declarative_configuration() {
+    let (check, plan) = check_and_plan(KONG, "kong.yaml");
+    assert_eq!(check.code, 1, "{}", check.transcript());
+    assert!(check.stdout.contains("kong.yaml:6:5"), "{}", check.stdout);
+    insta::assert_snapshot!("kong-check", check.transcript());
+    assert_eq!(plan.code, 0, "{}", plan.transcript());
+    assert!(
+        plan.stdout
+            .contains("gateway: Kong declarative configuration, route orders-api"),
+        "{}",
+        plan.stdout
+    );
+    insta::assert_snapshot!("kong-plan", plan.transcript());
+}
+
+#[test]
+fn kong_retries_five_times_and_never_resends_a_written_post() {
+    // Kong/kong kong/db/schema/entities/services.lua: `retries` has `default = 5`; Kong's
+    // nginx template sets no proxy_next_upstream, and nginx's default does not pass a POST
+    // to the next upstream once it was sent.
+    let dir = scratch("more-layers-kong-defaults");
+    payments(&dir);
+    let config = "_format_version: '3.0'\nservices:\n- name: p\n  url: http://p\n  routes:\n  - name: pay\n    hosts: [p]\n    paths: [/payments]\n";
+    let run = check_layers(&dir, &[("kong.yaml", config)]);
+    let fired = fired_rules(&run.stdout);
+    assert!(
+        !fired.contains(&"unprotected-write-retry".to_string()),
+        "{}",
+        run.stdout
+    );
+    assert!(run.stdout.contains("6 attempts"), "{}", run.stdout);
+    assert!(
+        run.stdout.contains("built-in default of Kong"),
         "{}",
         run.stdout
     );

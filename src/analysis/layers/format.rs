@@ -284,8 +284,9 @@ mod tests {
              Gateway API `HTTPRoute` or `GRPCRoute`, Linkerd `ServiceProfile` or \
              `retry.linkerd.io` annotations on a `Service` or `HTTPRoute`, Envoy route \
              configuration (a bootstrap with `route_config`, or a `RouteConfiguration`), \
-             Envoy Gateway `BackendTrafficPolicy`, or Traefik dynamic configuration \
-             (`http.routers` and `http.middlewares`)"
+             Envoy Gateway `BackendTrafficPolicy`, Traefik dynamic configuration \
+             (`http.routers` and `http.middlewares`), or Kong declarative configuration \
+             (`_format_version` and `services`)"
         );
     }
 }

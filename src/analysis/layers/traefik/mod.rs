@@ -28,7 +28,7 @@ use super::names::Name;
 use super::values::{
     bad_value, base_for_first_wait, field, list, mapping, push_signals, text, whole_number,
 };
-use super::{Format, ImportFile, Importer, Layer, Position, Route, RouteMatch, StringMatch};
+use super::{Format, ImportFile, Importer, Layer, Position, Route, RouteMatch};
 use crate::error::InputError;
 use crate::input::policy::{Duration, PolicyObject, Signal, Spanned};
 use crate::input::source::{Node, SourceFile};
@@ -42,7 +42,6 @@ const NOTE_NETWORK: &str = "built-in default of Traefik (v3.7 and later assumed)
 const NOTE_AT_ONCE: &str =
     "built-in default of Traefik: without `initialInterval` it retries at once";
 const NOTE_CURVE: &str = "built-in default of Traefik: the multiplier 2^(1/(attempts−1)) makes the last wait twice `initialInterval`";
-const NOT_IDEMPOTENT: [&str; 3] = ["POST", "PATCH", "LOCK"];
 
 /// Reads Traefik's dynamic file configuration.
 pub struct Dynamic;
@@ -374,34 +373,14 @@ fn router_routes(
         return vec![route(matches, retry.policy.clone(), false)];
     };
     debug_assert!(!retry.every_method);
-    let idempotent: Vec<RouteMatch> = matches.iter().filter_map(idempotent_only).collect();
+    let idempotent: Vec<RouteMatch> = matches
+        .iter()
+        .filter_map(RouteMatch::resendable_only)
+        .collect();
     let mut routes = Vec::new();
     if !idempotent.is_empty() {
         routes.push(route(idempotent, retry.policy.clone(), false));
     }
     routes.push(route(matches, network_only.clone(), false));
     routes
-}
-
-/// The match narrowed to the methods whose statuses Traefik retries, or `None` when it
-/// takes only others.
-fn idempotent_only(m: &RouteMatch) -> Option<RouteMatch> {
-    let others = StringMatch::All(
-        NOT_IDEMPOTENT
-            .iter()
-            .map(|n| StringMatch::Not(Box::new(StringMatch::Exact((*n).into()))))
-            .collect(),
-    );
-    let method = match &m.method {
-        Some(StringMatch::Exact(written)) if NOT_IDEMPOTENT.contains(&written.as_str()) => {
-            return None;
-        }
-        Some(exact @ StringMatch::Exact(_)) => exact.clone(),
-        Some(other) => StringMatch::All(vec![other.clone(), others]),
-        None => others,
-    };
-    Some(RouteMatch {
-        method: Some(method),
-        ..m.clone()
-    })
 }
