@@ -17,12 +17,14 @@ pub mod chain;
 mod client_policy;
 pub mod detect;
 pub mod envoy;
+pub mod envoy_gateway;
 pub mod format;
 pub mod gateway;
 pub mod hosts;
 pub mod istio;
 pub mod k8s;
 mod k8s_list;
+pub mod kong;
 pub mod linkerd;
 pub mod names;
 pub mod route_regex;
@@ -30,6 +32,7 @@ pub mod settings;
 pub mod speakeasy;
 #[cfg(test)]
 pub(crate) mod test_support;
+pub mod traefik;
 pub mod values;
 
 pub use format::{FormatSpec, KindsUnderstood};
@@ -53,6 +56,9 @@ format::formats! {
     LinkerdProfile => linkerd::PROFILE_SPEC,
     LinkerdAnnotations => linkerd::ANNOTATIONS_SPEC,
     Envoy => envoy::SPEC,
+    EnvoyGateway => envoy_gateway::SPEC,
+    Traefik => traefik::SPEC,
+    Kong => kong::SPEC,
 }
 
 /// One layer: the routes of one object (a `VirtualService`, an `HTTPRoute`, a
@@ -143,6 +149,36 @@ pub struct RouteMatch {
     /// [`bind`]). `None` when the path and the method decide alone.
     pub condition: Option<Arc<str>>,
     pub loc: Loc,
+}
+
+/// The methods nginx (and so Kong) and Traefik do not send again once a request has been
+/// written to the backend (nginx `proxy_next_upstream`, 1.9.13; traefik/traefik
+/// `pkg/middlewares/retry/retry.go`).
+pub const NOT_RESENT: [&str; 3] = ["POST", "PATCH", "LOCK"];
+
+impl RouteMatch {
+    /// The match narrowed to the methods other than [`NOT_RESENT`], or `None` when it
+    /// takes only those.
+    pub fn resendable_only(&self) -> Option<RouteMatch> {
+        let others = StringMatch::All(
+            NOT_RESENT
+                .iter()
+                .map(|n| StringMatch::Not(Box::new(StringMatch::Exact((*n).into()))))
+                .collect(),
+        );
+        let method = match &self.method {
+            Some(StringMatch::Exact(written)) if NOT_RESENT.contains(&written.as_str()) => {
+                return None;
+            }
+            Some(exact @ StringMatch::Exact(_)) => exact.clone(),
+            Some(other) => StringMatch::All(vec![other.clone(), others]),
+            None => others,
+        };
+        Some(RouteMatch {
+            method: Some(method),
+            ..self.clone()
+        })
+    }
 }
 
 /// The condition of a match that asks `conditions` of a request (`header end-user`,

@@ -310,6 +310,39 @@ pub fn envoy_retry_on(token: &str, per_try_timeout: bool) -> Option<Vec<Signal>>
     Some(signals)
 }
 
+/// A list of retried status codes (`codes`, `httpStatusCodes`) at `at`, each a number from
+/// `lowest` to 599, added to `signals` where it is written.
+pub fn push_status_codes(
+    file: &SourceFile,
+    codes: &Node,
+    at: &Loc,
+    what: &str,
+    lowest: u16,
+    signals: &mut Vec<Spanned<Signal>>,
+) -> Result<(), InputError> {
+    for (index, code) in list(file, codes, at, what)?.iter().enumerate() {
+        let code_at = at.item(index, code);
+        let status = whole_number(file, code, &code_at, &format!("{what}[]"))
+            .ok()
+            .and_then(|c| u16::try_from(c).ok())
+            .filter(|c| (lowest..=599).contains(c))
+            .ok_or_else(|| {
+                bad_value(
+                    file,
+                    &code_at,
+                    format!("a retried status code is a number from {lowest} to 599"),
+                )
+            })?;
+        push_signals(signals, [Signal::Status(status)], &code_at);
+    }
+    Ok(())
+}
+
+/// Ten times a duration: Envoy's back-off `max_interval` when only the base is set.
+pub fn ten_times(d: Duration) -> Duration {
+    Duration::from_micros(d.as_micros().saturating_mul(10))
+}
+
 /// Adds signals to a list without repeating one.
 pub fn push_signals(
     list: &mut Vec<Spanned<Signal>>,

@@ -10,8 +10,8 @@
 use super::matching;
 use crate::analysis::layers::StringMatch;
 use crate::analysis::layers::values::{
-    bad_value, envoy_retry_on, list, mapping, proto_duration, proto_field, push_signals, text,
-    whole_number,
+    bad_value, envoy_retry_on, list, mapping, proto_duration, proto_field, push_signals, ten_times,
+    text, whole_number,
 };
 use crate::error::InputError;
 use crate::input::policy::{Duration, Jitter, PolicyObject, Signal, Spanned};
@@ -281,10 +281,6 @@ fn backoff(
     policy.backoff_multiplier = Some(Spanned::new(2.0, anchor.noted(ENVOY_BACKOFF)).into());
     policy.jitter = Some(Spanned::new(Jitter::Full, anchor.noted(ENVOY_BACKOFF)).into());
     Ok(())
-}
-
-fn ten_times(d: Duration) -> Duration {
-    Duration::from_micros(d.as_micros().saturating_mul(10))
 }
 
 /// How Envoy reads a reset header's value.

@@ -36,7 +36,7 @@ use rules::RouteKind;
 
 use super::format::{DocsRow, FormatSpec, ObjectKinds, RetryAfter};
 use super::k8s::{self, RETRY_AFTER, built_in};
-use super::values::{bad_value, field, k8s_duration, push_signals};
+use super::values::{field, k8s_duration, push_signals, push_status_codes};
 use super::{Format, ImportFile, Importer, Layer, Route};
 use crate::analysis::layers::format::Fix;
 use crate::error::InputError;
@@ -239,24 +239,7 @@ fn read_retry(
     let mut signals = Vec::new();
     let mut list_at = at.clone();
     if let Some((codes, codes_at)) = field(retry, at, "codes") {
-        for (index, code) in k8s::list(file, codes, &codes_at, "codes")?
-            .iter()
-            .enumerate()
-        {
-            let code_at = codes_at.item(index, code);
-            let status = k8s::whole_number(file, code, &code_at, "codes[]")
-                .ok()
-                .and_then(|c| u16::try_from(c).ok())
-                .filter(|c| (400..=599).contains(c))
-                .ok_or_else(|| {
-                    bad_value(
-                        file,
-                        &code_at,
-                        "a retried status code is a number from 400 to 599",
-                    )
-                })?;
-            push_signals(&mut signals, [Signal::Status(status)], &code_at);
-        }
+        push_status_codes(file, codes, &codes_at, "codes", 400, &mut signals)?;
         list_at = codes_at;
     }
     push_signals(
