@@ -25,6 +25,7 @@ pub mod k8s;
 mod k8s_list;
 pub mod linkerd;
 pub mod names;
+pub mod nginx;
 pub mod route_regex;
 pub mod settings;
 pub mod speakeasy;
@@ -53,6 +54,7 @@ format::formats! {
     LinkerdProfile => linkerd::PROFILE_SPEC,
     LinkerdAnnotations => linkerd::ANNOTATIONS_SPEC,
     Envoy => envoy::SPEC,
+    Nginx => nginx::SPEC,
 }
 
 /// One layer: the routes of one object (a `VirtualService`, an `HTTPRoute`, a
