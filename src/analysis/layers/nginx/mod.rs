@@ -63,7 +63,7 @@ pub static SPEC: FormatSpec = FormatSpec {
     docs: DocsRow {
         format: "NGINX `nginx.conf` (`include` is not followed)",
         position_note: "",
-        read: "`server` blocks, `location` and `proxy_pass`, `upstream` servers, `proxy_next_upstream`, `_tries`, `_timeout` (inherited from `http` and `server`)",
+        read: "`server` blocks, `location` and `proxy_pass`, `upstream` servers, `proxy_next_upstream` and `proxy_next_upstream_tries` (inherited from `http` and `server`)",
         defaults: "`error timeout`; each server of the `upstream` tried once; POST, LOCK, PATCH not retried once sent unless `non_idempotent`",
     },
     help: &[
