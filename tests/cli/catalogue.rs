@@ -193,7 +193,10 @@ fn formats_in_fixtures() -> BTreeSet<String> {
         .map(|(path, _)| path)
         .collect();
     // A folder walk reads YAML and JSON; NGINX configurations are given one by one.
-    for entry in std::fs::read_dir(root.join("layers/nginx")).unwrap().flatten() {
+    for entry in std::fs::read_dir(root.join("layers/nginx"))
+        .unwrap()
+        .flatten()
+    {
         if entry.path().extension().is_some_and(|e| e == "conf") {
             paths.push(entry.path());
         }

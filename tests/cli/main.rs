@@ -39,6 +39,7 @@ mod layer_keys;
 mod layers;
 mod limits;
 mod model;
+mod nginx_live;
 mod nothing_skipped;
 mod output_options;
 mod plan;
