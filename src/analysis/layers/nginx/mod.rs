@@ -47,6 +47,7 @@ use settings::Settings;
 const NOTE_DEFAULT_NEXT: &str = "built-in default of NGINX: proxy_next_upstream error timeout";
 const NOTE_ONE_SERVER: &str =
     "NGINX tries each server of the group once: `proxy_pass` names a single server";
+const NOTE_READ_TIMEOUT: &str = "built-in default of NGINX: proxy_read_timeout 60s";
 const NOTE_ANSWERED: &str = "NGINX answers this location itself (no `proxy_pass`)";
 
 /// What NGINX (`nginx.conf`) is as a format.
@@ -63,8 +64,8 @@ pub static SPEC: FormatSpec = FormatSpec {
     docs: DocsRow {
         format: "NGINX `nginx.conf` (`include` is not followed)",
         position_note: "",
-        read: "`server` blocks, `location` and `proxy_pass`, `upstream` servers, `proxy_next_upstream` and `proxy_next_upstream_tries` (inherited from `http` and `server`)",
-        defaults: "`error timeout`; each server of the `upstream` tried once; POST, LOCK, PATCH not retried once sent unless `non_idempotent`",
+        read: "`server` blocks, `location` and `proxy_pass`, `upstream` servers, `proxy_next_upstream`, `_tries`, `proxy_read_timeout` (per attempt), each inherited from `http` and `server`",
+        defaults: "`error timeout`; 60 s read timeout; each server of the `upstream` tried once; POST, LOCK, PATCH not retried once sent unless `non_idempotent`",
     },
     help: &[
         (
@@ -81,7 +82,7 @@ pub static SPEC: FormatSpec = FormatSpec {
         ),
         (
             Fix::Deadline,
-            "set `proxy_next_upstream_timeout` to bound the time spent passing to the next server",
+            "NGINX has no deadline that cuts an attempt (`proxy_next_upstream_timeout` only stops further tries): lower `proxy_next_upstream_tries` or `proxy_read_timeout`",
         ),
     ],
 };
@@ -351,9 +352,15 @@ impl Context<'_> {
                     .collect(),
             )]);
         }
-        // `proxy_next_upstream_timeout` only stops passing to the next server once it has
-        // passed; it does not end an attempt, so it is no deadline of the call and is
-        // not imported as one.
+        // `proxy_next_upstream_timeout` is checked (a bad value is an error) but not read
+        // as a deadline: nginx passes the request to no further server once it has
+        // passed, but never cuts the attempt under way, as a deadline would.
+        // `proxy_read_timeout` bounds one attempt's wait for an answer (60s unless written).
+        let read = settings
+            .read_timeout
+            .clone()
+            .unwrap_or_else(|| built_in(Duration::from_millis(60_000), loc, NOTE_READ_TIMEOUT));
+        route.policy.per_attempt_timeout = Some(read.into());
         route
     }
 }

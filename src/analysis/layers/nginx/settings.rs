@@ -19,6 +19,8 @@ pub(super) struct Settings {
     pub(super) tries: Option<Spanned<u64>>,
     /// `proxy_next_upstream_timeout` (0: no limit).
     pub(super) timeout: Option<Spanned<Duration>>,
+    /// `proxy_read_timeout`: how long one attempt waits for the upstream's answer.
+    pub(super) read_timeout: Option<Spanned<Duration>>,
 }
 
 impl Settings {
@@ -65,7 +67,7 @@ impl Settings {
                     })?;
                     out.tries = Some(Spanned::new(count, loc));
                 }
-                "proxy_next_upstream_timeout" => {
+                directive @ ("proxy_next_upstream_timeout" | "proxy_read_timeout") => {
                     let time = match words.as_slice() {
                         [one] => nginx_time(one),
                         _ => None,
@@ -74,10 +76,15 @@ impl Settings {
                         bad_value(
                             file,
                             &loc,
-                            "proxy_next_upstream_timeout takes a time (`10s`, `500ms`)",
+                            format!("{directive} takes a time (`10s`, `500ms`)"),
                         )
                     })?;
-                    out.timeout = Some(Spanned::new(time, loc));
+                    let time = Some(Spanned::new(time, loc));
+                    if directive == "proxy_read_timeout" {
+                        out.read_timeout = time;
+                    } else {
+                        out.timeout = time;
+                    }
                 }
                 _ => {}
             }

@@ -176,3 +176,27 @@ fn only_nginx_files_are_read_as_nginx() {
         "{\"server\": 1}"
     ));
 }
+
+#[test]
+fn read_timeouts_are_located_and_next_upstream_timeout_is_no_deadline() {
+    let text = conf(
+        "location /a { proxy_pass http://two; }\n\
+         location /b { proxy_read_timeout 2s; proxy_next_upstream_timeout 0; proxy_pass http://two; }\n",
+        "proxy_next_upstream_timeout 10s;",
+    );
+    let (routes, text) = routes(&text);
+    // nginx never cuts an attempt at proxy_next_upstream_timeout: it is no deadline.
+    assert!(routes[0].policy.deadline.is_none());
+    let read = loc(&routes[1].policy.per_attempt_timeout);
+    assert_eq!(&text[read.span.range()], "proxy_read_timeout 2s;");
+    assert!(
+        note(&routes[0].policy.per_attempt_timeout)
+            .unwrap()
+            .contains("60s")
+    );
+    assert!(routes[1].policy.deadline.is_none());
+    assert_eq!(
+        value(&routes[1].policy.per_attempt_timeout),
+        Duration::from_millis(2_000)
+    );
+}
