@@ -282,8 +282,9 @@ mod tests {
             KindsUnderstood.to_string(),
             "a retrylint policy (`version: 1`), Istio `VirtualService` or `DestinationRule`, \
              Gateway API `HTTPRoute` or `GRPCRoute`, Linkerd `ServiceProfile` or \
-             `retry.linkerd.io` annotations on a `Service` or `HTTPRoute`, or Envoy route \
-             configuration (a bootstrap with `route_config`, or a `RouteConfiguration`)"
+             `retry.linkerd.io` annotations on a `Service` or `HTTPRoute`, Envoy route \
+             configuration (a bootstrap with `route_config`, or a `RouteConfiguration`), or an \
+             NGINX configuration (a `*.conf` with `server` or `location` blocks)"
         );
     }
 }

@@ -55,7 +55,7 @@ pub static SPEC: FormatSpec = FormatSpec {
     label: "NGINX",
     position: Position::Edge,
     objects: &[],
-    understood: Some("an NGINX configuration (`nginx.conf`)"),
+    understood: Some("an NGINX configuration (a `*.conf` with `server` or `location` blocks)"),
     family: "NGINX",
     importer: Some(&Conf),
     retry_after: RetryAfter::Cannot,
