@@ -303,6 +303,16 @@ fn nginx_retries_what_retrylint_reads() {
         }
     }
     eprintln!("{}", table.join("\n"));
+    // The NGINX page shows the same outcomes.
+    let page =
+        std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("docs/src/nginx.md"))
+            .unwrap();
+    for row in &table {
+        assert!(
+            page.contains(row.as_str()),
+            "docs/src/nginx.md lacks the row {row}"
+        );
+    }
     let _ = std::fs::remove_dir_all(&dir);
     assert!(case >= 30, "{case} cases");
     assert!(disagreements.is_empty(), "{}", disagreements.join("\n"));
