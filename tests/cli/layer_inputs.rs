@@ -371,5 +371,9 @@ fn an_nginx_syntax_error_or_bad_value_is_an_input_error_at_its_line() {
     std::fs::write(dir.join("app.conf"), "server = 80\nlocation = here\n").expect("written");
     let run = retrylint_in(&dir, &["check", &spec, "-p", "app.conf"]);
     assert_eq!(run.code, 2, "{}", run.transcript());
-    assert!(run.stderr.contains("of no kind retrylint reads"), "{}", run.stderr);
+    assert!(
+        run.stderr.contains("of no kind retrylint reads"),
+        "{}",
+        run.stderr
+    );
 }
