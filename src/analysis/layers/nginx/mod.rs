@@ -211,7 +211,10 @@ impl Context<'_> {
         depth: usize,
     ) -> Result<(), InputError> {
         for (i, node) in block.iter().enumerate() {
-            if name(node) != "location" {
+            // A named location (`@fallback`) takes no request by its path: only an
+            // internal redirect reaches it, so it is no route.
+            let named = args(node).first().is_some_and(|a| a.starts_with('@'));
+            if name(node) != "location" || named {
                 continue;
             }
             let loc = at.item(i, node);
@@ -263,9 +266,6 @@ impl Context<'_> {
             ),
             "~" => ((2, Reverse(0), index), regex(false)?),
             "~*" => ((2, Reverse(0), index), regex(true)?),
-            "" if path.starts_with('@') => {
-                ((4, Reverse(0), index), PathMatch::Exact(String::new()))
-            }
             "" => (
                 (3, Reverse(path.len()), index),
                 PathMatch::Prefix(path.to_string()),

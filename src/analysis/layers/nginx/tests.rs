@@ -104,7 +104,8 @@ fn locations_match_like_nginx() {
          location ~* \\.json$ { proxy_pass http://two; }\n\
          location = /orders { proxy_pass http://two; }\n\
          location ^~ /static/ { return 404; }\n\
-         location /orders { location /orders/special { proxy_pass http://two; } }\n",
+         location /orders { location /orders/special { proxy_pass http://two; } }\n\
+         location @fallback { proxy_pass http://two; }\n",
         "",
     );
     let (routes, _) = routes(&text);
