@@ -187,7 +187,21 @@ fn formats_in_fixtures() -> BTreeSet<String> {
     folders.retain(|f| f.is_dir());
     let options = retrylint::input::load::LoadOptions::default();
     let mut found = BTreeSet::new();
-    for (path, _) in expand(&folders, &options).unwrap() {
+    let mut paths: Vec<std::path::PathBuf> = expand(&folders, &options)
+        .unwrap()
+        .into_iter()
+        .map(|(path, _)| path)
+        .collect();
+    // A folder walk reads YAML and JSON; NGINX configurations are given one by one.
+    for entry in std::fs::read_dir(root.join("layers/nginx"))
+        .unwrap()
+        .flatten()
+    {
+        if entry.path().extension().is_some_and(|e| e == "conf") {
+            paths.push(entry.path());
+        }
+    }
+    for path in paths {
         match detect(&path, true, &options).unwrap() {
             Detected::Policy(_) => {
                 found.insert(format!("{:?}", Format::Policy));

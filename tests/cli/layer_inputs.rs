@@ -338,3 +338,42 @@ fn p_counts_its_files_against_max_files() {
     );
     assert!(run.stderr.contains("--max-files"), "{}", run.stderr);
 }
+
+#[test]
+fn an_nginx_syntax_error_or_bad_value_is_an_input_error_at_its_line() {
+    let dir = scratch("layers-nginx-bad");
+    let spec = format!("{}/{DEMO}", env!("CARGO_MANIFEST_DIR"));
+    for (text, line, message) in [
+        (
+            "http {\n  server {\n    location / {\n      proxy_pass http://a\n    }\n  }\n}\n",
+            "nginx.conf:4",
+            "without `;`",
+        ),
+        (
+            "http {\n  server {\n    location / { proxy_pass http://a; }\n",
+            // The innermost block left open: `server`'s.
+            "nginx.conf:2",
+            "never closed",
+        ),
+        (
+            "http {\n  proxy_next_upstream error sometimes;\n  server { location / { proxy_pass http://a; } }\n}\n",
+            "nginx.conf:2",
+            "not a proxy_next_upstream condition",
+        ),
+    ] {
+        std::fs::write(dir.join("nginx.conf"), text).expect("written");
+        let run = retrylint_in(&dir, &["check", &spec, "-p", "nginx.conf"]);
+        assert_eq!(run.code, 2, "{}", run.transcript());
+        assert!(run.stderr.contains(line), "{line}: {}", run.stderr);
+        assert!(run.stderr.contains(message), "{message}: {}", run.stderr);
+    }
+    // A `.conf` of another program is no NGINX configuration.
+    std::fs::write(dir.join("app.conf"), "server = 80\nlocation = here\n").expect("written");
+    let run = retrylint_in(&dir, &["check", &spec, "-p", "app.conf"]);
+    assert_eq!(run.code, 2, "{}", run.transcript());
+    assert!(
+        run.stderr.contains("of no kind retrylint reads"),
+        "{}",
+        run.stderr
+    );
+}

@@ -140,7 +140,7 @@ fn the_layers_page_shows_the_numbers_the_demo_prints() {
 
 #[test]
 fn each_format_checks_through_the_binary() {
-    let cases: [(&str, &[&str]); 7] = [
+    let cases: [(&str, &[&str]); 8] = [
         (
             "envoy-rds-json",
             &[
@@ -194,6 +194,17 @@ fn each_format_checks_through_the_binary() {
                 DEMO_POLICY,
                 "-p",
                 "fixtures/layers/envoy/front-proxy.yaml",
+            ],
+        ),
+        (
+            "nginx-edge",
+            &[
+                "check",
+                DEMO,
+                "-p",
+                DEMO_POLICY,
+                "-p",
+                "fixtures/layers/nginx/nginx.conf",
             ],
         ),
         (

@@ -40,6 +40,7 @@ mod layers;
 mod limits;
 mod model;
 mod more_layers;
+mod nginx_live;
 mod nothing_skipped;
 mod output_options;
 mod plan;

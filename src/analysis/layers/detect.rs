@@ -83,8 +83,12 @@ pub fn detect(path: &Path, walked: bool, options: &LoadOptions) -> Result<Detect
             "`{shown}` is empty: expected {KINDS_UNDERSTOOD}"
         )));
     }
-    let mut file = SourceFile::parse_documents(path.to_path_buf(), text, options.parse)
-        .map_err(|(text, e)| syntax_error(&shown, text, e))?;
+    let mut file = if is_nginx_conf(path, &text) {
+        parse_nginx(path.to_path_buf(), text).map_err(|(text, e)| syntax_error(&shown, text, e))?
+    } else {
+        SourceFile::parse_documents(path.to_path_buf(), text, options.parse)
+            .map_err(|(text, e)| syntax_error(&shown, text, e))?
+    };
     file.canonical = std::fs::canonicalize(path).ok();
     let documents = file.root.as_seq().unwrap_or_default();
     let is_policy = documents
@@ -137,6 +141,47 @@ pub fn detect(path: &Path, walked: bool, options: &LoadOptions) -> Result<Detect
         InputError::new(format!("`{shown}` {what}: -p takes {KINDS_UNDERSTOOD}"))
             .with_help("give the description itself as an argument, not with -p"),
     )
+}
+
+/// Whether a file is an NGINX configuration: named `*.conf` (`nginx.conf` among them) and
+/// opening a block nginx's `http` module reads (`http {`, `server {`, `upstream NAME {`,
+/// `location ... {`). A YAML or JSON file, or a `.conf` of another program, is not.
+pub fn is_nginx_conf(path: &Path, text: &str) -> bool {
+    let named = path
+        .extension()
+        .is_some_and(|e| e.eq_ignore_ascii_case("conf"));
+    if !named {
+        return false;
+    }
+    let first = text
+        .trim_start_matches(['\u{feff}', ' ', '\t', '\r', '\n'])
+        .bytes()
+        .next();
+    if matches!(first, Some(b'{' | b'[') | None) {
+        return false;
+    }
+    text.lines().any(|line| {
+        let line = line.trim_start();
+        let word = line.split_whitespace().next().unwrap_or_default();
+        matches!(word, "http" | "server" | "upstream" | "location") && line.contains('{')
+    })
+}
+
+/// Parses an NGINX configuration into a file of one document (see
+/// [`crate::input::source::nginx`]).
+pub fn parse_nginx(
+    display: PathBuf,
+    text: String,
+) -> Result<SourceFile, (String, crate::input::source::SyntaxError)> {
+    let doc = match crate::input::source::nginx::parse(&text) {
+        Ok(doc) => doc,
+        Err(e) => return Err((text, e)),
+    };
+    let span = crate::input::source::Span::new(0, text.len());
+    let root = Node::new(span, crate::input::source::Value::Seq(vec![doc].into()));
+    let mut file = SourceFile::new(display, text, root, crate::input::source::Syntax::Yaml);
+    file.documents = true;
+    Ok(file)
 }
 
 /// What a file a hook hands over is, when it is not a description.

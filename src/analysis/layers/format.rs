@@ -285,8 +285,9 @@ mod tests {
              `retry.linkerd.io` annotations on a `Service` or `HTTPRoute`, Envoy route \
              configuration (a bootstrap with `route_config`, or a `RouteConfiguration`), \
              Envoy Gateway `BackendTrafficPolicy`, Traefik dynamic configuration \
-             (`http.routers` and `http.middlewares`), or Kong declarative configuration \
-             (`_format_version` and `services`)"
+             (`http.routers` and `http.middlewares`), Kong declarative configuration \
+             (`_format_version` and `services`), or an NGINX configuration (a `*.conf` with \
+             `server` or `location` blocks)"
         );
     }
 }

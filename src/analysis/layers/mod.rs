@@ -27,6 +27,7 @@ mod k8s_list;
 pub mod kong;
 pub mod linkerd;
 pub mod names;
+pub mod nginx;
 pub mod route_regex;
 pub mod settings;
 pub mod speakeasy;
@@ -59,6 +60,7 @@ format::formats! {
     EnvoyGateway => envoy_gateway::SPEC,
     Traefik => traefik::SPEC,
     Kong => kong::SPEC,
+    Nginx => nginx::SPEC,
 }
 
 /// One layer: the routes of one object (a `VirtualService`, an `HTTPRoute`, a

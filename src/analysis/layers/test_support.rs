@@ -30,8 +30,12 @@ pub(crate) fn api_at(path: &str) -> Result<(Api, Sources), InputError> {
 
 /// The layers of a `-p` file named `name` holding `text`, and the file.
 pub(crate) fn layers(name: &str, text: &str) -> Result<(Vec<Layer>, Arc<SourceFile>), InputError> {
-    let file = SourceFile::parse_documents(name.into(), text.into(), ParseLimits::default())
-        .map_err(|(_, e)| InputError::new(e.message))?;
+    let file = if super::detect::is_nginx_conf(Path::new(name), text) {
+        super::detect::parse_nginx(name.into(), text.into())
+    } else {
+        SourceFile::parse_documents(name.into(), text.into(), ParseLimits::default())
+    }
+    .map_err(|(_, e)| InputError::new(e.message))?;
     let layer_file = LayerFile {
         file: Arc::new(file),
         walked: false,

@@ -8,6 +8,7 @@
 mod deferred;
 mod json;
 mod lines;
+pub mod nginx;
 pub mod pointer;
 mod text;
 mod tree;
@@ -95,7 +96,7 @@ pub struct SyntaxError {
 }
 
 impl SyntaxError {
-    fn new(message: impl Into<String>, span: Span) -> SyntaxError {
+    pub(crate) fn new(message: impl Into<String>, span: Span) -> SyntaxError {
         SyntaxError {
             message: message.into(),
             span,
