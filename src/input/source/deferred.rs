@@ -33,6 +33,26 @@ pub fn is_deferred_key(key: &str) -> bool {
     )
 }
 
+/// Whether the value of this key is a mapping of named schemas (`components/schemas`,
+/// `definitions`, `properties`, `patternProperties`): when it is built, each member is
+/// left unbuilt in its turn, so that a `$ref` to one schema, or a look at one property,
+/// builds that member alone rather than all of them.
+pub(super) fn defers_members(key: &str) -> bool {
+    matches!(
+        key,
+        "schemas" | "definitions" | "properties" | "patternProperties"
+    )
+}
+
+/// A member of a deferred mapping, noted while the mapping was validated: its key and
+/// where its value is written, so that the mapping can be built without reading it again.
+#[derive(Debug)]
+pub(super) struct Member {
+    pub(super) key: super::Text,
+    pub(super) key_span: Span,
+    pub(super) value: Span,
+}
+
 /// A validated list or mapping of a JSON file, not yet built.
 pub struct Deferred {
     /// The whole file's text.
@@ -44,6 +64,10 @@ pub struct Deferred {
     limits: ParseLimits,
     /// Whether it is a mapping (else a list).
     is_map: bool,
+    /// Whether its members are left unbuilt when it is built (see [`defers_members`]).
+    lazy_members: bool,
+    /// Where its members are written, when they were noted as it was validated.
+    members: Option<Box<[Member]>>,
     built: OnceLock<Node>,
 }
 
@@ -54,6 +78,8 @@ impl Deferred {
         depth: usize,
         limits: ParseLimits,
         is_map: bool,
+        lazy_members: bool,
+        members: Option<Box<[Member]>>,
     ) -> Deferred {
         Deferred {
             text,
@@ -61,6 +87,8 @@ impl Deferred {
             depth,
             limits,
             is_map,
+            lazy_members,
+            members,
             built: OnceLock::new(),
         }
     }
@@ -77,10 +105,63 @@ impl Deferred {
     }
 
     fn build(&self) -> Node {
+        if let Some(members) = &self.members
+            && let Some(node) = self.build_from_members(members)
+        {
+            return node;
+        }
         // The range was validated when the file was parsed: this cannot fail. Were it to,
         // an empty container keeps every reader on its ordinary path.
-        super::json::parse_range(&self.text, self.span, self.depth, self.limits)
-            .unwrap_or_else(|_| self.empty())
+        super::json::parse_range(
+            &self.text,
+            self.span,
+            self.depth,
+            self.limits,
+            self.lazy_members,
+        )
+        .unwrap_or_else(|_| self.empty())
+    }
+
+    /// The mapping built from its noted members, each list or mapping among them left
+    /// unbuilt: the same nodes as a parse of its text with its members deferred.
+    fn build_from_members(&self, members: &[Member]) -> Option<Node> {
+        let depth = self.depth + 1;
+        let entries = members
+            .iter()
+            .map(|member| {
+                let start = member.value.start as usize;
+                let value = match self.text.as_bytes().get(start) {
+                    Some(&open @ (b'{' | b'[')) => Node::new(
+                        member.value,
+                        Value::Deferred(Arc::new(Deferred::new(
+                            self.text.clone(),
+                            member.value,
+                            depth,
+                            self.limits,
+                            open == b'{',
+                            false,
+                            None,
+                        ))),
+                    ),
+                    _ => super::json::parse_range(
+                        &self.text,
+                        member.value,
+                        depth,
+                        self.limits,
+                        false,
+                    )
+                    .ok()?,
+                };
+                Some(super::Entry {
+                    key: member.key.clone(),
+                    key_span: member.key_span,
+                    value,
+                })
+            })
+            .collect::<Option<Vec<_>>>()?;
+        // The keys were checked for repeats when the mapping was validated.
+        let map = super::Map::from_unique(entries.into());
+        Some(Node::new(self.span, Value::Map(map)))
     }
 
     fn empty(&self) -> Node {
@@ -138,5 +219,53 @@ mod tests {
         assert!(!schemas.is_built());
         assert_eq!(schemas.node().get("a").map(Node::kind), Some("a mapping"));
         assert!(schemas.is_built());
+    }
+
+    #[test]
+    fn a_collection_of_schemas_is_built_one_member_at_a_time_from_where_they_were_noted() {
+        let text = r#"{"components": {"schemas": {"a": {"type": "object"},
+            "b": {"properties": {"k": {"type": "string"}, "x-k": [1]}}, "c": true}}}"#;
+        let shared = Arc::new(text.to_string());
+        let root = super::super::json::parse_deferring(&shared, ParseLimits::default()).unwrap();
+        // `get` builds what it returns; the entries show what is still deferred.
+        fn raw<'a>(node: &'a Node, key: &str) -> Option<&'a Value> {
+            node.as_map()
+                .and_then(|m| m.entry(key))
+                .map(|e| &e.value.value)
+        }
+        let Some(Value::Deferred(schemas)) = root.get("components").and_then(|c| raw(c, "schemas"))
+        else {
+            panic!("`schemas` is deferred")
+        };
+        assert!(schemas.members.as_ref().is_some_and(|m| m.len() == 3));
+        let built = schemas.node();
+        let member = |key: &str| raw(built, key);
+        let Some(Value::Deferred(a)) = member("a") else {
+            panic!("a member that is a mapping is left unbuilt")
+        };
+        assert!(!a.is_built());
+        assert_eq!(member("c"), Some(&Value::Bool(true)));
+        // A member's members are deferred again where they are named properties.
+        let Some(Value::Deferred(b)) = member("b") else {
+            panic!("b is deferred")
+        };
+        let Some(Value::Deferred(properties)) = raw(b.node(), "properties") else {
+            panic!("properties are deferred")
+        };
+        let Some(Value::Deferred(k)) = raw(properties.node(), "x-k") else {
+            panic!("a property named like an extension is still a member")
+        };
+        assert!(!k.is_built());
+        assert!(!a.is_built(), "looking at b built b alone");
+        // The same nodes, spans included, as a parse that defers nothing.
+        let plain = super::super::json::parse(text, ParseLimits::default()).unwrap();
+        assert_eq!(root, plain);
+        assert_eq!(
+            root.at(["components", "schemas", "b", "properties", "k"])
+                .map(|n| n.span),
+            plain
+                .at(["components", "schemas", "b", "properties", "k"])
+                .map(|n| n.span)
+        );
     }
 }

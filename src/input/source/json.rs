@@ -7,7 +7,7 @@
 use std::borrow::Cow;
 use std::sync::Arc;
 
-use super::deferred::{Deferred, is_deferred_key};
+use super::deferred::{Deferred, defers_members, is_deferred_key};
 use super::tree::first_repeated;
 use super::{Entry, Map, Node, ParseLimits, SharedText, Span, SyntaxError, Text, Value};
 
@@ -57,17 +57,20 @@ pub(super) fn parse_deferring(text: &SharedText, limits: ParseLimits) -> Result<
 }
 
 /// Builds the list or mapping written at `span` of a file whose parse validated it, at
-/// nesting depth `depth`.
+/// nesting depth `depth`; with `lazy_members`, each of its members that is a list or
+/// a mapping is left unbuilt in its turn.
 pub(super) fn parse_range(
     text: &SharedText,
     span: Span,
     depth: usize,
     limits: ParseLimits,
+    lazy_members: bool,
 ) -> Result<Node, SyntaxError> {
     let mut parser = Parser::new(text, Some(text), limits);
     parser.pos = span.start as usize;
     parser.base_depth = depth;
     parser.validated = true;
+    parser.lazy_members = lazy_members;
     parser.document()
 }
 
@@ -99,6 +102,9 @@ struct Parser<'a> {
     /// Whether the text parsed was validated already (a deferred subtree being built):
     /// the subtrees deferred again inside it need only be measured, not checked.
     validated: bool,
+    /// Whether the mapping being built is a collection of named schemas whose members are
+    /// left unbuilt (see [`defers_members`]).
+    lazy_members: bool,
     /// The finished items of the open lists, innermost last.
     items: Vec<Node>,
     /// The finished entries of the open mappings, innermost last.
@@ -115,6 +121,7 @@ impl<'a> Parser<'a> {
             deferring,
             base_depth: 0,
             validated: false,
+            lazy_members: false,
             items: Vec::new(),
             entries: Vec::new(),
         }
@@ -174,18 +181,33 @@ impl<'a> Parser<'a> {
             )
     }
 
-    /// Validates the list or mapping at the current position and records it unbuilt.
-    fn deferred(&mut self, depth: usize) -> Result<Node, SyntaxError> {
+    /// Whether the value about to be read is a member of the collection of named schemas
+    /// being built (see [`defers_members`]): left unbuilt until it is looked at.
+    fn defers_member(&self, stack: &[Frame]) -> bool {
+        self.lazy_members
+            && matches!(stack, [Frame::Map { .. }])
+            && matches!(self.peek(), Some(b'{' | b'['))
+    }
+
+    /// Validates the list or mapping at the current position and records it unbuilt;
+    /// with `lazy_members`, its members are left unbuilt in their turn when it is built.
+    fn deferred(&mut self, depth: usize, lazy_members: bool) -> Result<Node, SyntaxError> {
         let start = self.pos;
         let is_map = self.peek() == Some(b'{');
-        if self.validated {
+        let mut members = Vec::new();
+        let noted = if self.validated {
             self.skip_validated();
+            None
+        } else if lazy_members && is_map {
+            self.skip_value_noting(depth, Some(&mut members))?;
+            Some(members.into_boxed_slice())
         } else {
             self.skip_value(depth)?;
-        }
+            None
+        };
         let span = Span::new(start, self.pos);
         let text = self.deferring.cloned().unwrap_or_default();
-        let deferred = Deferred::new(text, span, depth, self.limits, is_map);
+        let deferred = Deferred::new(text, span, depth, self.limits, is_map, lazy_members, noted);
         Ok(Node::new(span, Value::Deferred(Arc::new(deferred))))
     }
 
@@ -197,14 +219,19 @@ impl<'a> Parser<'a> {
             self.skip_ws();
             let start = self.pos;
             let depth = self.base_depth + stack.len();
-            if let Some(Frame::Map { key, .. }) = stack.last()
-                && (self.defers(key, depth, &mut plain) || self.defers_path_item(&stack, plain))
-            {
-                let node = self.deferred(depth)?;
-                if let Some(node) = self.attach(&mut stack, node, &mut plain)? {
-                    return Ok(node);
+            if let Some(Frame::Map { key, .. }) = stack.last() {
+                let member = self.defers_member(&stack);
+                if member
+                    || self.defers(key, depth, &mut plain)
+                    || self.defers_path_item(&stack, plain)
+                {
+                    let lazy_members = !member && defers_members(key);
+                    let node = self.deferred(depth, lazy_members)?;
+                    if let Some(node) = self.attach(&mut stack, node, &mut plain)? {
+                        return Ok(node);
+                    }
+                    continue 'value;
                 }
-                continue 'value;
             }
             let node = match self.peek() {
                 Some(b'{' | b'[') if depth >= self.limits.max_depth => {

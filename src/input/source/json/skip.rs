@@ -6,6 +6,7 @@ use std::borrow::Cow;
 
 use super::Parser;
 use super::first_repeated;
+use crate::input::source::deferred::Member;
 use crate::input::source::{Span, SyntaxError, Value};
 
 /// An open list or mapping; a mapping's keys wait in a buffer shared by all open
@@ -19,11 +20,26 @@ impl<'a> Parser<'a> {
     /// Moves past the value at the current position, nested `depth` levels deep,
     /// checking everything the building parser checks.
     pub(super) fn skip_value(&mut self, depth: usize) -> Result<(), SyntaxError> {
+        self.skip_value_noting(depth, None)
+    }
+
+    /// [`Parser::skip_value`], noting in `members`, when the value is a mapping, where each
+    /// of its own members is written (see [`Member`]).
+    pub(super) fn skip_value_noting(
+        &mut self,
+        depth: usize,
+        mut members: Option<&mut Vec<Member>>,
+    ) -> Result<(), SyntaxError> {
         let mut open: Vec<Open> = Vec::new();
         let mut keys: Vec<(Cow<'a, str>, Span)> = Vec::new();
+        // Where the member of the outermost mapping being read starts.
+        let mut member_start: Option<usize> = None;
         'value: loop {
             self.skip_ws();
             let start = self.pos;
+            if members.is_some() && matches!(open[..], [Open::Map { .. }]) {
+                member_start = Some(start);
+            }
             match self.peek() {
                 Some(b'{' | b'[') if depth + open.len() >= self.limits.max_depth => {
                     return Err(self.too_deep(start));
@@ -59,6 +75,16 @@ impl<'a> Parser<'a> {
             }
             // Close the containers that end here.
             loop {
+                if let (Some(members), Some(start), [Open::Map { .. }], Some((key, key_span))) =
+                    (members.as_deref_mut(), member_start, &open[..], keys.last())
+                {
+                    members.push(Member {
+                        key: key.clone().into(),
+                        key_span: *key_span,
+                        value: Span::new(start, self.pos),
+                    });
+                    member_start = None;
+                }
                 self.skip_ws();
                 match open.last_mut() {
                     None => return Ok(()),
