@@ -8,6 +8,7 @@
 mod deferred;
 mod json;
 mod lines;
+pub mod haproxy;
 pub mod nginx;
 pub mod pointer;
 mod text;
