@@ -199,6 +199,9 @@ fn proxies<'a>(
                         format!("no `defaults {base}` section comes before this one"),
                     )
                 })?,
+            // A `defaults` section starts from HAProxy's own defaults (`curr_defproxy = NULL`
+            // in `cfg_parse_listen`, `src/cfgparse-listen.c`); a proxy from the last one.
+            None if kind == "defaults" => Settings::default(),
             None => current.clone(),
         };
         match kind {
