@@ -158,7 +158,10 @@ pub(super) fn args(node: &Node) -> Vec<&str> {
 struct Proxy<'a> {
     kind: &'a str,
     name: String,
+    /// The whole section.
     loc: Loc,
+    /// Its first line (`backend orders`): where HAProxy's defaults are located.
+    head: Loc,
     lines: &'a [Node],
     lines_at: Loc,
     settings: Settings,
@@ -221,9 +224,18 @@ fn proxies<'a>(
                     ));
                 };
                 let settings = inherited.read(file, lines, &lines_at)?;
+                let head_end = section
+                    .get("args")
+                    .map_or(section.span.end, |a| a.span.end.max(section.span.start));
+                let head = Loc::new(
+                    at.file,
+                    at.pointer.clone(),
+                    crate::input::source::Span::new(section.span.start as usize, head_end as usize),
+                );
                 out.push(Proxy {
                     kind,
                     name: (*proxy_name).to_string(),
+                    head,
                     loc: at,
                     lines,
                     lines_at,
@@ -371,7 +383,7 @@ fn route_matches(alternatives: Vec<acl::Alternative>, loc: &Loc) -> Vec<RouteMat
 /// A route to `backend`: what its retry loop does.
 fn route(backend: &Proxy<'_>, name: Name, matches: Vec<RouteMatch>, loc: &Loc) -> Route {
     let settings = &backend.settings;
-    let at = &backend.loc;
+    let at = &backend.head;
     let mut route = Route {
         loc: loc.clone(),
         name,
