@@ -134,9 +134,10 @@ fn a_haproxy_syntax_error_or_bad_value_is_an_input_error_at_its_line() {
         assert!(run.stderr.contains(line), "{line}: {}", run.stderr);
         assert!(run.stderr.contains(message), "{message}: {}", run.stderr);
     }
-    // A `.cfg` of another program is no HAProxy configuration.
-    std::fs::write(dir.join("setup.cfg"), "[metadata]\nname = backend\n").expect("written");
-    let run = retrylint_in(&dir, &["check", &spec, "-p", "setup.cfg"]);
+    // A `.cfg` of another program (here YAML whose keys are HAProxy's words) is no HAProxy
+    // configuration.
+    std::fs::write(dir.join("app.cfg"), "backend: sqlite\nlisten: 80\n").expect("written");
+    let run = retrylint_in(&dir, &["check", &spec, "-p", "app.cfg"]);
     assert_eq!(run.code, 2, "{}", run.transcript());
     assert!(
         run.stderr.contains("of no kind retrylint reads"),
