@@ -63,7 +63,11 @@ fn the_report_and_the_simulator_show_the_haproxy_layer() {
         .expect("createOrder");
     // The client makes 1 attempt, the write's backend 4 (`retries` 3 unless written).
     assert_eq!(create["amplification"], 4, "{create}");
-    assert!(report.stdout.contains("HAProxy frontend public"), "{}", report.stdout);
+    assert!(
+        report.stdout.contains("HAProxy frontend public"),
+        "{}",
+        report.stdout
+    );
 
     let run = retrylint(&args(
         "simulate",
@@ -123,7 +127,10 @@ fn a_haproxy_syntax_error_or_bad_value_is_an_input_error_at_its_line() {
             "takes a time",
         ),
         (
-            base.replace("default_backend b", "use_backend nowhere if { path_beg /a }"),
+            base.replace(
+                "default_backend b",
+                "use_backend nowhere if { path_beg /a }",
+            ),
             "haproxy.cfg:5",
             "no `backend` or `listen` section is named `nowhere`",
         ),

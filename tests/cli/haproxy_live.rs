@@ -56,7 +56,12 @@ const BACKENDS: &[(&str, &str, &str, &[&str])] = &[
         &["404", "401", "503", "200"],
     ),
     ("ref", "", "r", &["refused"]),
-    ("ref1", "retries 1\n  retry-on empty-response", "r", &["refused"]),
+    (
+        "ref1",
+        "retries 1\n  retry-on empty-response",
+        "r",
+        &["refused"],
+    ),
     (
         "refr",
         "retries 2\n  retry-on conn-failure 503\n  option redispatch 1\n  balance first",
@@ -163,7 +168,9 @@ fn config(listen: u16, log: u16, servers: &HashMap<&str, u16>) -> String {
          frontend public\n  bind 127.0.0.1:{listen}\n"
     );
     for (name, ..) in BACKENDS {
-        text.push_str(&format!("  use_backend {name} if {{ path_beg /{name}/ }}\n"));
+        text.push_str(&format!(
+            "  use_backend {name} if {{ path_beg /{name}/ }}\n"
+        ));
     }
     for (name, settings, names, _) in BACKENDS {
         text.push_str(&format!("\nbackend {name}\n"));
@@ -314,7 +321,11 @@ fn haproxy_retries_what_retrylint_reads() {
     for (backend, _, _, failures) in BACKENDS {
         let route = routes
             .iter()
-            .find(|r| r.name.to_string().starts_with(&format!("use_backend {backend} ")))
+            .find(|r| {
+                r.name
+                    .to_string()
+                    .starts_with(&format!("use_backend {backend} "))
+            })
             .unwrap_or_else(|| panic!("no route for {backend}"));
         for failure in *failures {
             for method in ["GET", "POST"] {
@@ -327,7 +338,11 @@ fn haproxy_retries_what_retrylint_reads() {
                     None => failure,
                 };
                 let path = format!("/{backend}/{case}/{answer}");
-                let body = if method == "POST" { "{\"order\":1}" } else { "" };
+                let body = if method == "POST" {
+                    "{\"order\":1}"
+                } else {
+                    ""
+                };
                 let status = request(listen, method, &path, body);
                 let seen = if failure.starts_with("refused") {
                     logged_retries(&log, &mut logged, &path).map_or(0, |r| r + 1)

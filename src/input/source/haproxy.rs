@@ -168,10 +168,7 @@ fn line_words(bytes: &[u8], start: usize, end: usize) -> Result<Vec<Word>, Synta
             }
             b'\\' => {
                 let (out, used) = escaped(bytes, at, end, quote.is_some())?;
-                current
-                    .get_or_insert_with(|| (at, Vec::new()))
-                    .1
-                    .push(out);
+                current.get_or_insert_with(|| (at, Vec::new())).1.push(out);
                 at += used;
             }
             _ => {
@@ -206,7 +203,12 @@ fn line_words(bytes: &[u8], start: usize, end: usize) -> Result<Vec<Word>, Synta
 
 /// The byte a backslash at `at` writes and how many bytes it takes, outside single
 /// quotes (`in_double`: inside double quotes, where `\$` escapes too).
-fn escaped(bytes: &[u8], at: usize, end: usize, in_double: bool) -> Result<(u8, usize), SyntaxError> {
+fn escaped(
+    bytes: &[u8],
+    at: usize,
+    end: usize,
+    in_double: bool,
+) -> Result<(u8, usize), SyntaxError> {
     let next = bytes.get(at + 1).copied().filter(|_| at + 1 < end);
     Ok(match next {
         Some(b @ (b' ' | b'\\' | b'#' | b'\'' | b'"')) => (b, 2),
@@ -224,7 +226,7 @@ fn escaped(bytes: &[u8], at: usize, end: usize, in_double: bool) -> Result<(u8, 
             let Some(value) = hex else {
                 return Err(SyntaxError::new(
                     "`\\x` must be followed by two hexadecimal digits",
-                    Span::new(at, (at + 4).min(end)),
+                    Span::new(at, at + 2),
                 ));
             };
             (value, 4)
@@ -317,12 +319,15 @@ mod tests {
 
     #[test]
     fn quotes_and_escapes_as_parse_line_reads_them() {
-        let text = "backend b\n  x \"a b\" 'c\\d' e\\ f a\"b c\"d \\# \"\\x41\" '$HOME' \"${X}\" \\q\n";
+        let text =
+            "backend b\n  x \"a b\" 'c\\d' e\\ f a\"b c\"d \\# \"\\x41\" '$HOME' \"${X}\" \\q\n";
         let root = parse(text).unwrap();
         let line = &lines(&sections(&root)[0])[0];
         assert_eq!(
             args(line),
-            ["a b", "c\\d", "e f", "ab cd", "#", "A", "$HOME", "${X}", "\\q"]
+            [
+                "a b", "c\\d", "e f", "ab cd", "#", "A", "$HOME", "${X}", "\\q"
+            ]
         );
         let crlf = parse("backend b\r\n  retries 3\r\n").unwrap();
         assert_eq!(args(&lines(&sections(&crlf)[0])[0]), ["3"]);
@@ -339,6 +344,45 @@ mod tests {
             let error = parse(text).unwrap_err();
             assert!(error.message.contains(message), "{text}: {}", error.message);
             assert_eq!(error.span.start as usize, at, "{text}");
+        }
+    }
+
+    #[test]
+    fn any_text_parses_or_fails_without_panicking() {
+        let pieces = [
+            "backend b\n",
+            " ",
+            "\"",
+            "'",
+            "\\",
+            "\\x",
+            "é",
+            "#",
+            "\r\n",
+            "x",
+            "{",
+            "}",
+            "$",
+            "\\x4",
+            "\t",
+            "retries 3\n",
+        ];
+        let mut state = 7u64;
+        for _ in 0..2_000 {
+            let mut text = String::new();
+            for _ in 0..12 {
+                state = state
+                    .wrapping_mul(6_364_136_223_846_793_005)
+                    .wrapping_add(1);
+                text.push_str(pieces[(state >> 33) as usize % pieces.len()]);
+            }
+            match parse(&text) {
+                Ok(root) => assert!(root.span.end as usize == text.len()),
+                Err(e) => {
+                    assert!(text.is_char_boundary(e.span.start as usize), "{text:?}");
+                    assert!(text.is_char_boundary(e.span.end as usize), "{text:?}");
+                }
+            }
         }
     }
 

@@ -6,9 +6,9 @@
 //! lines and character columns for every output.
 
 mod deferred;
+pub mod haproxy;
 mod json;
 mod lines;
-pub mod haproxy;
 pub mod nginx;
 pub mod pointer;
 mod text;

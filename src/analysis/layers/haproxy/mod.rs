@@ -52,8 +52,8 @@ mod settings;
 #[cfg(test)]
 mod tests;
 
-pub use settings::{RETRY_ON, haproxy_time};
 use settings::Settings;
+pub use settings::{RETRY_ON, haproxy_time};
 
 const NOTE_RETRIES: &str = "built-in default of HAProxy: retries 3 (CONN_RETRIES)";
 const NOTE_RETRY_ON: &str = "built-in default of HAProxy: retry-on conn-failure";
@@ -251,7 +251,11 @@ fn proxies<'a>(
 
 /// The routes of a `frontend` or `listen` section: its `use_backend` rules in order, then
 /// its default backend.
-fn routes(file: &SourceFile, proxy: &Proxy<'_>, all: &[Proxy<'_>]) -> Result<Vec<Route>, InputError> {
+fn routes(
+    file: &SourceFile,
+    proxy: &Proxy<'_>,
+    all: &[Proxy<'_>],
+) -> Result<Vec<Route>, InputError> {
     let acls = acl::acls(proxy.lines);
     let mut routes = Vec::new();
     let mut default = None;
@@ -330,9 +334,19 @@ fn routes(file: &SourceFile, proxy: &Proxy<'_>, all: &[Proxy<'_>]) -> Result<Vec
     };
     if let Some((backend, loc)) = default {
         let shown = backend.name.clone();
-        routes.push(route(backend, Name::of("default_backend", &shown), vec![any(&loc)], &loc));
+        routes.push(route(
+            backend,
+            Name::of("default_backend", &shown),
+            vec![any(&loc)],
+            &loc,
+        ));
     } else if proxy.kind == "listen" && proxy.servers > 0 {
-        routes.push(route(proxy, Name::of("listen", &proxy.name), vec![any(&proxy.loc)], &proxy.loc));
+        routes.push(route(
+            proxy,
+            Name::of("listen", &proxy.name),
+            vec![any(&proxy.loc)],
+            &proxy.loc,
+        ));
     }
     Ok(routes)
 }

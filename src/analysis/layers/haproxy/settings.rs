@@ -90,9 +90,7 @@ impl Settings {
                             "`retry-on` needs at least one keyword to say when to retry",
                         ));
                     }
-                    if let Some(bad) = words
-                        .iter()
-                        .find(|w| w.is_empty() || !RETRY_ON.contains(w))
+                    if let Some(bad) = words.iter().find(|w| w.is_empty() || !RETRY_ON.contains(w))
                     {
                         return Err(bad_value(
                             file,

@@ -83,7 +83,9 @@ fn matches_follow_the_acls() {
     );
     let reg = &routes[3].matches;
     assert_eq!(reg.len(), 2, "METH_GET is GET and HEAD");
-    assert!(matches!(&reg[0].path, PathMatch::Regex(r) if r.is_match("/x/12") && !r.is_match("/x/a")));
+    assert!(
+        matches!(&reg[0].path, PathMatch::Regex(r) if r.is_match("/x/12") && !r.is_match("/x/a"))
+    );
     assert!(routes[4].matches[0].condition.is_some());
 }
 
@@ -113,7 +115,11 @@ fn none_and_no_server_make_one_attempt() {
     );
     let routes = routes(&text);
     assert_eq!(value(&routes[0].policy.max_attempts), 1);
-    assert!(note(&routes[0].policy.max_attempts).unwrap().contains("no server"));
+    assert!(
+        note(&routes[0].policy.max_attempts)
+            .unwrap()
+            .contains("no server")
+    );
     assert_eq!(value(&routes[1].policy.max_attempts), 1);
 }
 
@@ -121,7 +127,10 @@ fn none_and_no_server_make_one_attempt() {
 fn bad_values_are_input_errors_at_their_line() {
     for (line, message) in [
         ("retries abc", "whole number"),
-        ("retry-on 503 sometimes", "`sometimes` is not a retry-on keyword"),
+        (
+            "retry-on 503 sometimes",
+            "`sometimes` is not a retry-on keyword",
+        ),
         ("retry-on none 503", "stands alone"),
         ("timeout server soon", "takes a time"),
         ("option redispatch x", "whole number"),
@@ -133,8 +142,13 @@ fn bad_values_are_input_errors_at_their_line() {
     }
     let text = format!("{BASE}frontend f\n  use_backend nowhere if TRUE\n");
     let error = layers("haproxy.cfg", &text).unwrap_err();
-    assert!(error.message.contains("named `nowhere`"), "{}", error.message);
-    let text = format!("{BASE}frontend f\n  use_backend b if undeclared\nbackend b\n  server a 1:1\n");
+    assert!(
+        error.message.contains("named `nowhere`"),
+        "{}",
+        error.message
+    );
+    let text =
+        format!("{BASE}frontend f\n  use_backend b if undeclared\nbackend b\n  server a 1:1\n");
     let error = layers("haproxy.cfg", &text).unwrap_err();
     assert!(error.message.contains("no ACL named"), "{}", error.message);
 }
@@ -145,9 +159,15 @@ fn only_haproxy_files_are_read_as_haproxy() {
     use std::path::Path;
     let cfg = Path::new("haproxy.cfg");
     assert!(is_haproxy_cfg(cfg, "global\n\nfrontend web\n  bind :80\n"));
-    assert!(is_haproxy_cfg(Path::new("lb.cfg"), "defaults\n  mode http\n"));
+    assert!(is_haproxy_cfg(
+        Path::new("lb.cfg"),
+        "defaults\n  mode http\n"
+    ));
     assert!(!is_haproxy_cfg(Path::new("haproxy.yaml"), "frontend web\n"));
     assert!(!is_haproxy_cfg(cfg, "[defaults]\nbackend = x\n"));
     assert!(!is_haproxy_cfg(cfg, "backend = sqlite\nlisten: 80\n"));
-    assert!(!is_haproxy_cfg(Path::new("setup.cfg"), "[metadata]\nname = x\n"));
+    assert!(!is_haproxy_cfg(
+        Path::new("setup.cfg"),
+        "[metadata]\nname = x\n"
+    ));
 }
