@@ -258,10 +258,10 @@ fn terms<'a>(group: &[&'a str]) -> Vec<Vec<&'a str>> {
     while let Some(word) = words.next() {
         if *word == "{" || *word == "!{" || (*word == "!" && group.contains(&"{")) {
             let mut term = vec![*word];
-            if *word == "!" {
-                if let Some(next) = words.next() {
-                    term.push(*next);
-                }
+            if *word == "!"
+                && let Some(next) = words.next()
+            {
+                term.push(*next);
             }
             for inner in words.by_ref() {
                 term.push(*inner);

@@ -315,11 +315,11 @@ fn routes(
             ("use_backend", []) => {
                 return Err(bad_value(file, &loc, "`use_backend` takes a backend"));
             }
-            ("default_backend", [target]) => {
-                if !target.contains("%[") {
-                    default = Some((backend(file, all, target, &loc)?, loc));
-                }
+            ("default_backend", [target]) if !target.contains("%[") => {
+                default = Some((backend(file, all, target, &loc)?, loc));
             }
+            // A name built from a sample is known only per request.
+            ("default_backend", [_]) => {}
             ("default_backend", _) => {
                 return Err(bad_value(file, &loc, "`default_backend` takes one backend"));
             }

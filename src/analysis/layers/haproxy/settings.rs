@@ -74,7 +74,10 @@ impl Settings {
                 }
                 ("retries", words) => {
                     let count = match words {
-                        [one] => one.parse::<u64>().ok().filter(|n| *n <= i64::MAX as u64),
+                        [one] => one
+                            .parse::<u64>()
+                            .ok()
+                            .filter(|n| i64::try_from(*n).is_ok()),
                         _ => None,
                     };
                     let count = count.ok_or_else(|| {

@@ -23,7 +23,7 @@ fn signals(route: &Route) -> Vec<Signal> {
         .unwrap()
         .value
         .iter()
-        .map(|s| s.value.clone())
+        .map(|s| s.value)
         .collect()
 }
 
