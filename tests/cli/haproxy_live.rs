@@ -14,7 +14,8 @@
 //!
 //! What HAProxy does is haproxy/haproxy `src/backend.c` (`back_handle_st_cer`, connection
 //! retries) and `src/http_ana.c` (`do_l7_retry`): `retries` bounds the retries, `retry-on`
-//! says on what, and no method is spared.
+//! says on what, no method is spared, and `http-request disable-l7-retry` (`src/http_act.c`)
+//! leaves the requests it takes only their connection retries.
 //!
 //! Ignored by default (it needs `haproxy` on `PATH` or in `/usr/sbin`); `.ci/run` runs it
 //! with `--include-ignored`. Without haproxy it says `SKIPPED` and passes.
@@ -55,7 +56,25 @@ const BACKENDS: &[(&str, &str, &str, &[&str])] = &[
         "a",
         &["404", "401", "503", "200"],
     ),
+    (
+        "nopost",
+        "retries 2\n  retry-on conn-failure empty-response 503\n  http-request disable-l7-retry if METH_POST",
+        "a",
+        &["503", "close"],
+    ),
+    (
+        "nol7",
+        "retries 1\n  retry-on 503\n  http-request disable-l7-retry",
+        "a",
+        &["503"],
+    ),
     ("ref", "", "r", &["refused"]),
+    (
+        "refnp",
+        "retries 2\n  http-request disable-l7-retry if { method POST }",
+        "r",
+        &["refused"],
+    ),
     (
         "ref1",
         "retries 1\n  retry-on empty-response",
@@ -319,16 +338,20 @@ fn haproxy_retries_what_retrylint_reads() {
     let mut logged = HashMap::new();
     let mut case = 0;
     for (backend, _, _, failures) in BACKENDS {
-        let route = routes
-            .iter()
-            .find(|r| {
-                r.name
-                    .to_string()
-                    .starts_with(&format!("use_backend {backend} "))
-            })
-            .unwrap_or_else(|| panic!("no route for {backend}"));
         for failure in *failures {
             for method in ["GET", "POST"] {
+                // The first route of the rule that takes the method, as a request finds it.
+                let route = routes
+                    .iter()
+                    .find(|r| {
+                        r.name
+                            .to_string()
+                            .starts_with(&format!("use_backend {backend} "))
+                            && r.matches
+                                .iter()
+                                .any(|m| m.method.as_ref().is_none_or(|x| x.matches(method)))
+                    })
+                    .unwrap_or_else(|| panic!("no route for {backend}"));
                 case += 1;
                 // A refused connection reaches no upstream; the server a redispatch
                 // reaches answers the status after the dash, or 200.

@@ -30,7 +30,12 @@
 //!   sends a request again to the same server otherwise.
 //! - `timeout server` bounds each attempt's wait for the server (reset by `do_l7_retry`).
 //!
-//! Simplified: `http-request disable-l7-retry` and `http-request` rules are not read; a
+//! `http-request disable-l7-retry` (`src/http_act.c`), unconditional or for methods
+//! (`if METH_POST`), leaves those requests only their connection retries: a rule is then
+//! read as a route of those methods first, then the rule's own.
+//!
+//! Simplified: `disable-l7-retry` under another condition and other `http-request` rules
+//! are not read; a
 //! `use_backend` whose name is a sample expression (`%[…]`) is not a route; `unless`
 //! conditions and negated terms are read as conditions; a connection retry to the same
 //! server waits `min(1s, timeout connect)`, which is not read as back-off. `.if` blocks are
@@ -48,10 +53,12 @@ use crate::input::source::{Node, SourceFile};
 use crate::location::Loc;
 
 mod acl;
+mod disable;
 mod settings;
 #[cfg(test)]
 mod tests;
 
+use disable::Disable;
 use settings::Settings;
 pub use settings::{RETRY_ON, haproxy_time};
 
@@ -59,6 +66,8 @@ const NOTE_RETRIES: &str = "built-in default of HAProxy: retries 3 (CONN_RETRIES
 const NOTE_RETRY_ON: &str = "built-in default of HAProxy: retry-on conn-failure";
 const NOTE_TCP: &str = "HAProxy retries only connection failures in `mode tcp` (the default mode)";
 const NOTE_NO_SERVER: &str = "HAProxy answers 503 itself: the backend has no server";
+const NOTE_DISABLED: &str =
+    "`http-request disable-l7-retry`: HAProxy retries only connection failures";
 const NOTE_NONE: &str = "`retry-on none`: HAProxy sends nothing again";
 
 /// What HAProxy (`haproxy.cfg`) is as a format.
@@ -77,7 +86,7 @@ pub static SPEC: FormatSpec = FormatSpec {
     docs: DocsRow {
         format: "HAProxy `haproxy.cfg` (2.6)",
         position_note: "",
-        read: "`frontend` and `listen` sections, `use_backend` with `path`, `path_beg`, `path_end`, `path_reg`, `method` ACLs, `default_backend`; the backend's `retries`, `retry-on`, `option redispatch`, `timeout server` (per attempt), `mode`, servers, each inherited from `defaults`",
+        read: "`frontend` and `listen` sections, `use_backend` with `path`, `path_beg`, `path_end`, `path_reg`, `method` ACLs, `default_backend`; the backend's `retries`, `retry-on`, `option redispatch`, `timeout server` (per attempt), `mode`, servers, each inherited from `defaults`; `http-request disable-l7-retry` for every request or some methods",
         defaults: "`retries 3` (4 attempts); `retry-on conn-failure`; `mode tcp`; every method sent again, an L7 retry only when the whole request fits in one buffer",
     },
     help: &[
@@ -166,6 +175,8 @@ struct Proxy<'a> {
     lines_at: Loc,
     settings: Settings,
     servers: u64,
+    /// Its `http-request disable-l7-retry`, when it has one retrylint reads.
+    disable: Option<disable::Disable>,
 }
 
 /// The proxy sections of the file, each with what it inherits from its `defaults`.
@@ -224,6 +235,7 @@ fn proxies<'a>(
                     ));
                 };
                 let settings = inherited.read(file, lines, &lines_at)?;
+                let disable = disable::read(file, lines, &lines_at, &acl::acls(lines))?;
                 let head_end = section
                     .get("args")
                     .map_or(section.span.end, |a| a.span.end.max(section.span.start));
@@ -241,6 +253,7 @@ fn proxies<'a>(
                     lines_at,
                     settings,
                     servers: settings::servers(lines),
+                    disable,
                 });
             }
             _ => {}
@@ -305,12 +318,15 @@ fn routes(
                     continue;
                 }
                 let shown = format!("{} {}", target, rest.join(" "));
-                routes.push(route(
+                let disable = proxy.disable.as_ref();
+                push_routes(
+                    &mut routes,
+                    disable,
                     backend,
-                    Name::of("use_backend", shown.trim_end()),
+                    ("use_backend", shown.trim_end()),
                     matches,
                     &loc,
-                ));
+                );
             }
             ("use_backend", []) => {
                 return Err(bad_value(file, &loc, "`use_backend` takes a backend"));
@@ -334,19 +350,24 @@ fn routes(
     };
     if let Some((backend, loc)) = default {
         let shown = backend.name.clone();
-        routes.push(route(
+        let disable = proxy.disable.as_ref();
+        push_routes(
+            &mut routes,
+            disable,
             backend,
-            Name::of("default_backend", &shown),
+            ("default_backend", &shown),
             vec![any(&loc)],
             &loc,
-        ));
+        );
     } else if proxy.kind == "listen" && proxy.servers > 0 {
-        routes.push(route(
+        push_routes(
+            &mut routes,
+            None,
             proxy,
-            Name::of("listen", &proxy.name),
+            ("listen", &proxy.name),
             vec![any(&proxy.loc)],
             &proxy.loc,
-        ));
+        );
     }
     Ok(routes)
 }
@@ -394,8 +415,73 @@ fn route_matches(alternatives: Vec<acl::Alternative>, loc: &Loc) -> Vec<RouteMat
     out
 }
 
-/// A route to `backend`: what its retry loop does.
-fn route(backend: &Proxy<'_>, name: Name, matches: Vec<RouteMatch>, loc: &Loc) -> Route {
+/// The routes of one rule to `backend`, named `kind shown`: with an `http-request
+/// disable-l7-retry` of the frontend or the backend that takes some methods, first a route
+/// of those methods that retries only connections, then the rule's own.
+fn push_routes(
+    out: &mut Vec<Route>,
+    frontend: Option<&Disable>,
+    backend: &Proxy<'_>,
+    (kind, shown): (&str, &str),
+    matches: Vec<RouteMatch>,
+    loc: &Loc,
+) {
+    let disable = match (frontend, backend.disable.as_ref()) {
+        (Some(all @ Disable::All(_)), _) | (_, Some(all @ Disable::All(_))) => Some(all.clone()),
+        (Some(Disable::Methods(a, at)), Some(Disable::Methods(b, _))) => {
+            let mut both = a.clone();
+            both.extend(b.iter().filter(|m| !a.contains(m)).cloned());
+            Some(Disable::Methods(both, at.clone()))
+        }
+        (one, other) => one.or(other).cloned(),
+    };
+    match disable {
+        None => out.push(route(backend, Name::of(kind, shown), matches, loc, None)),
+        Some(Disable::All(at)) => {
+            out.push(route(
+                backend,
+                Name::of(kind, shown),
+                matches,
+                loc,
+                Some(&at),
+            ));
+        }
+        Some(Disable::Methods(methods, at)) => {
+            let narrowed: Vec<RouteMatch> = matches
+                .iter()
+                .flat_map(|m| match &m.method {
+                    None => methods
+                        .iter()
+                        .map(|x| RouteMatch {
+                            method: Some(super::StringMatch::Exact(x.clone())),
+                            ..m.clone()
+                        })
+                        .collect(),
+                    Some(super::StringMatch::Exact(x)) if methods.contains(x) => vec![m.clone()],
+                    Some(_) => Vec::new(),
+                })
+                .collect();
+            if !narrowed.is_empty() {
+                let name = Name::of(
+                    kind,
+                    &format!("{shown} ({} without L7 retries)", methods.join(" ")),
+                );
+                out.push(route(backend, name, narrowed, loc, Some(&at)));
+            }
+            out.push(route(backend, Name::of(kind, shown), matches, loc, None));
+        }
+    }
+}
+
+/// A route to `backend`: what its retry loop does; `l7_off` where an `http-request
+/// disable-l7-retry` leaves it only its connection retries.
+fn route(
+    backend: &Proxy<'_>,
+    name: Name,
+    matches: Vec<RouteMatch>,
+    loc: &Loc,
+    l7_off: Option<&Loc>,
+) -> Route {
     let settings = &backend.settings;
     let at = &backend.head;
     let mut route = Route {
@@ -414,16 +500,18 @@ fn route(backend: &Proxy<'_>, name: Name, matches: Vec<RouteMatch>, loc: &Loc) -
         .unwrap_or_else(|| built_in(vec!["conn-failure".to_string()], at, NOTE_RETRY_ON));
     let http = settings.http();
     let mut signals = Vec::new();
-    let (kept, kept_at) = if http {
-        (keywords.value.clone(), keywords.loc.clone())
-    } else {
-        let only: Vec<String> = keywords
+    let connections_only = || -> Vec<String> {
+        keywords
             .value
             .iter()
             .filter(|k| *k == "conn-failure" || *k == "all-retryable-errors")
             .map(|_| "conn-failure".to_string())
-            .collect();
-        (only, keywords.loc.noted(NOTE_TCP))
+            .collect()
+    };
+    let (kept, kept_at) = match l7_off {
+        _ if !http => (connections_only(), keywords.loc.noted(NOTE_TCP)),
+        Some(off) => (connections_only(), off.noted(NOTE_DISABLED)),
+        None => (keywords.value.clone(), keywords.loc.clone()),
     };
     push_signals(&mut signals, signals_of(&kept), &kept_at);
     let retries = settings

@@ -124,6 +124,43 @@ fn none_and_no_server_make_one_attempt() {
 }
 
 #[test]
+fn disable_l7_retry_leaves_its_methods_only_connection_retries() {
+    let text = format!(
+        "{BASE}frontend web\n  bind :80\n  use_backend w if {{ path_beg /w/ }}\n  default_backend all\n\
+         backend w\n  retry-on conn-failure 503\n  http-request disable-l7-retry if METH_POST or {{ method PUT }}\n  server a 1:1\n\
+         backend all\n  retry-on conn-failure 503\n  http-request disable-l7-retry\n  server a 1:1\n"
+    );
+    let routes = routes(&text);
+    assert_eq!(routes.len(), 3);
+    // POST and PUT find the first route: connection failures only, noted at the action.
+    let methods: Vec<_> = routes[0]
+        .matches
+        .iter()
+        .map(|m| {
+            m.method
+                .clone()
+                .map(|x| x.matches("POST") || x.matches("PUT"))
+        })
+        .collect();
+    assert_eq!(methods, [Some(true), Some(true)]);
+    assert_eq!(signals(&routes[0]), [Signal::ConnectFailure]);
+    let at = loc(&routes[0].policy.retry_on);
+    assert!(text[at.span.range()].starts_with("http-request disable-l7-retry if"));
+    assert!(
+        note(&routes[0].policy.retry_on)
+            .unwrap()
+            .contains("disable-l7-retry")
+    );
+    // Every other method: the backend's own retry-on.
+    assert!(routes[1].matches[0].method.is_none());
+    assert_eq!(
+        signals(&routes[1]),
+        [Signal::ConnectFailure, Signal::Status(503)]
+    );
+    assert_eq!(signals(&routes[2]), [Signal::ConnectFailure]);
+}
+
+#[test]
 fn bad_values_are_input_errors_at_their_line() {
     for (line, message) in [
         ("retries abc", "whole number"),
