@@ -77,6 +77,11 @@ pub fn parse(text: &str) -> Result<Node, SyntaxError> {
             sections.push((words, Vec::new(), line_end));
             continue;
         }
+        // `.if`, `.else`, `.endif`, `.notice`…: the conditional blocks and messages of
+        // `readcfgfile` (`src/cfgparse.c`), which may stand before any section.
+        if first.text.starts_with('.') && sections.is_empty() {
+            continue;
+        }
         let Some((_, lines, section_end)) = sections.last_mut() else {
             return Err(SyntaxError::new(
                 "this line stands outside any section: a configuration opens with `global`, `defaults`, `frontend`, `backend` or `listen`",
@@ -329,7 +334,7 @@ mod tests {
                 "a b", "c\\d", "e f", "ab cd", "#", "A", "$HOME", "${X}", "\\q"
             ]
         );
-        let crlf = parse("backend b\r\n  retries 3\r\n").unwrap();
+        let crlf = parse(".if defined(X)\r\n.endif\r\nbackend b\r\n  retries 3\r\n").unwrap();
         assert_eq!(args(&lines(&sections(&crlf)[0])[0]), ["3"]);
     }
 
