@@ -192,13 +192,13 @@ fn formats_in_fixtures() -> BTreeSet<String> {
         .into_iter()
         .map(|(path, _)| path)
         .collect();
-    // A folder walk reads YAML and JSON; NGINX configurations are given one by one.
-    for entry in std::fs::read_dir(root.join("layers/nginx"))
-        .unwrap()
-        .flatten()
-    {
-        if entry.path().extension().is_some_and(|e| e == "conf") {
-            paths.push(entry.path());
+    // A folder walk reads YAML and JSON; NGINX and HAProxy configurations are given one
+    // by one.
+    for (folder, extension) in [("layers/nginx", "conf"), ("layers/haproxy", "cfg")] {
+        for entry in std::fs::read_dir(root.join(folder)).unwrap().flatten() {
+            if entry.path().extension().is_some_and(|e| e == extension) {
+                paths.push(entry.path());
+            }
         }
     }
     for path in paths {

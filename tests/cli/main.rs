@@ -28,6 +28,8 @@ mod formats;
 mod gateway_implementation;
 mod generated;
 mod grouping;
+mod haproxy;
+mod haproxy_live;
 mod hook;
 mod infos;
 mod init;

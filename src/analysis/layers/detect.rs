@@ -85,6 +85,9 @@ pub fn detect(path: &Path, walked: bool, options: &LoadOptions) -> Result<Detect
     }
     let mut file = if is_nginx_conf(path, &text) {
         parse_nginx(path.to_path_buf(), text).map_err(|(text, e)| syntax_error(&shown, text, e))?
+    } else if is_haproxy_cfg(path, &text) {
+        parse_haproxy(path.to_path_buf(), text)
+            .map_err(|(text, e)| syntax_error(&shown, text, e))?
     } else {
         SourceFile::parse_documents(path.to_path_buf(), text, options.parse)
             .map_err(|(text, e)| syntax_error(&shown, text, e))?
@@ -174,6 +177,53 @@ pub fn parse_nginx(
     text: String,
 ) -> Result<SourceFile, (String, crate::input::source::SyntaxError)> {
     let doc = match crate::input::source::nginx::parse(&text) {
+        Ok(doc) => doc,
+        Err(e) => return Err((text, e)),
+    };
+    let span = crate::input::source::Span::new(0, text.len());
+    let root = Node::new(span, crate::input::source::Value::Seq(vec![doc].into()));
+    let mut file = SourceFile::new(display, text, root, crate::input::source::Syntax::Yaml);
+    file.documents = true;
+    Ok(file)
+}
+
+/// Whether a file is an HAProxy configuration: named `*.cfg` (`haproxy.cfg` among them)
+/// and opening a proxy section at the start of a line (`frontend NAME`, `backend NAME`,
+/// `listen NAME`, `defaults`), as HAProxy's own sections open. A YAML or JSON file, or a
+/// `.cfg` of another program (an INI file's `[section]`, `key = value` lines), is not.
+pub fn is_haproxy_cfg(path: &Path, text: &str) -> bool {
+    let named = path
+        .extension()
+        .is_some_and(|e| e.eq_ignore_ascii_case("cfg"));
+    if !named {
+        return false;
+    }
+    let first = text
+        .trim_start_matches(['\u{feff}', ' ', '\t', '\r', '\n'])
+        .bytes()
+        .next();
+    if matches!(first, Some(b'{' | b'[') | None) {
+        return false;
+    }
+    text.lines().any(|line| {
+        let mut words = line.split_whitespace();
+        match words.next() {
+            Some("frontend" | "backend" | "listen") => {
+                words.next().is_some_and(|n| !n.starts_with(['=', ':']))
+            }
+            Some("defaults") => words.next().is_none_or(|n| !n.starts_with(['=', ':'])),
+            _ => false,
+        }
+    })
+}
+
+/// Parses an HAProxy configuration into a file of one document (see
+/// [`crate::input::source::haproxy`]).
+pub fn parse_haproxy(
+    display: PathBuf,
+    text: String,
+) -> Result<SourceFile, (String, crate::input::source::SyntaxError)> {
+    let doc = match crate::input::source::haproxy::parse(&text) {
         Ok(doc) => doc,
         Err(e) => return Err((text, e)),
     };

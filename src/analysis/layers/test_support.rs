@@ -32,6 +32,8 @@ pub(crate) fn api_at(path: &str) -> Result<(Api, Sources), InputError> {
 pub(crate) fn layers(name: &str, text: &str) -> Result<(Vec<Layer>, Arc<SourceFile>), InputError> {
     let file = if super::detect::is_nginx_conf(Path::new(name), text) {
         super::detect::parse_nginx(name.into(), text.into())
+    } else if super::detect::is_haproxy_cfg(Path::new(name), text) {
+        super::detect::parse_haproxy(name.into(), text.into())
     } else {
         SourceFile::parse_documents(name.into(), text.into(), ParseLimits::default())
     }

@@ -6,6 +6,7 @@
 //! lines and character columns for every output.
 
 mod deferred;
+pub mod haproxy;
 mod json;
 mod lines;
 pub mod nginx;
