@@ -286,8 +286,9 @@ mod tests {
              configuration (a bootstrap with `route_config`, or a `RouteConfiguration`), \
              Envoy Gateway `BackendTrafficPolicy`, Traefik dynamic configuration \
              (`http.routers` and `http.middlewares`), Kong declarative configuration \
-             (`_format_version` and `services`), or an NGINX configuration (a `*.conf` with \
-             `server` or `location` blocks)"
+             (`_format_version` and `services`), an NGINX configuration (a `*.conf` with \
+             `server` or `location` blocks), or a gRPC service config (`methodConfig` or \
+             `retryThrottling`)"
         );
     }
 }

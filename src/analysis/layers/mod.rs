@@ -20,6 +20,7 @@ pub mod envoy;
 pub mod envoy_gateway;
 pub mod format;
 pub mod gateway;
+pub mod grpc;
 pub mod hosts;
 pub mod istio;
 pub mod k8s;
@@ -61,6 +62,7 @@ format::formats! {
     Traefik => traefik::SPEC,
     Kong => kong::SPEC,
     Nginx => nginx::SPEC,
+    Grpc => grpc::SPEC,
 }
 
 /// One layer: the routes of one object (a `VirtualService`, an `HTTPRoute`, a
