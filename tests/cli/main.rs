@@ -28,6 +28,7 @@ mod formats;
 mod gateway_implementation;
 mod generated;
 mod grouping;
+mod grpc_layer;
 mod hook;
 mod infos;
 mod init;

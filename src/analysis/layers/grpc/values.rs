@@ -36,7 +36,7 @@ pub(super) fn duration(
             node.kind()
         )));
     };
-    let text: &str = text;
+    let text = crate::analysis::layers::names::shown(text);
     let Some(number) = text.strip_suffix('s') else {
         return Err(bad(&format!(
             "`{text}` is not a duration (no s suffix): write seconds, as in \"0.5s\""
@@ -58,7 +58,7 @@ pub(super) fn duration(
     }
     let Some(seconds) = atoi(whole) else {
         return Err(bad(&format!(
-            "`{text}` is not a duration (not a number of seconds): write digits before the point, as in \"0.5s\""
+            "`{text}` is not a duration (not a number of seconds): write decimal seconds with digits before any point, as in \"0.5s\""
         )));
     };
     if !(0..=MAX_SECONDS).contains(&seconds) {
