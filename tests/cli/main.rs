@@ -29,6 +29,7 @@ mod gateway_implementation;
 mod generated;
 mod grouping;
 mod grpc_layer;
+mod grpc_live;
 mod hook;
 mod infos;
 mod init;

@@ -1,0 +1,74 @@
+"""Runs gRPC calls through a real grpcio client and counts the attempts a server sees.
+
+Usage: python grpc_retries.py SERVICE_CONFIG < cases.json
+
+`cases.json` is a list of {"path": "/pkg.Svc/Method", "code": "UNAVAILABLE" or "OK",
+"pushback": null or the text of `grpc-retry-pushback-ms`}. A server on 127.0.0.1 answers
+every method with one generic handler (no generated code: unary calls on raw bytes) that
+counts each call it receives by path and fails it with the case's status, before sending any
+response headers (Trailers-Only, as a failing server does), with the pushback as trailing
+metadata when the case has one. The client is one channel configured with the service
+config file as `grpc.service_config`, retries enabled; each case is one call. Prints the
+number of calls the server received for each case, as a JSON list in the cases' order.
+"""
+
+import json
+import sys
+import threading
+from concurrent import futures
+
+import grpc
+
+counts = {}
+lock = threading.Lock()
+
+
+def handle(request, context):
+    case = json.loads(request.decode())
+    path = case["path"]
+    with lock:
+        counts[path] = counts.get(path, 0) + 1
+    if case["code"] == "OK":
+        return b"ok"
+    if case.get("pushback") is not None:
+        context.set_trailing_metadata((("grpc-retry-pushback-ms", case["pushback"]),))
+    context.abort(getattr(grpc.StatusCode, case["code"]), "failed on purpose")
+
+
+class Everything(grpc.GenericRpcHandler):
+    def service(self, handler_call_details):
+        return grpc.unary_unary_rpc_method_handler(handle)
+
+
+def main():
+    with open(sys.argv[1], encoding="utf-8") as f:
+        config = json.dumps(json.load(f))
+    cases = json.load(sys.stdin)
+    server = grpc.server(futures.ThreadPoolExecutor(max_workers=8))
+    server.add_generic_rpc_handlers((Everything(),))
+    port = server.add_insecure_port("127.0.0.1:0")
+    server.start()
+    channel = grpc.insecure_channel(
+        f"127.0.0.1:{port}",
+        options=[("grpc.service_config", config), ("grpc.enable_retries", 1)],
+    )
+    seen = []
+    try:
+        for case in cases:
+            with lock:
+                counts.clear()
+            call = channel.unary_unary(case["path"])
+            try:
+                call(json.dumps(case).encode(), timeout=10)
+            except grpc.RpcError:
+                pass
+            with lock:
+                seen.append(counts.get(case["path"], 0))
+    finally:
+        channel.close()
+        server.stop(None)
+    print(json.dumps(seen))
+
+
+if __name__ == "__main__":
+    main()
