@@ -8,8 +8,9 @@
 //! `maxAttempts` when its `retryOn` holds the status, else one.
 //!
 //! Where grpcio does less than the service config says, and retrylint's model says more,
-//! the case names why (`EXCEPTIONS`): C-core does not hedge, and a negative or unreadable
-//! pushback stops retries, which retrylint does not model (gRPC reads no `Retry-After`).
+//! the case names why (`exception`): C-core does not hedge, a negative or unreadable
+//! pushback stops retries, which retrylint does not model (gRPC reads no `Retry-After`),
+//! and grpcio schedules a retry pushed back 0 ms that never starts.
 //!
 //! Ignored by default (it needs Python with grpcio: `RETRYLINT_GRPC_PYTHON`, else
 //! `target/grpc-venv/bin/python`, else `python3`); `.ci/run` installs grpcio into
@@ -89,6 +90,9 @@ fn exception(route: &Route, pushback: Option<&str>) -> Option<&'static str> {
     }
     match pushback.map(str::parse::<i32>) {
         Some(Ok(ms)) if ms < 0 => Some("negative pushback: no retry"),
+        // grpcio 1.85's retry filter logs "retrying failed call in 0 ms" and never starts
+        // the attempt: the call ends at its deadline.
+        Some(Ok(0)) => Some("grpcio never starts a retry pushed back 0 ms"),
         Some(Err(_)) => Some("unreadable pushback: no retry"),
         _ => None,
     }

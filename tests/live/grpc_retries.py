@@ -59,7 +59,7 @@ def main():
                 counts.clear()
             call = channel.unary_unary(case["path"])
             try:
-                call(json.dumps(case).encode(), timeout=10)
+                call(json.dumps(case).encode(), timeout=3)
             except grpc.RpcError:
                 pass
             with lock:
