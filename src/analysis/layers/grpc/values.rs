@@ -149,18 +149,15 @@ pub(super) fn status_codes(
     let mut codes = Vec::new();
     for (i, item) in items.iter().enumerate() {
         let item_at = at.item(i, item);
-        let name = match &item.value {
-            Value::String(text) => text,
-            _ => {
-                let shown = item.scalar_text().unwrap_or_else(|| item.kind());
-                return Err(bad_value(
-                    file,
-                    &item_at,
-                    format!(
-                        "`{shown}` is not a string: gRPC's C-core client (grpcio, C++) reads a status code by its name, such as \"UNAVAILABLE\"; {REFUSED}"
-                    ),
-                ));
-            }
+        let Value::String(name) = &item.value else {
+            let shown = item.scalar_text().unwrap_or_else(|| item.kind());
+            return Err(bad_value(
+                file,
+                &item_at,
+                format!(
+                    "`{shown}` is not a string: gRPC's C-core client (grpcio, C++) reads a status code by its name, such as \"UNAVAILABLE\"; {REFUSED}"
+                ),
+            ));
         };
         if &**name == "OK" {
             continue;
