@@ -62,6 +62,32 @@ fn report_and_simulate_show_the_layer() {
     );
 }
 
+#[test]
+fn a_finding_on_the_attempts_says_they_were_read_as_five() {
+    let dir = scratch("grpc-clamp");
+    description(&dir);
+    std::fs::write(
+        dir.join("sc.json"),
+        r#"{"methodConfig": [{"name": [{"service": "pkg.Svc", "method": "Get"}], "retryPolicy": {"maxAttempts": 9, "initialBackoff": "0.1s", "maxBackoff": "1s", "backoffMultiplier": 2, "retryableStatusCodes": ["UNAVAILABLE"]}}]}"#,
+    )
+    .expect("written");
+    let run = retrylint_in(
+        &dir,
+        &["check", "openapi.yaml", "-p", "sc.json", "--format", "json"],
+    );
+    assert_eq!(run.code, 1, "{}", run.transcript());
+    let json: serde_json::Value = serde_json::from_str(&run.stdout).expect("JSON");
+    let finding = json["findings"]
+        .as_array()
+        .expect("findings")
+        .iter()
+        .find(|f| f["rule"] == "missing-deadline")
+        .unwrap_or_else(|| panic!("{}", run.stdout));
+    let text = finding.to_string();
+    assert!(text.contains("make up to 5 attempts"), "{text}");
+    assert!(text.contains("above 5 as 5"), "{text}");
+}
+
 /// A description of two calls of service `pkg.Svc`, `Get` (no side effect) and `Pay`.
 fn description(dir: &std::path::Path) {
     std::fs::write(
