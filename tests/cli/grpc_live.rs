@@ -224,3 +224,148 @@ fn grpcio_retries_what_retrylint_reads() {
     assert!(CASES.len() >= 30, "{} cases", CASES.len());
     assert!(disagreements.is_empty(), "{}", disagreements.join("\n"));
 }
+
+/// A service config of one default entry whose `retryPolicy` is `RETRY` with `from`
+/// replaced by `to`, and the words both grpcio and retrylint refuse it with.
+const RETRY: &str = r#"{"methodConfig": [{"name": [{}], "timeout": "5s", "retryPolicy": {"maxAttempts": 3, "initialBackoff": "0.1s", "maxBackoff": "1s", "backoffMultiplier": 2, "retryableStatusCodes": ["UNAVAILABLE"]}}], "retryThrottling": {"maxTokens": 10, "tokenRatio": 0.1}}"#;
+
+const REFUSALS: &[(&str, &str, &str)] = &[
+    (
+        "\"maxAttempts\": 3",
+        "\"maxAttempts\": 1",
+        "must be at least 2",
+    ),
+    (
+        "\"maxAttempts\": 3",
+        "\"maxAttempts\": \"x\"",
+        "failed to parse",
+    ),
+    (
+        "\"maxAttempts\": 3",
+        "\"maxAttempts\": 2.5",
+        "failed to parse",
+    ),
+    ("\"maxAttempts\": 3, ", "", "field not present"),
+    ("\"0.1s\"", "\".1s\"", "not a number of seconds"),
+    ("\"0.1s\"", "\"100ms\"", "not a number of seconds"),
+    ("\"0.1s\"", "\"0.1\"", "no s suffix"),
+    ("\"0.1s\"", "\"0s\"", "must be greater than 0"),
+    (
+        "\"0.1s\"",
+        "\"-1s\"",
+        "seconds must be in the range [0, 315576000000]",
+    ),
+    (
+        "\"1s\"",
+        "\"1.0123456789s\"",
+        "too many digits after decimal",
+    ),
+    (
+        "\"backoffMultiplier\": 2",
+        "\"backoffMultiplier\": 0",
+        "must be greater than 0",
+    ),
+    (
+        "[\"UNAVAILABLE\"]",
+        "[\"unavailable\"]",
+        "failed to parse status code",
+    ),
+    (
+        "[\"UNAVAILABLE\"]",
+        "[\"SOMETIMES\"]",
+        "failed to parse status code",
+    ),
+    ("[\"UNAVAILABLE\"]", "[14]", "is not a string"),
+    ("[\"UNAVAILABLE\"]", "[]", "must be non-empty"),
+    ("\"5s\"", "\"5\"", "no s suffix"),
+    (
+        "[{}]",
+        "[{\"method\": \"Call\"}]",
+        "method name populated without service name",
+    ),
+    (
+        "[{}]",
+        "[{\"service\": \"pkg.Svc\"}, {\"service\": \"pkg.Svc\", \"method\": null}]",
+        "multiple method configs for path /pkg.Svc/",
+    ),
+    (
+        "[{}]",
+        "[{}, {\"service\": \"\"}]",
+        "duplicate default method config",
+    ),
+    (
+        "\"maxTokens\": 10",
+        "\"maxTokens\": 0",
+        "must be greater than 0",
+    ),
+    (
+        "\"tokenRatio\": 0.1",
+        "\"tokenRatio\": 0",
+        "must be greater than 0",
+    ),
+];
+
+#[test]
+#[ignore = "runs a real grpcio client: .ci/run runs it with --include-ignored"]
+fn grpcio_refuses_what_retrylint_refuses_in_the_same_words() {
+    let Some(python) = python() else {
+        eprintln!("SKIPPED: Python with grpcio is not installed (pip install grpcio)");
+        return;
+    };
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let configs: Vec<String> = REFUSALS
+        .iter()
+        .map(|(from, to, _)| {
+            assert!(RETRY.contains(from), "{from}");
+            RETRY.replacen(from, to, 1)
+        })
+        .chain([RETRY.to_string()])
+        .collect();
+    let mut child = Command::new(&python)
+        .arg(root.join(SCRIPT))
+        .arg("--refusals")
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    child
+        .stdin
+        .take()
+        .unwrap()
+        .write_all(serde_json::to_string(&configs).unwrap().as_bytes())
+        .unwrap();
+    let output = child.wait_with_output().unwrap();
+    assert!(
+        output.status.success(),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    let said: Vec<String> = serde_json::from_slice(&output.stdout).unwrap();
+    assert_eq!(said.len(), configs.len());
+    // The unchanged config is taken by both.
+    assert_eq!(said[REFUSALS.len()], "", "grpcio refused the valid config");
+    let dir = std::env::temp_dir().join(format!("retrylint-grpc-refusals-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let options = retrylint::input::load::LoadOptions::default();
+    let mut disagreements = Vec::new();
+    for (i, ((_, to, words), grpcio)) in REFUSALS.iter().zip(&said).enumerate() {
+        let path = dir.join(format!("sc{i}.json"));
+        std::fs::write(&path, &configs[i]).unwrap();
+        let ours = match detect(&path, false, &options) {
+            Err(error) => error.message,
+            Ok(_) => String::new(),
+        };
+        let has = |text: &str| text.to_lowercase().contains(&words.to_lowercase());
+        if !has(grpcio) || !has(&ours) {
+            disagreements.push(format!(
+                "{to}: expected `{words}`; grpcio said `{grpcio}`; retrylint said `{ours}`"
+            ));
+        }
+    }
+    let valid = dir.join("valid.json");
+    std::fs::write(&valid, RETRY).unwrap();
+    assert!(detect(&valid, false, &options).is_ok());
+    let _ = std::fs::remove_dir_all(&dir);
+    assert!(disagreements.is_empty(), "{}", disagreements.join("\n"));
+}

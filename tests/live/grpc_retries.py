@@ -1,6 +1,7 @@
 """Runs gRPC calls through a real grpcio client and counts the attempts a server sees.
 
 Usage: python grpc_retries.py SERVICE_CONFIG < cases.json
+       python grpc_retries.py --refusals < configs.json
 
 `cases.json` is a list of {"path": "/pkg.Svc/Method", "code": "UNAVAILABLE" or "OK",
 "pushback": null or the text of `grpc-retry-pushback-ms`}. A server on 127.0.0.1 answers
@@ -10,6 +11,10 @@ response headers (Trailers-Only, as a failing server does), with the pushback as
 metadata when the case has one. The client is one channel configured with the service
 config file as `grpc.service_config`, retries enabled; each case is one call. Prints the
 number of calls the server received for each case, as a JSON list in the cases' order.
+
+With `--refusals`, stdin is a list of service configs (as JSON text); each configures a
+channel that makes one call, and the script prints, for each, what grpcio said when it
+refused the config (the details of the call's INVALID_ARGUMENT), or "" when it took it.
 """
 
 import json
@@ -40,7 +45,36 @@ class Everything(grpc.GenericRpcHandler):
         return grpc.unary_unary_rpc_method_handler(handle)
 
 
+def refusals(server_port):
+    said = []
+    for config in json.load(sys.stdin):
+        channel = grpc.insecure_channel(
+            f"127.0.0.1:{server_port}",
+            options=[("grpc.service_config", config), ("grpc.enable_retries", 1)],
+        )
+        case = {"path": "/pkg.Svc/Call", "code": "OK"}
+        try:
+            channel.unary_unary(case["path"])(json.dumps(case).encode(), timeout=3)
+            said.append("")
+        except grpc.RpcError as error:
+            invalid = error.code() == grpc.StatusCode.INVALID_ARGUMENT
+            said.append(error.details() if invalid else "")
+        finally:
+            channel.close()
+    print(json.dumps(said))
+
+
 def main():
+    if sys.argv[1] == "--refusals":
+        server = grpc.server(futures.ThreadPoolExecutor(max_workers=2))
+        server.add_generic_rpc_handlers((Everything(),))
+        port = server.add_insecure_port("127.0.0.1:0")
+        server.start()
+        try:
+            refusals(port)
+        finally:
+            server.stop(None)
+        return
     with open(sys.argv[1], encoding="utf-8") as f:
         config = json.dumps(json.load(f))
     cases = json.load(sys.stdin)

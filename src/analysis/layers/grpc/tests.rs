@@ -224,7 +224,7 @@ fn values_a_client_refuses_are_input_errors_at_their_place() {
         (
             "\"UNAVAILABLE\", ",
             "\"SOMETIMES\", ",
-            "failed to parse as a status code",
+            "failed to parse status code",
             "\"SOMETIMES\"",
         ),
         (

@@ -171,7 +171,7 @@ pub(super) fn status_codes(
                 file,
                 &item_at,
                 format!(
-                    "`{}` failed to parse as a status code{hint}: {REFUSED}",
+                    "`{}`: failed to parse status code{hint}: {REFUSED}",
                     crate::analysis::layers::names::shown(name)
                 ),
             ));
