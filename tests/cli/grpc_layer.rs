@@ -56,7 +56,7 @@ fn report_and_simulate_show_the_layer() {
     assert!(
         simulate
             .stderr
-            .contains("gRPC service config acme.payments.v1.Payments retries it"),
+            .contains("gRPC service config service_config.json retries it"),
         "{}",
         simulate.transcript()
     );

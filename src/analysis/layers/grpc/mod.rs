@@ -138,19 +138,16 @@ impl Importer for ServiceConfig {
             }
         }
         routes.sort_by_key(|(rank, _)| *rank);
-        let first_service = routes
-            .iter()
-            .find_map(|(_, r)| match &r.matches.first()?.path {
-                PathMatch::Exact(p) | PathMatch::Prefix(p) => p.split('/').nth(1).map(String::from),
-                _ => None,
-            });
+        // A service config names no object: the layer is named by its file.
+        let file_name = source
+            .display
+            .file_name()
+            .map(|n| n.to_string_lossy().into_owned())
+            .unwrap_or_default();
         Ok(vec![Layer {
             format: Format::Grpc,
             position: Position::Client,
-            name: Name::of(
-                "gRPC service config",
-                first_service.as_deref().unwrap_or("(every service)"),
-            ),
+            name: Name::of("gRPC service config", &file_name),
             loc: loc.clone(),
             hosts: Vec::new(),
             routes: routes.into_iter().map(|(_, r)| r).collect(),
