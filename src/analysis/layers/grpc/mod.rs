@@ -34,7 +34,7 @@
 //! server failed before sending headers, as servers do when they fail a call
 //! (Trailers-Only).
 
-use std::collections::HashMap;
+use std::collections::HashSet;
 
 use super::format::{DocsRow, Fix, FormatSpec, RetryAfter};
 use super::k8s::RETRY_AFTER;
@@ -123,7 +123,7 @@ impl Importer for ServiceConfig {
             None => None,
         };
         let mut routes: Vec<(u8, Route)> = Vec::new();
-        let mut paths: HashMap<String, Loc> = HashMap::new();
+        let mut paths: HashSet<String> = HashSet::new();
         if let Some((configs, at)) = field(doc, loc, "methodConfig") {
             let Some(items) = configs.as_seq() else {
                 return Err(bad_value(
@@ -204,7 +204,7 @@ fn method_config(
     file: &SourceFile,
     node: &Node,
     at: &Loc,
-    paths: &mut HashMap<String, Loc>,
+    paths: &mut HashSet<String>,
     routes: &mut Vec<(u8, Route)>,
 ) -> Result<(), InputError> {
     if node.as_map().is_none() {
@@ -228,7 +228,7 @@ fn method_config(
     for (j, name) in names.iter().enumerate() {
         let name_at = names_at.item(j, name);
         let path = method_path(file, name, &name_at)?;
-        if paths.contains_key(&path) {
+        if !paths.insert(path.clone()) {
             let what = if path.is_empty() {
                 "duplicate default method config".to_string()
             } else {
@@ -239,7 +239,6 @@ fn method_config(
             };
             return Err(bad_value(file, &name_at, format!("{what}: {REFUSED}")));
         }
-        paths.insert(path.clone(), name_at.clone());
         let (rank, matched, shown, method) = if path.is_empty() {
             (2, PathMatch::Any, "default".to_string(), None)
         } else if path.ends_with('/') {
@@ -401,6 +400,7 @@ fn max_attempts(
     })
 }
 
+/// A required Duration above zero (`initialBackoff`, `maxBackoff`).
 fn positive(
     file: &SourceFile,
     node: &Node,
@@ -420,6 +420,7 @@ fn positive(
     Ok(d)
 }
 
+/// The statuses of a policy as the signals retrylint retries on, each where it is written.
 fn signals(codes: &[Spanned<crate::input::policy::GrpcCode>]) -> Vec<Spanned<Signal>> {
     codes
         .iter()
@@ -427,6 +428,7 @@ fn signals(codes: &[Spanned<crate::input::policy::GrpcCode>]) -> Vec<Spanned<Sig
         .collect()
 }
 
+/// A retry policy: attempts, the backoff (full jitter) and the statuses retried.
 fn retry_policy(
     file: &SourceFile,
     node: &Node,
