@@ -75,7 +75,15 @@ const CASES: &[(&str, &str, Option<&str>)] = &[
     ("/elsewhere.Svc/Call", "CANCELLED", None),
     ("/elsewhere.Svc/Call", "NOT_FOUND", None),
     ("/elsewhere.Svc/Call", "UNAVAILABLE", None),
+    (TIMING, "UNAVAILABLE", None),
 ];
+
+/// The case whose waits are measured: 5 attempts, every nominal delay 200 ms.
+const TIMING: &str = "/live.Timing/Call";
+
+/// What a wait may take beyond its drawn delay on a loaded machine: the next attempt's trip
+/// to the server and its handler's start.
+const SLACK_MS: f64 = 60.0;
 
 /// Why grpcio makes fewer attempts than retrylint's model of a case, where it does.
 fn exception(route: &Route, pushback: Option<&str>) -> Option<&'static str> {
@@ -186,8 +194,12 @@ fn grpcio_retries_what_retrylint_reads() {
         "{}",
         String::from_utf8_lossy(&output.stderr)
     );
-    let seen: Vec<i64> = serde_json::from_slice(&output.stdout).unwrap();
-    assert_eq!(seen.len(), CASES.len());
+    let measured: Vec<serde_json::Value> = serde_json::from_slice(&output.stdout).unwrap();
+    assert_eq!(measured.len(), CASES.len());
+    let seen: Vec<i64> = measured
+        .iter()
+        .map(|m| m["calls"].as_i64().unwrap())
+        .collect();
 
     let mut table = vec![
         "| case | call | status | pushback | retrylint attempts | grpcio attempts | why they differ |"
@@ -223,6 +235,43 @@ fn grpcio_retries_what_retrylint_reads() {
     }
     assert!(CASES.len() >= 30, "{} cases", CASES.len());
     assert!(disagreements.is_empty(), "{}", disagreements.join("\n"));
+
+    // The waits: C-core draws 200 ms × random(0.8, 1.2); retrylint reads equal jitter of
+    // 1.2 × 200 ms, from 120 ms to 240 ms. Full jitter (A6's random(0, 200 ms)) would put
+    // most of four waits below 160 ms.
+    let timing = CASES.iter().position(|(p, _, _)| *p == TIMING).unwrap();
+    let gaps: Vec<f64> = measured[timing]["gaps_ms"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|g| g.as_f64().unwrap())
+        .collect();
+    eprintln!("waits between the attempts of {TIMING}: {gaps:?} ms");
+    let route = route_of(routes, TIMING);
+    let field = |f: &Option<
+        std::sync::Arc<retrylint::input::policy::Spanned<retrylint::input::policy::Duration>>,
+    >| { f.as_ref().unwrap().value.as_secs_f64() * 1000.0 };
+    let (base, cap) = (
+        field(&route.policy.backoff_base),
+        field(&route.policy.backoff_cap),
+    );
+    let longest = cap.min(base * route.policy.backoff_multiplier.as_ref().unwrap().value);
+    assert_eq!(
+        route.policy.jitter.as_ref().unwrap().value,
+        retrylint::input::policy::Jitter::Equal
+    );
+    assert_eq!(gaps.len(), 4, "{gaps:?}");
+    for gap in &gaps {
+        assert!(
+            *gap >= 160.0 && *gap <= 240.0 + SLACK_MS,
+            "grpcio waited {gap} ms, outside 200 ms × random(0.8, 1.2)"
+        );
+        assert!(
+            *gap >= longest / 2.0 && *gap <= longest + SLACK_MS,
+            "grpcio waited {gap} ms, outside retrylint's {}..{longest} ms",
+            longest / 2.0
+        );
+    }
 }
 
 /// A service config of one default entry whose `retryPolicy` is `RETRY` with `from`

@@ -9,8 +9,9 @@ every method with one generic handler (no generated code: unary calls on raw byt
 counts each call it receives by path and fails it with the case's status, before sending any
 response headers (Trailers-Only, as a failing server does), with the pushback as trailing
 metadata when the case has one. The client is one channel configured with the service
-config file as `grpc.service_config`, retries enabled; each case is one call. Prints the
-number of calls the server received for each case, as a JSON list in the cases' order.
+config file as `grpc.service_config`, retries enabled; each case is one call. Prints, for
+each case in order, the number of calls the server received and the milliseconds between
+their arrivals, as a JSON list of {"calls": n, "gaps_ms": [...]}.
 
 With `--refusals`, stdin is a list of service configs (as JSON text); each configures a
 channel that makes one call, and the script prints, for each, what grpcio said when it
@@ -20,11 +21,13 @@ refused the config (the details of the call's INVALID_ARGUMENT), or "" when it t
 import json
 import sys
 import threading
+import time
 from concurrent import futures
 
 import grpc
 
 counts = {}
+arrivals = {}
 lock = threading.Lock()
 
 
@@ -33,6 +36,7 @@ def handle(request, context):
     path = case["path"]
     with lock:
         counts[path] = counts.get(path, 0) + 1
+        arrivals.setdefault(path, []).append(time.monotonic())
     if case["code"] == "OK":
         return b"ok"
     if case.get("pushback") is not None:
@@ -91,13 +95,16 @@ def main():
         for case in cases:
             with lock:
                 counts.clear()
+                arrivals.clear()
             call = channel.unary_unary(case["path"])
             try:
                 call(json.dumps(case).encode(), timeout=3)
             except grpc.RpcError:
                 pass
             with lock:
-                seen.append(counts.get(case["path"], 0))
+                times = arrivals.get(case["path"], [])
+                gaps = [round((b - a) * 1000, 1) for a, b in zip(times, times[1:])]
+                seen.append({"calls": counts.get(case["path"], 0), "gaps_ms": gaps})
     finally:
         channel.close()
         server.stop(None)

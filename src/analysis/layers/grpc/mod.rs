@@ -15,9 +15,12 @@
 //! - `retryPolicy.maxAttempts` counts every attempt, the first included; it must be 2 or more,
 //!   and clients treat more than 5 as 5 (`MAX_MAX_RETRY_ATTEMPTS`; grpc-go's
 //!   `defaultMaxCallAttempts`). `initialBackoff`, `maxBackoff` and `backoffMultiplier` are
-//!   required and above zero; `retryableStatusCodes` is required and non-empty. The first
-//!   retry waits random(0, initialBackoff), the n-th random(0, min(initialBackoff ×
-//!   multiplier^(n−1), maxBackoff)): full jitter.
+//!   required and above zero; `retryableStatusCodes` is required and non-empty.
+//! - A6 has the n-th retry wait random(0, min(initialBackoff × multiplier^(n−1),
+//!   maxBackoff)); C-core (`src/core/util/backoff.cc`, `BackOff::NextAttemptDelay` with the
+//!   retry filter's jitter of 0.2) and grpc-go (`stream.go`) wait that nominal delay ×
+//!   random(0.8, 1.2) instead, which retrylint reads (as equal jitter up to 1.2 × the
+//!   nominal delay); grpc-java draws as A6 does.
 //! - `timeout` is the call's deadline, over every attempt.
 //! - `hedgingPolicy` sends the call again after each `hedgingDelay` without waiting for an
 //!   answer, up to `maxAttempts` (clamped to 5): every hedged method is repeated by design.
@@ -58,8 +61,10 @@ pub const MAX_ATTEMPTS: i64 = 5;
 
 const NOTE_CLAMPED: &str = "gRPC clients treat maxAttempts above 5 as 5 (grpc/grpc `retry_service_config.cc`, MAX_MAX_RETRY_ATTEMPTS)";
 const NOTE_NO_POLICY: &str = "no retryPolicy or hedgingPolicy: gRPC does not retry the call";
-const NOTE_JITTER: &str =
-    "gRPC waits random(0, min(initialBackoff × multiplier^(n−1), maxBackoff)) (A6): full jitter";
+const NOTE_JITTER: &str = "C-core (grpcio, C++) and grpc-go wait min(initialBackoff × multiplier^(n−1), maxBackoff) × random(0.8, 1.2) (grpc/grpc `src/core/util/backoff.cc`): read as equal jitter up to 1.2 × that delay";
+
+/// The most C-core and grpc-go stretch a nominal delay (the retry filter's jitter of 0.2).
+const JITTER_HIGH: f64 = 1.2;
 const NOTE_HEDGE: &str = "a hedged call is sent again after each hedgingDelay, answered or not (A6); grpc-java hedges, C-core (grpcio, C++) and grpc-go send the call once";
 
 /// What a gRPC service config is as a format.
@@ -77,7 +82,7 @@ pub static SPEC: FormatSpec = FormatSpec {
         format: "gRPC service config (`methodConfig`, JSON or YAML)",
         position_note: "",
         read: "`name` (`{service, method}`, `{service}`, `{}`) as `POST /service/method` paths, `retryPolicy`, `hedgingPolicy`, `timeout` (deadline), `retryThrottling` (budget)",
-        defaults: "`maxAttempts` above 5 read as 5; full jitter, the first retry within `initialBackoff`; no `Retry-After` (`grpc-retry-pushback-ms` only); the most specific `name` wins",
+        defaults: "`maxAttempts` above 5 read as 5; waits of min(`initialBackoff` × multiplier^(n−1), `maxBackoff`) × random(0.8, 1.2), as C-core and grpc-go draw them; no `Retry-After` (`grpc-retry-pushback-ms` only); the most specific `name` wins",
     },
     help: &[
         (
@@ -428,7 +433,7 @@ fn signals(codes: &[Spanned<crate::input::policy::GrpcCode>]) -> Vec<Spanned<Sig
         .collect()
 }
 
-/// A retry policy: attempts, the backoff (full jitter) and the statuses retried.
+/// A retry policy: attempts, the backoff (as C-core draws it) and the statuses retried.
 fn retry_policy(
     file: &SourceFile,
     node: &Node,
@@ -457,12 +462,18 @@ fn retry_policy(
     }
     let (codes, codes_at) = required(file, node, at, SECTION, "retryableStatusCodes")?;
     let codes = status_codes(file, codes, &codes_at, "retryableStatusCodes")?;
+    // A nominal delay d is waited as d × random(0.8, 1.2): retrylint's equal jitter of
+    // 1.2 × d waits from 0.6 × d to 1.2 × d, the same longest wait.
+    let stretched = |d: Spanned<Duration>| {
+        let micros = (d.value.as_micros() as f64 * JITTER_HIGH).min(i64::MAX as f64) as i64;
+        Spanned::new(Duration::from_micros(micros), d.loc.noted(NOTE_JITTER))
+    };
     policy.max_attempts = Some(attempts.into());
     policy.backoff = Some(Spanned::new((), at.clone()).into());
-    policy.backoff_base = Some(base_for_first_wait(initial, multiplier).into());
-    policy.backoff_cap = Some(max.into());
+    policy.backoff_base = Some(base_for_first_wait(stretched(initial), multiplier).into());
+    policy.backoff_cap = Some(stretched(max).into());
     policy.backoff_multiplier = Some(Spanned::new(multiplier, multiplier_at).into());
-    policy.jitter = Some(Spanned::new(Jitter::Full, at.noted(NOTE_JITTER)).into());
+    policy.jitter = Some(Spanned::new(Jitter::Equal, at.noted(NOTE_JITTER)).into());
     policy.retry_on = Some(Spanned::new(signals(&codes), codes_at).into());
     Ok(())
 }

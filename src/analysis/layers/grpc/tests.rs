@@ -44,10 +44,12 @@ fn a_retry_policy_becomes_attempts_backoff_and_codes() {
         r#""maxAttempts": 4"#
     );
     assert_eq!(value(&p.deadline), Duration::from_millis(2_500));
-    // The first retry waits up to initialBackoff: base × multiplier.
-    assert_eq!(value(&p.backoff_base), Duration::from_millis(50));
-    assert_eq!(value(&p.backoff_cap), Duration::from_millis(1_000));
-    assert_eq!(value(&p.jitter), Jitter::Full);
+    // C-core's first retry waits initialBackoff × random(0.8, 1.2): retrylint's first wait,
+    // base × multiplier, with equal jitter, is up to 1.2 × initialBackoff.
+    assert_eq!(value(&p.backoff_base), Duration::from_millis(60));
+    assert_eq!(value(&p.backoff_cap), Duration::from_millis(1_200));
+    assert_eq!(value(&p.jitter), Jitter::Equal);
+    assert!(note(&p.backoff_cap).unwrap().contains("random(0.8, 1.2)"));
     let on: Vec<Signal> = value(&p.retry_on).iter().map(|s| s.value).collect();
     assert_eq!(
         on,
