@@ -30,6 +30,8 @@ mod generated;
 mod grouping;
 mod haproxy;
 mod haproxy_live;
+mod grpc_layer;
+mod grpc_live;
 mod hook;
 mod infos;
 mod init;

@@ -287,8 +287,9 @@ mod tests {
              Envoy Gateway `BackendTrafficPolicy`, Traefik dynamic configuration \
              (`http.routers` and `http.middlewares`), Kong declarative configuration \
              (`_format_version` and `services`), an NGINX configuration (a `*.conf` with \
-             `server` or `location` blocks), or an HAProxy configuration (a `*.cfg` with \
-             `frontend`, `backend`, `listen` or `defaults` sections)"
+             `server` or `location` blocks), an HAProxy configuration (a `*.cfg` with \
+             `frontend`, `backend`, `listen` or `defaults` sections), or a gRPC service config \
+             (`methodConfig` or `retryThrottling`)"
         );
     }
 }

@@ -20,6 +20,7 @@ pub mod envoy;
 pub mod envoy_gateway;
 pub mod format;
 pub mod gateway;
+pub mod grpc;
 pub mod haproxy;
 pub mod hosts;
 pub mod istio;
@@ -63,6 +64,7 @@ format::formats! {
     Kong => kong::SPEC,
     Nginx => nginx::SPEC,
     Haproxy => haproxy::SPEC,
+    Grpc => grpc::SPEC,
 }
 
 /// One layer: the routes of one object (a `VirtualService`, an `HTTPRoute`, a

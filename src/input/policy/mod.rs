@@ -139,18 +139,32 @@ pub enum Signal {
     Grpc(GrpcCode),
 }
 
-/// The gRPC statuses proxies retry on.
+/// A gRPC status other than OK: the five proxies retry on (Envoy's `retry_on`, Istio's
+/// `retryOn`, Linkerd's `retry.linkerd.io/grpc`), and the others a gRPC service config's
+/// `retryableStatusCodes` may name (grpc/grpc `src/core/lib/channel/status_util.cc`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum GrpcCode {
     Cancelled,
+    Unknown,
+    InvalidArgument,
     DeadlineExceeded,
+    NotFound,
+    AlreadyExists,
+    PermissionDenied,
     ResourceExhausted,
+    FailedPrecondition,
+    Aborted,
+    OutOfRange,
+    Unimplemented,
     Internal,
     Unavailable,
+    DataLoss,
+    Unauthenticated,
 }
 
 impl GrpcCode {
-    pub const ALL: [GrpcCode; 5] = [
+    /// The statuses proxies read from a response and retry on, by the names they write.
+    pub const PROXIED: [GrpcCode; 5] = [
         GrpcCode::Cancelled,
         GrpcCode::DeadlineExceeded,
         GrpcCode::ResourceExhausted,
@@ -158,19 +172,69 @@ impl GrpcCode {
         GrpcCode::Unavailable,
     ];
 
-    /// The name proxies write (`retryOn: unavailable`).
+    /// Every status but OK, by number (`CANCELLED` is 1, `UNAUTHENTICATED` 16).
+    pub const EVERY: [GrpcCode; 16] = [
+        GrpcCode::Cancelled,
+        GrpcCode::Unknown,
+        GrpcCode::InvalidArgument,
+        GrpcCode::DeadlineExceeded,
+        GrpcCode::NotFound,
+        GrpcCode::AlreadyExists,
+        GrpcCode::PermissionDenied,
+        GrpcCode::ResourceExhausted,
+        GrpcCode::FailedPrecondition,
+        GrpcCode::Aborted,
+        GrpcCode::OutOfRange,
+        GrpcCode::Unimplemented,
+        GrpcCode::Internal,
+        GrpcCode::Unavailable,
+        GrpcCode::DataLoss,
+        GrpcCode::Unauthenticated,
+    ];
+
+    /// The name proxies write (`retryOn: unavailable`), and messages show.
     pub fn as_str(self) -> &'static str {
         match self {
             GrpcCode::Cancelled => "cancelled",
+            GrpcCode::Unknown => "unknown",
+            GrpcCode::InvalidArgument => "invalid-argument",
             GrpcCode::DeadlineExceeded => "deadline-exceeded",
+            GrpcCode::NotFound => "not-found",
+            GrpcCode::AlreadyExists => "already-exists",
+            GrpcCode::PermissionDenied => "permission-denied",
             GrpcCode::ResourceExhausted => "resource-exhausted",
+            GrpcCode::FailedPrecondition => "failed-precondition",
+            GrpcCode::Aborted => "aborted",
+            GrpcCode::OutOfRange => "out-of-range",
+            GrpcCode::Unimplemented => "unimplemented",
             GrpcCode::Internal => "internal",
             GrpcCode::Unavailable => "unavailable",
+            GrpcCode::DataLoss => "data-loss",
+            GrpcCode::Unauthenticated => "unauthenticated",
         }
     }
 
+    /// The name a service config writes (`UNAVAILABLE`).
+    pub fn name(self) -> String {
+        self.as_str().replace('-', "_").to_ascii_uppercase()
+    }
+
+    /// The status's number (`UNAVAILABLE` is 14).
+    pub fn number(self) -> u8 {
+        GrpcCode::EVERY
+            .iter()
+            .position(|c| *c == self)
+            .map_or(0, |i| u8::try_from(i + 1).unwrap_or(0))
+    }
+
+    /// A status by the name a proxy writes (`unavailable`): one of [`GrpcCode::PROXIED`].
     pub fn parse(text: &str) -> Option<GrpcCode> {
-        GrpcCode::ALL.into_iter().find(|c| c.as_str() == text)
+        GrpcCode::PROXIED.into_iter().find(|c| c.as_str() == text)
+    }
+
+    /// A status by the name a service config writes (`UNAVAILABLE`), exactly.
+    pub fn from_name(text: &str) -> Option<GrpcCode> {
+        GrpcCode::EVERY.into_iter().find(|c| c.name() == text)
     }
 }
 
