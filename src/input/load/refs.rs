@@ -149,6 +149,33 @@ impl Loader {
         }
     }
 
+    /// Loads the file a `.proto` file imports, written at `span` of file `from`: beside the
+    /// importing file, else in the nearest folder above it that holds the name (the
+    /// include path protoc and buf are given: a package's folders mirror its name, so
+    /// `acme/pay/v1/a.proto` imports `acme/pay/v1/b.proto` from the folder above `acme`),
+    /// never above the root, and with the root's rules of a `$ref`.
+    pub fn import_file(
+        &mut self,
+        from: FileId,
+        name: &str,
+        span: Span,
+    ) -> Result<FileId, InputError> {
+        let folder = self.canonical[from]
+            .parent()
+            .unwrap_or(Path::new(""))
+            .to_path_buf();
+        if let Some(root) = &self.root_dir {
+            let found = folder
+                .ancestors()
+                .take_while(|dir| root.holds(dir))
+                .position(|dir| std::fs::symlink_metadata(dir.join(name)).is_ok());
+            if let Some(up) = found.filter(|up| *up > 0) {
+                return self.ref_file(from, &format!("{}{name}", "../".repeat(up)), span);
+            }
+        }
+        self.ref_file(from, name, span)
+    }
+
     /// Loads the file part of a reference, relative to the referring file.
     fn ref_file(
         &mut self,
