@@ -216,6 +216,14 @@ pub struct Operation {
     pub grpc: Option<Box<Grpc>>,
 }
 
+/// The path of a gRPC call, `/package.Service/Method`: the `:path` gRPC sends over
+/// HTTP/2 (grpc/grpc `doc/PROTOCOL-HTTP2.md`: `"/" Service-Name "/" {method name}`). A
+/// `.proto` rpc's operation and a GRPCRoute's exact method match both take their path
+/// from here, so that one binds to the other.
+pub fn grpc_path(service: &str, method: &str) -> String {
+    format!("/{service}/{method}")
+}
+
 /// An rpc of a gRPC description: the operation `POST /package.Service/Method`.
 #[derive(Debug)]
 pub struct Grpc {

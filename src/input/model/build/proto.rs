@@ -59,7 +59,7 @@ pub(super) fn build(
         };
         let service_pointer = pointer::push(&pointer::push("", "services"), &full);
         for method in &service.methods {
-            let path = format!("/{full}/{}", method.name);
+            let path = super::super::grpc_path(&full, &method.name);
             let op_pointer = pointer::push(&pointer::push(&service_pointer, "rpcs"), &method.name);
             let loc = Loc::new(root, op_pointer.as_str(), method.span);
             if let Some(first) = seen.insert(path.clone(), method.span) {
