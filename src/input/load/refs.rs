@@ -164,13 +164,27 @@ impl Loader {
             .parent()
             .unwrap_or(Path::new(""))
             .to_path_buf();
-        if let Some(root) = &self.root_dir {
+        if let Some(root) = self.root_dir.as_ref().filter(|root| root.holds(&folder)) {
             let found = folder
                 .ancestors()
                 .take_while(|dir| root.holds(dir))
                 .position(|dir| std::fs::symlink_metadata(dir.join(name)).is_ok());
-            if let Some(up) = found.filter(|up| *up > 0) {
-                return self.ref_file(from, &format!("{}{name}", "../".repeat(up)), span);
+            match found {
+                Some(0) => {}
+                Some(up) => {
+                    return self.ref_file(from, &format!("{}{name}", "../".repeat(up)), span);
+                }
+                None => {
+                    return Err(InputError::new(format!(
+                        "the import `{name}` is found neither beside `{}` nor in a folder above it, up to the root `{}`",
+                        self.files[from].name(),
+                        root.shown
+                    ))
+                    .with_site(ErrorSite::new(&self.files[from], span, "imported here"))
+                    .with_help(
+                        "an import is looked up as protoc's include path finds it: put the file there, or give the root folder its imports are relative to with --root DIR",
+                    ));
+                }
             }
         }
         self.ref_file(from, name, span)

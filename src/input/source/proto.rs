@@ -137,7 +137,12 @@ pub fn parse(name: &str, text: &str) -> Result<ProtoFile, SyntaxError> {
 fn describe_error(e: &protox_parse::ParseError) -> String {
     use miette::Diagnostic;
     let mut message = e.to_string();
-    if let Some(help) = e.help() {
+    let help = e.help().map(|h| h.to_string());
+    // protox-parse 0.10 names a bad import path "invalid group name".
+    if help.as_deref().is_some_and(|h| h.starts_with("imports may not")) {
+        message = "invalid import path".to_string();
+    }
+    if let Some(help) = help {
         message.push_str(&format!(" ({help})"));
     }
     let more = e.related().map_or(0, Iterator::count);
@@ -155,20 +160,27 @@ struct Spans<'a> {
     text: &'a str,
     /// Byte offset of each line's start (lines end at `\n`, as the parser counts them).
     lines: Vec<usize>,
-    locations: &'a [Location],
+    /// The first location of each path (a file has one location per element and more:
+    /// looked up by path, never searched, so a large file stays linear).
+    locations: std::collections::HashMap<&'a [i32], &'a Location>,
 }
 
 impl<'a> Spans<'a> {
     fn new(text: &'a str, descriptor: &'a FileDescriptorProto) -> Spans<'a> {
         let mut lines = vec![0];
         lines.extend(memchr::memchr_iter(b'\n', text.as_bytes()).map(|i| i + 1));
+        let all = descriptor
+            .source_code_info
+            .as_ref()
+            .map_or(&[][..], |info| info.location.as_slice());
+        let mut locations = std::collections::HashMap::with_capacity(all.len());
+        for location in all {
+            locations.entry(location.path.as_slice()).or_insert(location);
+        }
         Spans {
             text,
             lines,
-            locations: descriptor
-                .source_code_info
-                .as_ref()
-                .map_or(&[], |info| info.location.as_slice()),
+            locations,
         }
     }
 
@@ -184,7 +196,7 @@ impl<'a> Spans<'a> {
 
     /// The span of the first location with exactly this path.
     fn of(&self, path: &[i32]) -> Option<Span> {
-        let location = self.locations.iter().find(|l| l.path == path)?;
+        let location = self.locations.get(path)?;
         match location.span.as_slice() {
             &[line, start, end] => Some(Span::new(
                 self.offset(line, start),
