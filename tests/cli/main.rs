@@ -44,6 +44,7 @@ mod nginx_live;
 mod nothing_skipped;
 mod output_options;
 mod plan;
+mod proto;
 mod proxy_fidelity;
 mod pull_request;
 mod readme;

@@ -37,6 +37,20 @@ pub fn declared_here(op: &Operation) -> String {
     format!("{} {} is declared here", op.method, op.path)
 }
 
+/// `POST /orders is declared here (non-idempotent)`, for a write whose effect is its
+/// method's; a gRPC rpc says where its effect comes from: `(non-idempotent: no
+/// idempotency_level: unknown)`.
+pub fn write_declared_here(op: &Operation) -> String {
+    match &op.grpc {
+        Some(grpc) => format!(
+            "{} (non-idempotent: {})",
+            declared_here(op),
+            grpc.level_source()
+        ),
+        None => format!("{} (non-idempotent)", declared_here(op)),
+    }
+}
+
 /// A place a finding points at, with what to say there.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Label {
