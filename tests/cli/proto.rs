@@ -402,3 +402,32 @@ fn imports_resolve_from_the_folder_above_that_holds_them() {
     assert_eq!(run.code, 0, "{}", run.transcript());
     assert!(Path::new("fixtures/proto/payments/acme/payments/v1/resources.proto").exists());
 }
+
+#[test]
+fn a_status_endpoint_is_an_rpc_with_no_side_effects() {
+    let policy = |endpoint: &str| {
+        format!(
+            "version: 1\ndefaults: {{maxAttempts: 2, deadline: 5s, perAttemptTimeout: 1s, retryOn: [503]}}\noperations:\n  S_Post:\n    idempotency: {{statusEndpoint: \"{endpoint}\"}}\n    onUnknownOutcome: reconcile\n  S_Get:\n    sideEffect: non-idempotent\n"
+        )
+    };
+    let dir = repository(
+        "proto-status",
+        &[("s.proto", SERVICE), ("retry-policy.yaml", &policy("S_Get"))],
+    );
+    let run = retrylint_in(&dir, &["check", "s.proto", "--show-infos"]);
+    let fired = fired_rules(&run.stdout);
+    assert!(!fired.contains(&"status-endpoint-missing".to_string()), "{}", run.stdout);
+    // A NO_SIDE_EFFECTS rpc said to have side effects is a safe method said to.
+    assert!(
+        run.stdout.contains("the rpc says `idempotency_level = NO_SIDE_EFFECTS`"),
+        "{}",
+        run.stdout
+    );
+    std::fs::write(dir.join("retry-policy.yaml"), policy("POST /s.v1.S/Put")).expect("written");
+    let run = retrylint_in(&dir, &["check", "s.proto"]);
+    assert!(
+        run.stdout.contains("is the rpc s.v1.S/Put, which is not `idempotency_level = NO_SIDE_EFFECTS` (option idempotency_level = IDEMPOTENT)"),
+        "{}",
+        run.stdout
+    );
+}

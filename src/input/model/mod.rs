@@ -272,6 +272,15 @@ impl Operation {
         }
     }
 
+    /// Whether the operation only reads: a GET or HEAD, or a gRPC rpc marked
+    /// `idempotency_level = NO_SIDE_EFFECTS` (every rpc is a POST). A status endpoint is one.
+    pub fn is_read(&self) -> bool {
+        match &self.grpc {
+            Some(grpc) => grpc.level() == IdempotencyLevel::NoSideEffects,
+            None => matches!(self.method, Method::Get | Method::Head),
+        }
+    }
+
     /// The header parameter with this name (compared without case).
     pub fn header(&self, name: &str) -> Option<&HeaderParam> {
         self.headers
