@@ -87,7 +87,10 @@ fn json_output_names_the_rpcs_and_their_places_in_the_proto() {
         .find(|f| f["rule"] == "unprotected-write-retry")
         .expect("the charge's finding");
     let text = unprotected.to_string();
-    assert!(text.contains("/acme.payments.v1.Payments/CreatePayment"), "{text}");
+    assert!(
+        text.contains("/acme.payments.v1.Payments/CreatePayment"),
+        "{text}"
+    );
     assert!(text.contains("payments.proto"), "{text}");
     insta::assert_snapshot!("proto-json", run.stdout);
 }
@@ -113,8 +116,9 @@ fn sarif_output_is_valid_and_its_results_point_into_the_proto() {
 fn github_annotations_point_into_the_proto() {
     let run = check("github");
     assert!(
-        run.stdout.lines().any(|l| l.starts_with("::warning ")
-            && l.contains(&format!("file={PROTO},line=29,"))),
+        run.stdout
+            .lines()
+            .any(|l| l.starts_with("::warning ") && l.contains(&format!("file={PROTO},line=29,"))),
         "{}",
         run.stdout
     );
@@ -128,7 +132,12 @@ fn the_level_decides_what_a_retry_may_repeat() {
     let unprotected: Vec<String> = json_findings(&run.stdout)
         .iter()
         .filter(|f| f["rule"] == "unprotected-write-retry")
-        .map(|f| f["operation"]["path"].as_str().unwrap_or_default().to_string())
+        .map(|f| {
+            f["operation"]["path"]
+                .as_str()
+                .unwrap_or_default()
+                .to_string()
+        })
         .collect();
     assert_eq!(unprotected, ["/acme.payments.v1.Payments/CreatePayment"]);
 }
@@ -148,7 +157,10 @@ fn selectors_take_the_path_the_operation_id_and_the_service_tag() {
         );
         assert_eq!(run.stdout.matches("\nPOST ").count(), 0, "{selector}");
     }
-    for selector in ["tag:acme.payments.v1.Payments", "* /acme.payments.v1.Payments/*"] {
+    for selector in [
+        "tag:acme.payments.v1.Payments",
+        "* /acme.payments.v1.Payments/*",
+    ] {
         let run = retrylint(&["plan", PROTO, "--operation", selector]);
         assert_eq!(run.stdout.matches("POST /acme.").count(), 7, "{selector}");
     }
@@ -204,7 +216,10 @@ fn rules_about_http_statuses_and_headers_stay_silent_on_grpc() {
         "idempotency-key-optional",
         "request-id-as-idempotency-key",
     ] {
-        assert!(!fired.contains(&silent.to_string()), "{silent} fired: {fired:?}");
+        assert!(
+            !fired.contains(&silent.to_string()),
+            "{silent} fired: {fired:?}"
+        );
     }
     // The same policy on the same calls written as OpenAPI fires them: the silence is
     // the gRPC description's, not the policy's.
@@ -212,8 +227,15 @@ fn rules_about_http_statuses_and_headers_stay_silent_on_grpc() {
     std::fs::write(dir.join("openapi.yaml"), openapi).expect("written");
     let http = retrylint_in(&dir, &["check", "openapi.yaml", "--show-infos"]);
     let fired_http = fired_rules(&http.stdout);
-    for loud in ["retry-status-undeclared", "idempotency-key-undeclared", "retry-after-ignored"] {
-        assert!(fired_http.contains(&loud.to_string()), "{loud}: {fired_http:?}");
+    for loud in [
+        "retry-status-undeclared",
+        "idempotency-key-undeclared",
+        "retry-after-ignored",
+    ] {
+        assert!(
+            fired_http.contains(&loud.to_string()),
+            "{loud}: {fired_http:?}"
+        );
     }
 }
 
@@ -244,7 +266,15 @@ fn a_folder_finds_the_proto_files_that_declare_a_service() {
 #[test]
 fn a_grpc_route_binds_to_the_rpcs_by_their_paths() {
     let run = retrylint(&[
-        "plan", PROTO, "--policy", POLICY, "-p", ROUTE, "--host", "payments", "--operation",
+        "plan",
+        PROTO,
+        "--policy",
+        POLICY,
+        "-p",
+        ROUTE,
+        "--host",
+        "payments",
+        "--operation",
         "Payments_GetPayment",
     ]);
     assert_eq!(run.code, 0, "{}", run.transcript());
@@ -255,7 +285,15 @@ fn a_grpc_route_binds_to_the_rpcs_by_their_paths() {
         run.stdout
     );
     let write = retrylint(&[
-        "plan", PROTO, "--policy", POLICY, "-p", ROUTE, "--host", "payments", "--operation",
+        "plan",
+        PROTO,
+        "--policy",
+        POLICY,
+        "-p",
+        ROUTE,
+        "--host",
+        "payments",
+        "--operation",
         "Payments_CreatePayment",
     ]);
     assert!(
@@ -303,36 +341,108 @@ fn refused(test: &str, files: &[(&str, &str)], name: &str) -> common::Run {
 #[test]
 fn bad_proto_input_is_exit_2_with_its_place() {
     let run = refused("proto-empty", &[("e.proto", "")], "e.proto");
-    assert!(run.stderr.contains("`e.proto` is empty: expected a protobuf source"), "{}", run.stderr);
+    assert!(
+        run.stderr
+            .contains("`e.proto` is empty: expected a protobuf source"),
+        "{}",
+        run.stderr
+    );
 
-    let run = refused("proto-syntax", &[("x.proto", "syntax = \"proto3\";\nservice S {\n  rpc M(A) returns B;\n}\n")], "x.proto");
-    assert!(run.stderr.contains("`x.proto` cannot be parsed: expected '(', but found 'B'"), "{}", run.stderr);
+    let run = refused(
+        "proto-syntax",
+        &[(
+            "x.proto",
+            "syntax = \"proto3\";\nservice S {\n  rpc M(A) returns B;\n}\n",
+        )],
+        "x.proto",
+    );
+    assert!(
+        run.stderr
+            .contains("`x.proto` cannot be parsed: expected '(', but found 'B'"),
+        "{}",
+        run.stderr
+    );
     assert!(run.stderr.contains("[x.proto:3:20]"), "{}", run.stderr);
 
-    let run = refused("proto-level", &[("l.proto", "syntax = \"proto3\";\nservice S {\n  rpc M(A) returns (B) { option idempotency_level = SAFE; }\n}\n")], "l.proto");
-    assert!(run.stderr.contains("`idempotency_level` must be NO_SIDE_EFFECTS, IDEMPOTENT or IDEMPOTENCY_UNKNOWN"), "{}", run.stderr);
+    let run = refused(
+        "proto-level",
+        &[(
+            "l.proto",
+            "syntax = \"proto3\";\nservice S {\n  rpc M(A) returns (B) { option idempotency_level = SAFE; }\n}\n",
+        )],
+        "l.proto",
+    );
+    assert!(
+        run.stderr.contains(
+            "`idempotency_level` must be NO_SIDE_EFFECTS, IDEMPOTENT or IDEMPOTENCY_UNKNOWN"
+        ),
+        "{}",
+        run.stderr
+    );
     assert!(run.stderr.contains("[l.proto:3:26]"), "{}", run.stderr);
 
-    let run = refused("proto-import", &[("i.proto", "syntax = \"proto3\";\nimport \"missing/types.proto\";\nservice S { rpc M(A) returns (B); }\n")], "i.proto");
-    assert!(run.stderr.contains("the import `missing/types.proto` is found neither beside `i.proto`"), "{}", run.stderr);
-    assert!(run.stderr.contains("[i.proto:2:1]") && run.stderr.contains("imported here"), "{}", run.stderr);
+    let run = refused(
+        "proto-import",
+        &[(
+            "i.proto",
+            "syntax = \"proto3\";\nimport \"missing/types.proto\";\nservice S { rpc M(A) returns (B); }\n",
+        )],
+        "i.proto",
+    );
+    assert!(
+        run.stderr
+            .contains("the import `missing/types.proto` is found neither beside `i.proto`"),
+        "{}",
+        run.stderr
+    );
+    assert!(
+        run.stderr.contains("[i.proto:2:1]") && run.stderr.contains("imported here"),
+        "{}",
+        run.stderr
+    );
 
     let run = refused(
         "proto-cycle",
         &[
-            ("a.proto", "syntax = \"proto3\";\nimport \"b.proto\";\nservice S { rpc M(A) returns (B); }\n"),
+            (
+                "a.proto",
+                "syntax = \"proto3\";\nimport \"b.proto\";\nservice S { rpc M(A) returns (B); }\n",
+            ),
             ("b.proto", "syntax = \"proto3\";\nimport \"a.proto\";\n"),
         ],
         "a.proto",
     );
-    assert!(run.stderr.contains("import cycle: a.proto → b.proto → a.proto"), "{}", run.stderr);
+    assert!(
+        run.stderr
+            .contains("import cycle: a.proto → b.proto → a.proto"),
+        "{}",
+        run.stderr
+    );
     assert!(run.stderr.contains("[b.proto:2:1]"), "{}", run.stderr);
 
-    let run = refused("proto-escape", &[("in/e.proto", "syntax = \"proto3\";\nimport \"../../x.proto\";\n")], "in/e.proto");
+    let run = refused(
+        "proto-escape",
+        &[(
+            "in/e.proto",
+            "syntax = \"proto3\";\nimport \"../../x.proto\";\n",
+        )],
+        "in/e.proto",
+    );
     assert!(run.stderr.contains("invalid import path"), "{}", run.stderr);
 
-    let run = refused("proto-twice", &[("t.proto", "syntax = \"proto3\";\nservice S {\n  rpc M(A) returns (B);\n  rpc M(A) returns (B);\n}\n")], "t.proto");
-    assert!(run.stderr.contains("has two rpcs named `M`"), "{}", run.stderr);
+    let run = refused(
+        "proto-twice",
+        &[(
+            "t.proto",
+            "syntax = \"proto3\";\nservice S {\n  rpc M(A) returns (B);\n  rpc M(A) returns (B);\n}\n",
+        )],
+        "t.proto",
+    );
+    assert!(
+        run.stderr.contains("has two rpcs named `M`"),
+        "{}",
+        run.stderr
+    );
 }
 
 #[test]
@@ -341,26 +451,45 @@ fn binary_huge_and_markup_protos_are_refused_before_they_reach_an_output() {
     std::fs::write(dir.join("b.proto"), b"\x00\x01syntax").expect("written");
     let run = retrylint_in(&dir, &["check", "b.proto"]);
     assert_eq!(run.code, 2);
-    assert!(run.stderr.contains("looks like a binary file, not a protobuf source"), "{}", run.stderr);
+    assert!(
+        run.stderr
+            .contains("looks like a binary file, not a protobuf source"),
+        "{}",
+        run.stderr
+    );
 
     let big = format!("syntax = \"proto3\";\n{}", "// padding\n".repeat(2000));
     std::fs::write(dir.join("big.proto"), big).expect("written");
     let run = retrylint_in(&dir, &["check", "big.proto", "--max-file-size", "1000"]);
     assert_eq!(run.code, 2);
-    assert!(run.stderr.contains("over the limit of 1000 bytes"), "{}", run.stderr);
+    assert!(
+        run.stderr.contains("over the limit of 1000 bytes"),
+        "{}",
+        run.stderr
+    );
 
     // A method name is an identifier: markup and control characters are syntax errors,
     // with a span, and never reach an output.
     for (name, text) in [
-        ("markup.proto", "syntax = \"proto3\";\nservice S { rpc <b>M</b>(A) returns (B); }\n"),
-        ("control.proto", "syntax = \"proto3\";\nservice S { rpc M\u{1b}[31m(A) returns (B); }\n"),
+        (
+            "markup.proto",
+            "syntax = \"proto3\";\nservice S { rpc <b>M</b>(A) returns (B); }\n",
+        ),
+        (
+            "control.proto",
+            "syntax = \"proto3\";\nservice S { rpc M\u{1b}[31m(A) returns (B); }\n",
+        ),
     ] {
         std::fs::write(dir.join(name), text).expect("written");
         for format in ["human", "json", "sarif", "github"] {
             let run = retrylint_in(&dir, &["check", name, "--format", format]);
             assert_eq!(run.code, 2, "{name} {format}: {}", run.transcript());
             assert!(run.stdout.is_empty(), "{name} {format}: {}", run.stdout);
-            assert!(run.stderr.contains("cannot be parsed"), "{name}: {}", run.stderr);
+            assert!(
+                run.stderr.contains("cannot be parsed"),
+                "{name}: {}",
+                run.stderr
+            );
             // The excerpt quotes the line with its control characters escaped.
             assert!(!run.stderr.contains('\u{1b}'), "{name}: {}", run.stderr);
         }
@@ -373,8 +502,14 @@ fn imports_obey_the_root_symbolic_links_and_fifos() {
     let dir = repository(
         "proto-links",
         &[
-            ("link.proto", "syntax = \"proto3\";\nimport \"out.proto\";\nservice S { rpc M(A) returns (B); }\n"),
-            ("fifo.proto", "syntax = \"proto3\";\nimport \"pipe.proto\";\nservice S { rpc M(A) returns (B); }\n"),
+            (
+                "link.proto",
+                "syntax = \"proto3\";\nimport \"out.proto\";\nservice S { rpc M(A) returns (B); }\n",
+            ),
+            (
+                "fifo.proto",
+                "syntax = \"proto3\";\nimport \"pipe.proto\";\nservice S { rpc M(A) returns (B); }\n",
+            ),
         ],
     );
     let outside = scratch("proto-links-outside");
@@ -382,7 +517,12 @@ fn imports_obey_the_root_symbolic_links_and_fifos() {
     std::os::unix::fs::symlink(outside.join("o.proto"), dir.join("out.proto")).expect("a link");
     let run = retrylint_in(&dir, &["check", "link.proto"]);
     assert_eq!(run.code, 2, "{}", run.transcript());
-    assert!(run.stderr.contains("`out.proto` leads outside the root folder"), "{}", run.stderr);
+    assert!(
+        run.stderr
+            .contains("`out.proto` leads outside the root folder"),
+        "{}",
+        run.stderr
+    );
 
     let made = std::process::Command::new("mkfifo")
         .arg(dir.join("pipe.proto"))
@@ -390,7 +530,11 @@ fn imports_obey_the_root_symbolic_links_and_fifos() {
     if made.is_ok_and(|s| s.success()) {
         let run = retrylint_in(&dir, &["check", "fifo.proto"]);
         assert_eq!(run.code, 2, "{}", run.transcript());
-        assert!(run.stderr.contains("is a named pipe (FIFO)"), "{}", run.stderr);
+        assert!(
+            run.stderr.contains("is a named pipe (FIFO)"),
+            "{}",
+            run.stderr
+        );
     }
 }
 
@@ -412,14 +556,22 @@ fn a_status_endpoint_is_an_rpc_with_no_side_effects() {
     };
     let dir = repository(
         "proto-status",
-        &[("s.proto", SERVICE), ("retry-policy.yaml", &policy("S_Get"))],
+        &[
+            ("s.proto", SERVICE),
+            ("retry-policy.yaml", &policy("S_Get")),
+        ],
     );
     let run = retrylint_in(&dir, &["check", "s.proto", "--show-infos"]);
     let fired = fired_rules(&run.stdout);
-    assert!(!fired.contains(&"status-endpoint-missing".to_string()), "{}", run.stdout);
+    assert!(
+        !fired.contains(&"status-endpoint-missing".to_string()),
+        "{}",
+        run.stdout
+    );
     // A NO_SIDE_EFFECTS rpc said to have side effects is a safe method said to.
     assert!(
-        run.stdout.contains("the rpc says `idempotency_level = NO_SIDE_EFFECTS`"),
+        run.stdout
+            .contains("the rpc says `idempotency_level = NO_SIDE_EFFECTS`"),
         "{}",
         run.stdout
     );

@@ -11,8 +11,8 @@ use std::collections::HashSet;
 use std::fmt;
 use std::sync::{Mutex, OnceLock, PoisonError};
 
-pub use build::build;
 pub use crate::input::source::proto::{IdempotencyLevel, Streaming};
+pub use build::build;
 
 use crate::input::load::FileId;
 use crate::input::source::Node;

@@ -273,7 +273,10 @@ impl SourceFile {
     }
 
     /// Parses a gRPC `.proto` file (see [`proto`]): its tree is an empty mapping.
-    fn parse_proto(display: PathBuf, text: SharedText) -> Result<SourceFile, (String, SyntaxError)> {
+    fn parse_proto(
+        display: PathBuf,
+        text: SharedText,
+    ) -> Result<SourceFile, (String, SyntaxError)> {
         match proto::parse(&path_text(&display), &text) {
             Ok(parsed) => {
                 let root = Node::new(Span::default(), Value::Null);

@@ -139,7 +139,10 @@ fn describe_error(e: &protox_parse::ParseError) -> String {
     let mut message = e.to_string();
     let help = e.help().map(|h| h.to_string());
     // protox-parse 0.10 names a bad import path "invalid group name".
-    if help.as_deref().is_some_and(|h| h.starts_with("imports may not")) {
+    if help
+        .as_deref()
+        .is_some_and(|h| h.starts_with("imports may not"))
+    {
         message = "invalid import path".to_string();
     }
     if let Some(help) = help {
@@ -175,7 +178,9 @@ impl<'a> Spans<'a> {
             .map_or(&[][..], |info| info.location.as_slice());
         let mut locations = std::collections::HashMap::with_capacity(all.len());
         for location in all {
-            locations.entry(location.path.as_slice()).or_insert(location);
+            locations
+                .entry(location.path.as_slice())
+                .or_insert(location);
         }
         Spans {
             text,
@@ -197,12 +202,11 @@ impl<'a> Spans<'a> {
     /// The span of the first location with exactly this path.
     fn of(&self, path: &[i32]) -> Option<Span> {
         let location = self.locations.get(path)?;
-        match location.span.as_slice() {
-            &[line, start, end] => Some(Span::new(
-                self.offset(line, start),
-                self.offset(line, end),
-            )),
-            &[line, start, end_line, end] => Some(Span::new(
+        match *location.span.as_slice() {
+            [line, start, end] => {
+                Some(Span::new(self.offset(line, start), self.offset(line, end)))
+            }
+            [line, start, end_line, end] => Some(Span::new(
                 self.offset(line, start),
                 self.offset(end_line, end),
             )),
@@ -381,7 +385,12 @@ mod tests {
         assert!(e.message.contains("NO_SIDE_EFFECTS"), "{}", e.message);
         assert_eq!(at(bad, e.span), "option idempotency_level = 2;");
         let twice = "syntax = \"proto3\";\nservice S { rpc M(A) returns (B) { option idempotency_level = IDEMPOTENT; option idempotency_level = IDEMPOTENT; } }\n";
-        assert!(parse("t.proto", twice).unwrap_err().message.contains("twice"));
+        assert!(
+            parse("t.proto", twice)
+                .unwrap_err()
+                .message
+                .contains("twice")
+        );
         let broken = "syntax = \"proto3\";\nservice S { rpc M(A) returns B; }\n";
         let e = parse("x.proto", broken).unwrap_err();
         assert_eq!(at(broken, e.span), "B");

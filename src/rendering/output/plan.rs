@@ -6,7 +6,7 @@ use crate::analysis::check::Analysis;
 use crate::analysis::plan::StopReason;
 use crate::analysis::plan::schedule::{RetryAfterBound, Schedule, shown, worst_case};
 use crate::input::model::{Operation, Streaming};
-use crate::input::policy::{EffectSource, Effective, RetryAfterFallback, SideEffect, Selector};
+use crate::input::policy::{EffectSource, Effective, RetryAfterFallback, Selector, SideEffect};
 use crate::location::Loc;
 
 /// Renders the schedule of every operation (or those `only` selects).
@@ -81,7 +81,10 @@ fn grpc(out: &mut String, analysis: &Analysis, index: usize) {
                 at(loc)
             )
         }
-        _ => format!("{} ({level})", effect_words(SideEffect::of_level(grpc.level()))),
+        _ => format!(
+            "{} ({level})",
+            effect_words(SideEffect::of_level(grpc.level()))
+        ),
     };
     let text = format!(
         "gRPC {} ({}): {effect}",

@@ -136,7 +136,10 @@ fn follow_imports(loader: &mut Loader, root: FileId) -> Result<(), InputError> {
     let mut done = std::collections::HashSet::new();
     while let Some(&mut (id, ref mut next)) = stack.last_mut() {
         let file = loader.file(id);
-        let imports = file.proto.as_ref().map_or(&[][..], |p| p.imports.as_slice());
+        let imports = file
+            .proto
+            .as_ref()
+            .map_or(&[][..], |p| p.imports.as_slice());
         let Some((name, span)) = imports.get(*next).cloned() else {
             done.insert(id);
             stack.pop();
