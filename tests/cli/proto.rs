@@ -583,3 +583,23 @@ fn a_status_endpoint_is_an_rpc_with_no_side_effects() {
         run.stdout
     );
 }
+
+#[test]
+fn standard_input_named_proto_is_read_as_one() {
+    let dir = repository("proto-stdin", &[]);
+    let text = "syntax = \"proto3\";\npackage p;\nservice S { rpc M(A) returns (B) { option idempotency_level = IDEMPOTENT; } }\n";
+    let run = common::retrylint_with(
+        &dir,
+        &["plan", "-", "--stdin-filename", "api.proto"],
+        &[],
+        text,
+    );
+    assert_eq!(run.code, 0, "{}", run.transcript());
+    assert!(
+        run.stdout.contains(
+            "gRPC p.S/M (unary): idempotent (option idempotency_level = IDEMPOTENT, api.proto:3:36)"
+        ),
+        "{}",
+        run.stdout
+    );
+}

@@ -203,9 +203,7 @@ impl<'a> Spans<'a> {
     fn of(&self, path: &[i32]) -> Option<Span> {
         let location = self.locations.get(path)?;
         match *location.span.as_slice() {
-            [line, start, end] => {
-                Some(Span::new(self.offset(line, start), self.offset(line, end)))
-            }
+            [line, start, end] => Some(Span::new(self.offset(line, start), self.offset(line, end))),
             [line, start, end_line, end] => Some(Span::new(
                 self.offset(line, start),
                 self.offset(end_line, end),

@@ -177,3 +177,65 @@ fn follow_imports(loader: &mut Loader, root: FileId) -> Result<(), InputError> {
     }
     Ok(())
 }
+
+#[cfg(test)]
+mod tests {
+    use std::sync::Arc;
+
+    use crate::input::load::{LoadOptions, Loader};
+    use crate::input::model::{IdempotencyLevel, Streaming, build};
+    use crate::input::source::{ParseLimits, SourceFile};
+
+    fn model(text: &str) -> crate::input::model::Api {
+        let file = SourceFile::parse("svc.proto".into(), text.into(), ParseLimits::default())
+            .unwrap_or_else(|(_, e)| panic!("{}", e.message));
+        let mut loader = Loader::new(LoadOptions::default());
+        let root = loader.add(Arc::new(file));
+        build(&mut loader, root).unwrap()
+    }
+
+    #[test]
+    fn each_rpc_is_a_post_to_its_service_path() {
+        let text = "syntax = \"proto3\";\npackage a.b;\nimport \"google/protobuf/empty.proto\";\nservice S {\n  rpc Get(X) returns (Y) { option idempotency_level = NO_SIDE_EFFECTS; }\n  rpc Put(stream X) returns (Y);\n}\nservice T { rpc Go(X) returns (stream Y); }\n";
+        let api = model(text);
+        let keys: Vec<String> = api.operations.iter().map(|o| o.title()).collect();
+        assert_eq!(
+            keys,
+            [
+                "POST /a.b.S/Get (S_Get)",
+                "POST /a.b.S/Put (S_Put)",
+                "POST /a.b.T/Go (T_Go)"
+            ]
+        );
+        let get = &api.operations[0];
+        assert_eq!(get.tags, ["a.b.S"]);
+        assert!(get.is_read());
+        let grpc = get.grpc.as_ref().unwrap();
+        assert_eq!(grpc.full_name(), "a.b.S/Get");
+        let (level, loc) = grpc.idempotency.as_ref().unwrap();
+        assert_eq!(*level, IdempotencyLevel::NoSideEffects);
+        assert_eq!(
+            &text[loc.span.range()],
+            "option idempotency_level = NO_SIDE_EFFECTS;"
+        );
+        assert_eq!(
+            &*loc.pointer,
+            "/services/a.b.S/rpcs/Get/options/idempotency_level"
+        );
+        let put = api.operations[1].grpc.as_ref().unwrap();
+        assert_eq!(put.level(), IdempotencyLevel::Unknown);
+        assert_eq!(put.level_source(), "no idempotency_level: unknown");
+        assert_eq!(put.streaming, Streaming::Client);
+        assert!(!api.operations[1].is_read());
+        assert_eq!(
+            &text[api.operations[2].loc.span.range()],
+            "rpc Go(X) returns (stream Y)"
+        );
+    }
+
+    #[test]
+    fn a_file_without_a_package_names_its_services_alone() {
+        let api = model("syntax = \"proto3\";\nservice S { rpc M(X) returns (Y); }\n");
+        assert_eq!(api.operations[0].path, "/S/M");
+    }
+}
