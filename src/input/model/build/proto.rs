@@ -198,7 +198,11 @@ mod tests {
     fn each_rpc_is_a_post_to_its_service_path() {
         let text = "syntax = \"proto3\";\npackage a.b;\nimport \"google/protobuf/empty.proto\";\nservice S {\n  rpc Get(X) returns (Y) { option idempotency_level = NO_SIDE_EFFECTS; }\n  rpc Put(stream X) returns (Y);\n}\nservice T { rpc Go(X) returns (stream Y); }\n";
         let api = model(text);
-        let keys: Vec<String> = api.operations.iter().map(|o| o.title()).collect();
+        let keys: Vec<String> = api
+            .operations
+            .iter()
+            .map(crate::input::model::Operation::title)
+            .collect();
         assert_eq!(
             keys,
             [
