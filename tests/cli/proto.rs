@@ -603,3 +603,33 @@ fn standard_input_named_proto_is_read_as_one() {
         run.stdout
     );
 }
+
+#[test]
+fn a_write_finding_says_whether_the_level_or_the_policy_made_it_a_write() {
+    let policy = "version: 1\ndefaults: {maxAttempts: 2, deadline: 5s, perAttemptTimeout: 1s, retryOn: [503], onUnknownOutcome: fail}\noperations:\n  S_Put: {sideEffect: non-idempotent}\n";
+    let dir = repository(
+        "proto-write-label",
+        &[("s.proto", SERVICE), ("retry-policy.yaml", policy)],
+    );
+    let run = retrylint_in(&dir, &["check", "s.proto", "--format", "json"]);
+    let labels: Vec<String> = json_findings(&run.stdout)
+        .iter()
+        .filter(|f| f["rule"] == "unprotected-write-retry")
+        .flat_map(|f| f["related"].as_array().cloned().unwrap_or_default())
+        .filter_map(|r| r["message"].as_str().map(str::to_string))
+        .collect();
+    assert!(
+        labels.contains(
+            &"POST /s.v1.S/Put is declared here (non-idempotent: sideEffect in the policy)"
+                .to_string()
+        ),
+        "{labels:#?}"
+    );
+    assert!(
+        labels.contains(
+            &"POST /s.v1.S/Post is declared here (non-idempotent: no idempotency_level: unknown)"
+                .to_string()
+        ),
+        "{labels:#?}"
+    );
+}

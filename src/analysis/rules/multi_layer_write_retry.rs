@@ -65,7 +65,7 @@ impl Rule for MultiLayerWriteRetry {
             );
         }
         // One finding at the innermost layer's retry, for every write it serves alike.
-        let finding = finding.related(&op.loc, crate::analysis::rules::finding::write_declared_here(op));
+        let finding = finding.related(&op.loc, crate::analysis::rules::finding::write_declared_here(op, cx.policy));
         out.push(cx.grouped_at_primary(
             finding,
             format!("{} layers ({}) retry ", retrying.len(), names.join(", ")),

@@ -73,7 +73,7 @@ impl Rule for UnprotectedWriteRetry {
         )
         .about(op)
         .help(help)
-        .related(&op.loc, crate::analysis::rules::finding::write_declared_here(op))
+        .related(&op.loc, crate::analysis::rules::finding::write_declared_here(op, cx.policy))
         .fix(cx.layer.is_none().then(|| key_fix(cx, offered)).flatten());
         if let Some(key) = offered {
             finding = finding.related(
