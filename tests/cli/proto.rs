@@ -633,3 +633,42 @@ fn a_write_finding_says_whether_the_level_or_the_policy_made_it_a_write() {
         "{labels:#?}"
     );
 }
+
+#[test]
+fn check_base_compares_a_proto_with_its_imports_at_a_revision() {
+    if !common::have_git() {
+        return;
+    }
+    let dir = scratch("proto-base");
+    common::git(&dir, &["init", "-q"]);
+    let v1 = dir.join("acme/payments/v1");
+    std::fs::create_dir_all(&v1).expect("a folder");
+    let source =
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/proto/payments/acme/payments/v1");
+    let payments = std::fs::read_to_string(source.join("payments.proto")).expect("the fixture");
+    for name in ["payments.proto", "resources.proto"] {
+        std::fs::copy(source.join(name), v1.join(name)).expect("copied");
+    }
+    common::git(&dir, &["add", "-A"]);
+    common::git(&dir, &["commit", "-qm", "base"]);
+    // The capture loses its IDEMPOTENT: a write that now promises nothing.
+    let changed = payments.replacen("    option idempotency_level = IDEMPOTENT;\n", "", 1);
+    assert_ne!(changed, payments);
+    std::fs::write(v1.join("payments.proto"), changed).expect("written");
+    let run = retrylint_in(
+        &dir,
+        &["check", "--base", "HEAD", "acme/payments/v1/payments.proto"],
+    );
+    assert_eq!(run.code, 1, "{}", run.transcript());
+    assert!(
+        run.stdout.contains("POST /acme.payments.v1.Payments/CapturePayment (Payments_CapturePayment)  [retry-safe → unprotected]"),
+        "{}",
+        run.stdout
+    );
+    assert!(
+        run.stdout
+            .contains("base HEAD:acme/payments/v1/payments.proto:33:5"),
+        "{}",
+        run.stdout
+    );
+}

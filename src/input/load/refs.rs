@@ -165,10 +165,19 @@ impl Loader {
             .unwrap_or(Path::new(""))
             .to_path_buf();
         if let Some(root) = self.root_dir.as_ref().filter(|root| root.holds(&folder)) {
-            let found = folder
+            let mut found = None;
+            for (up, dir) in folder
                 .ancestors()
                 .take_while(|dir| root.holds(dir))
-                .position(|dir| std::fs::symlink_metadata(dir.join(name)).is_ok());
+                .enumerate()
+            {
+                // Under `check --base`, a revision's file is written when first asked for.
+                self.options.prepare(&dir.join(name), false)?;
+                if std::fs::symlink_metadata(dir.join(name)).is_ok() {
+                    found = Some(up);
+                    break;
+                }
+            }
             match found {
                 Some(0) => {}
                 Some(up) => {
