@@ -45,6 +45,7 @@ mod nothing_skipped;
 mod output_options;
 mod plan;
 mod proto;
+mod proto_input;
 mod proxy_fidelity;
 mod pull_request;
 mod readme;
