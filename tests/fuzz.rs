@@ -1,5 +1,5 @@
 //! A mutational fuzzer for the parts that read untrusted text: the description loader
-//! (YAML and JSON, through the operation model), the policy parser, the duration and
+//! (YAML and JSON, through the operation model; gRPC `.proto` files, through theirs), the policy parser, the duration and
 //! selector parsers, and a whole check of a description against a policy. It needs no
 //! nightly toolchain.
 //!
@@ -251,6 +251,8 @@ fn exercise(bytes: &[u8], scratch: &Path) {
         let _ = retrylint::input::source::parse(text, limits);
         // What a folder search reads of every file it meets.
         let _ = retrylint::input::load::discover::is_description(text);
+        let _ = retrylint::input::load::discover::declares_service(text);
+        let _ = retrylint::input::source::proto::parse("api.proto", text);
         if let Ok(file) = SourceFile::parse("policy.yaml".into(), text.to_string(), limits) {
             let _ = parse_policy_file(&file, 0, &retrylint::analysis::rules::names());
         }
@@ -268,6 +270,18 @@ fn exercise(bytes: &[u8], scratch: &Path) {
             ..LoadOptions::default()
         });
         if let Ok(root) = loader.load_root(&path) {
+            let _ = retrylint::input::model::build(&mut loader, root);
+        }
+    }
+    // The same bytes as a gRPC description, imports followed.
+    let proto = scratch.join("api.proto");
+    if std::fs::write(&proto, bytes).is_ok() {
+        let mut loader = Loader::new(LoadOptions {
+            parse: limits,
+            max_files: 20,
+            ..LoadOptions::default()
+        });
+        if let Ok(root) = loader.load_root(&proto) {
             let _ = retrylint::input::model::build(&mut loader, root);
         }
     }

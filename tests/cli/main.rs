@@ -48,6 +48,8 @@ mod nginx_live;
 mod nothing_skipped;
 mod output_options;
 mod plan;
+mod proto;
+mod proto_input;
 mod proxy_fidelity;
 mod pull_request;
 mod readme;

@@ -130,8 +130,16 @@ pub(super) fn contract(
     reads: &OperationIndex<'_>,
 ) -> Contract {
     let fern_marked = op.fern_idempotent.as_ref().filter(|(v, _)| *v);
-    let (effect, effect_evidence) = match (&op.idempotent, fern_marked) {
-        (Some((value, loc)), _) => (
+    let (effect, effect_evidence) = match (&op.idempotent, fern_marked, &op.grpc) {
+        // A gRPC description states its effect with `idempotency_level`, or leaves it unknown.
+        (_, _, Some(grpc)) => (
+            SideEffect::of_level(grpc.level()),
+            EffectEvidence::IdempotencyLevel(
+                grpc.level(),
+                grpc.idempotency.as_ref().map(|(_, loc)| loc.clone()),
+            ),
+        ),
+        (Some((value, loc)), _, None) => (
             if *value {
                 SideEffect::Idempotent
             } else {
@@ -141,7 +149,7 @@ pub(super) fn contract(
         ),
         // Fern marks the operations that take its idempotency headers; with none
         // declared, the mark says the operation itself is idempotent.
-        (None, Some((_, loc))) if api.fern_idempotency_headers.is_empty() => {
+        (None, Some((_, loc)), None) if api.fern_idempotency_headers.is_empty() => {
             (SideEffect::Idempotent, EffectEvidence::Fern(loc.clone()))
         }
         _ => (SideEffect::of_method(op.method), EffectEvidence::Method),

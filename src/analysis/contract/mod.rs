@@ -13,7 +13,7 @@ mod text;
 
 use serde::Serialize;
 
-use crate::input::model::{Api, HeaderFormat, LinkTarget, Place};
+use crate::input::model::{Api, HeaderFormat, IdempotencyLevel, LinkTarget, Place};
 use crate::input::policy::SideEffect;
 use crate::location::Loc;
 
@@ -91,6 +91,9 @@ pub enum EffectEvidence {
     Idempotent(Loc),
     /// `x-fern-idempotent: true` with no idempotency headers declared.
     Fern(Loc),
+    /// A gRPC rpc's `option idempotency_level`, where it is written (`None`: not written,
+    /// so `IDEMPOTENCY_UNKNOWN`).
+    IdempotencyLevel(IdempotencyLevel, Option<Loc>),
 }
 
 impl EffectEvidence {
@@ -99,6 +102,7 @@ impl EffectEvidence {
         match self {
             EffectEvidence::Method => None,
             EffectEvidence::Idempotent(loc) | EffectEvidence::Fern(loc) => Some(loc),
+            EffectEvidence::IdempotencyLevel(_, loc) => loc.as_ref(),
         }
     }
 }

@@ -23,6 +23,9 @@ pub(super) fn reason(c: &Contract) -> String {
                 EffectEvidence::Idempotent(_) => "idempotent (x-idempotent: true)".into(),
                 EffectEvidence::Fern(_) => "idempotent (x-fern-idempotent: true)".into(),
                 EffectEvidence::Method => "idempotent by its method".into(),
+                EffectEvidence::IdempotencyLevel(level, _) => {
+                    format!("idempotent (option idempotency_level = {})", level.as_str())
+                }
             },
         },
         ContractState::RetrySafeWithReconcile => match status(c) {
@@ -96,6 +99,10 @@ pub(super) fn effect(c: &Contract, method: Method) -> String {
         EffectEvidence::Method => format!("{method} method"),
         EffectEvidence::Idempotent(_) => "x-idempotent".into(),
         EffectEvidence::Fern(_) => "x-fern-idempotent".into(),
+        EffectEvidence::IdempotencyLevel(level, Some(_)) => {
+            format!("idempotency_level = {}", level.as_str())
+        }
+        EffectEvidence::IdempotencyLevel(_, None) => "no idempotency_level: unknown".into(),
     };
     format!("{} ({why})", c.effect.as_str())
 }

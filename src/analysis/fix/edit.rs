@@ -44,6 +44,10 @@ pub struct Target<'a> {
 impl Target<'_> {
     /// The edits that make `change`, or why it cannot be made.
     pub fn edits(&self, change: &Change) -> Result<Vec<TextEdit>, String> {
+        if self.syntax == Syntax::Proto {
+            // A fix is said as a YAML or JSON change: a `.proto` file is changed by hand.
+            return Err("a `.proto` file is not edited: make the change by hand".into());
+        }
         match change {
             Change::Set {
                 map, key, value, ..
@@ -257,7 +261,7 @@ impl Target<'_> {
     fn key(&self, key: &str) -> String {
         match self.syntax {
             Syntax::Json => json_string(key),
-            Syntax::Yaml => yaml_string(key),
+            Syntax::Yaml | Syntax::Proto => yaml_string(key),
         }
     }
 

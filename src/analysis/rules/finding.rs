@@ -37,6 +37,33 @@ pub fn declared_here(op: &Operation) -> String {
     format!("{} {} is declared here", op.method, op.path)
 }
 
+/// `POST /orders is declared here (non-idempotent)`, for a write; a gRPC rpc says where
+/// its effect comes from: `(non-idempotent: no idempotency_level: unknown)`, or the
+/// policy's `sideEffect` when `policy` states it.
+pub fn write_declared_here(
+    op: &Operation,
+    policy: Option<&crate::input::policy::Effective>,
+) -> String {
+    let stated = policy.is_some_and(|p| {
+        matches!(
+            p.effect.source,
+            crate::input::policy::EffectSource::Policy(_)
+        )
+    });
+    match &op.grpc {
+        Some(_) if stated => format!(
+            "{} (non-idempotent: sideEffect in the policy)",
+            declared_here(op)
+        ),
+        Some(grpc) => format!(
+            "{} (non-idempotent: {})",
+            declared_here(op),
+            grpc.level_source()
+        ),
+        None => format!("{} (non-idempotent)", declared_here(op)),
+    }
+}
+
 /// A place a finding points at, with what to say there.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Label {

@@ -16,6 +16,10 @@ declare_rule!(
 
 impl Rule for IdempotencyKeyUndeclared {
     fn check_operation(&self, cx: &OperationContext<'_>, out: &mut Vec<Finding>) {
+        // Not on a gRPC rpc: a gRPC key travels in metadata or a request field, neither of which a .proto declares as a header (docs/src/proto.md).
+        if cx.op.grpc.is_some() {
+            return;
+        }
         let Some(key) = cx.policy.and_then(|p| p.policy.key_header.as_ref()) else {
             return;
         };

@@ -17,6 +17,10 @@ declare_rule!(
 
 impl Rule for LayerIgnoresRetryAfter {
     fn check_operation(&self, cx: &OperationContext<'_>, out: &mut Vec<Finding>) {
+        // Not on a gRPC rpc: gRPC has no Retry-After header: its servers push back with `grpc-retry-pushback-ms`, which no .proto declares (docs/src/proto.md).
+        if cx.op.grpc.is_some() {
+            return;
+        }
         if !layered(cx) {
             return;
         }

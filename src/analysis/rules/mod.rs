@@ -230,12 +230,7 @@ impl RunContext<'_> {
     pub fn is_read(&self, selector: &str) -> bool {
         self.reads
             .get_or_init(|| {
-                let reads = self.api.operations.iter().filter(|o| {
-                    matches!(
-                        o.method,
-                        crate::input::model::Method::Get | crate::input::model::Method::Head
-                    )
-                });
+                let reads = self.api.operations.iter().filter(|o| o.is_read());
                 reads
                     .flat_map(|o| std::iter::once(o.key()).chain(o.operation_id.clone()))
                     .collect()

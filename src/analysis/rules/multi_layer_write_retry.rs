@@ -1,7 +1,7 @@
 //! `multi-layer-write-retry`: more than one layer repeats an unprotected write.
 
 use super::layered::{is_non_idempotent, layered, loops, protection};
-use super::{OperationContext, Rule, declared_here, describe_signals};
+use super::{OperationContext, Rule, describe_signals};
 use crate::analysis::rules::finding::{Finding, Label};
 
 declare_rule!(
@@ -65,7 +65,7 @@ impl Rule for MultiLayerWriteRetry {
             );
         }
         // One finding at the innermost layer's retry, for every write it serves alike.
-        let finding = finding.related(&op.loc, format!("{} (non-idempotent)", declared_here(op)));
+        let finding = finding.related(&op.loc, crate::analysis::rules::finding::write_declared_here(op, cx.policy));
         out.push(cx.grouped_at_primary(
             finding,
             format!("{} layers ({}) retry ", retrying.len(), names.join(", ")),

@@ -23,6 +23,10 @@ declare_rule!(
 
 impl Rule for RetryAfterHeaderUndeclared {
     fn check_operation(&self, cx: &OperationContext<'_>, out: &mut Vec<Finding>) {
+        // Not on a gRPC rpc: gRPC has no Retry-After header, and a .proto declares no responses (docs/src/proto.md).
+        if cx.op.grpc.is_some() {
+            return;
+        }
         let Some(contract) = cx.run.contracts.get(cx.op_index) else {
             return;
         };

@@ -22,6 +22,10 @@ impl Rule for RetryAfterIgnored {
     }
 
     fn check_operation(&self, cx: &OperationContext<'_>, out: &mut Vec<Finding>) {
+        // Not on a gRPC rpc: gRPC has no Retry-After header: its servers push back with `grpc-retry-pushback-ms`, which no .proto declares (docs/src/proto.md).
+        if cx.op.grpc.is_some() {
+            return;
+        }
         let Some(policy) = cx.policy else { return };
         if !policy.is_retried() || policy.honors_retry_after() {
             return;

@@ -38,6 +38,10 @@ fn declares(op: &Operation, signal: Signal) -> bool {
 
 impl Rule for RetryStatusUndeclared {
     fn check_operation(&self, cx: &OperationContext<'_>, out: &mut Vec<Finding>) {
+        // Not on a gRPC rpc: a .proto declares no statuses to compare retryOn with (docs/src/proto.md).
+        if cx.op.grpc.is_some() {
+            return;
+        }
         let Some(policy) = cx.policy else { return };
         if !policy.is_retried() {
             return;

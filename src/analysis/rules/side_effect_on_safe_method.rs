@@ -16,7 +16,12 @@ declare_rule!(
 impl Rule for SideEffectOnSafeMethod {
     fn check_operation(&self, cx: &OperationContext<'_>, out: &mut Vec<Finding>) {
         let op = cx.op;
-        if !op.method.is_safe() {
+        // An rpc is safe when its `idempotency_level` is NO_SIDE_EFFECTS (every rpc is a POST).
+        let safe = match &op.grpc {
+            Some(grpc) => grpc.level() == crate::input::model::IdempotencyLevel::NoSideEffects,
+            None => op.method.is_safe(),
+        };
+        if !safe {
             return;
         }
         // Without a policy, the description's `x-idempotent: false` still says it.
@@ -39,7 +44,10 @@ impl Rule for SideEffectOnSafeMethod {
         out.push(
             cx.finding(
                 &Self::META,
-                format!("is declared non-idempotent, but {} is a safe method: caches, crawlers and proxies repeat it freely", op.method),
+                match &op.grpc {
+                    Some(_) => "is declared non-idempotent, but the rpc says `idempotency_level = NO_SIDE_EFFECTS`: clients and proxies repeat it freely".to_string(),
+                    None => format!("is declared non-idempotent, but {} is a safe method: caches, crawlers and proxies repeat it freely", op.method),
+                },
                 Label::new(loc, "declared non-idempotent here"),
             )
             .help("make the operation a POST if it changes state; otherwise drop the non-idempotent declaration")

@@ -3,7 +3,6 @@
 use super::{OperationContext, Rule};
 use crate::error::did_you_mean;
 use crate::analysis::rules::finding::{Finding, Label};
-use crate::input::model::Method;
 use crate::input::policy::Selector;
 
 declare_rule!(
@@ -27,7 +26,7 @@ impl Rule for StatusEndpointMissing {
             Ok(Selector::OperationId(id)) => cx.run.is_read(&id),
             Ok(selector) => operations
                 .iter()
-                .any(|o| matches!(o.method, Method::Get | Method::Head) && selector.matches(o)),
+                .any(|o| o.is_read() && selector.matches(o)),
             Err(_) => false,
         };
         if found {
@@ -36,17 +35,23 @@ impl Rule for StatusEndpointMissing {
         let named_other = Selector::parse(&endpoint.value)
             .ok()
             .and_then(|selector| operations.iter().find(|o| selector.matches(o)))
-            .map(|o| {
-                format!(
+            .map(|o| match &o.grpc {
+                Some(grpc) => format!(
+                    "`{}` is the rpc {}, which is not `idempotency_level = NO_SIDE_EFFECTS` ({}): a status endpoint only reads",
+                    endpoint.value,
+                    grpc.full_name(),
+                    grpc.level_source()
+                ),
+                None => format!(
                     "`{}` is {} {}, not a GET or HEAD: a status endpoint only reads",
                     endpoint.value, o.method, o.path
-                )
+                ),
             });
         let near = did_you_mean(
             &endpoint.value,
             operations
                 .iter()
-                .filter(|o| matches!(o.method, Method::Get | Method::Head))
+                .filter(|o| o.is_read())
                 .map(crate::input::model::Operation::key)
                 .collect::<Vec<_>>()
                 .iter()

@@ -17,6 +17,10 @@ declare_rule!(
 
 impl Rule for ThrottleStatusUndeclared {
     fn check_operation(&self, cx: &OperationContext<'_>, out: &mut Vec<Finding>) {
+        // Not on a gRPC rpc: a .proto declares no statuses: every rpc may answer UNAVAILABLE or RESOURCE_EXHAUSTED (docs/src/proto.md).
+        if cx.op.grpc.is_some() {
+            return;
+        }
         let Some(contract) = cx.run.contracts.get(cx.op_index) else {
             return;
         };

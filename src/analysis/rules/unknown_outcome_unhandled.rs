@@ -28,7 +28,14 @@ impl Rule for UnknownOutcomeUnhandled {
             cx.finding(
                 &Self::META,
                 "does not say what the client does when the write timed out after the body was sent",
-                Label::new(&op.loc, declared_here(op)),
+                Label::new(
+                    &op.loc,
+                    if op.grpc.is_some() {
+                        crate::analysis::rules::finding::write_declared_here(op, Some(policy))
+                    } else {
+                        declared_here(op)
+                    },
+                ),
             )
             .help("set onUnknownOutcome: fail (report it), reconcile (ask the statusEndpoint) or retry-same-key"),
         );

@@ -1,7 +1,7 @@
 //! `unprotected-write-retry`: a non-idempotent write retried with nothing that makes a
 //! repeat safe.
 
-use super::{OperationContext, Rule, declared_here, describe_signals};
+use super::{OperationContext, Rule, describe_signals};
 use crate::analysis::rules::finding::{Finding, Label};
 use crate::analysis::fix::{Change, Fix, NewValue, Safety};
 use crate::input::model::{Operation, Place, SpecVersion};
@@ -73,7 +73,7 @@ impl Rule for UnprotectedWriteRetry {
         )
         .about(op)
         .help(help)
-        .related(&op.loc, format!("{} (non-idempotent)", declared_here(op)))
+        .related(&op.loc, crate::analysis::rules::finding::write_declared_here(op, cx.policy))
         .fix(cx.layer.is_none().then(|| key_fix(cx, offered)).flatten());
         if let Some(key) = offered {
             finding = finding.related(

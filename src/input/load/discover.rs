@@ -4,7 +4,8 @@
 //!
 //! Under a folder or a glob, a file is a description when its top level has an `openapi`
 //! or `swagger` key: a retry policy, a mesh's settings or a shared schema file beside the
-//! descriptions is not one. Files are found without following symbolic links and only
+//! descriptions is not one. A `.proto` file is one when it declares a `service` (one of
+//! messages alone holds shared types). Files are found without following symbolic links and only
 //! regular files are read, with the usual size limit.
 
 use std::path::{Path, PathBuf};
@@ -35,7 +36,7 @@ pub fn descriptions(
                 return Err(InputError::new(format!(
                     "no OpenAPI or Swagger description under `{shown}`"
                 ))
-                .with_help("a description is a YAML or JSON file whose top level has `openapi:` or `swagger:`; files .gitignore names are skipped"));
+                .with_help("a description is a YAML or JSON file whose top level has `openapi:` or `swagger:`, or a `.proto` file that declares a `service`; files .gitignore names are skipped"));
             }
             found.extend(walked);
         } else if !argument.exists() && is_glob(&shown) {
@@ -138,7 +139,9 @@ pub fn data_files(
             .map_err(|e| InputError::new(format!("cannot search `{}`: {e}", path_text(dir))))?;
         let path = entry.path();
         let kind = entry.file_type();
-        if kind.is_some_and(|t| t.is_file()) && has_data_extension(path) {
+        let wanted = has_data_extension(path)
+            || (ignored == Ignored::AsGitSees && crate::input::source::is_proto_path(path));
+        if kind.is_some_and(|t| t.is_file()) && wanted {
             found.files.push(path.to_path_buf());
         } else if kind.is_some_and(|t| t.is_dir()) && Some(entry.depth()) == depth {
             found.not_entered.push(path.to_path_buf());
@@ -165,7 +168,11 @@ pub fn data_files(
         found.files.extend(
             tracked
                 .into_iter()
-                .filter(|path| has_data_extension(path))
+                .filter(|path| {
+                    has_data_extension(path)
+                        || (ignored == Ignored::AsGitSees
+                            && crate::input::source::is_proto_path(path))
+                })
                 .map(named),
         );
         found.files.sort();
@@ -225,6 +232,9 @@ const SNIFF_BYTES: u64 = 1 << 20;
 /// it cannot be read at all. Such a file is then loaded, and refused with its reason,
 /// rather than skipped.
 fn may_be_description(path: &Path, options: &LoadOptions) -> bool {
+    if crate::input::source::is_proto_path(path) {
+        return proto_may_be_description(path, options);
+    }
     let whole = std::fs::metadata(path).is_ok_and(|m| m.len() <= options.max_file_size);
     let limit = if whole {
         options.max_file_size.saturating_add(1)
@@ -244,6 +254,25 @@ fn may_be_description(path: &Path, options: &LoadOptions) -> bool {
         // Unreadable: loading says why.
         Err(_) => true,
     }
+}
+
+/// Whether a `.proto` file found in a folder is a description: it declares a `service`
+/// (a file of messages alone is shared types, like a schema file beside descriptions).
+/// A file that cannot be read whole is taken, so that loading refuses it with its reason.
+fn proto_may_be_description(path: &Path, options: &LoadOptions) -> bool {
+    match super::read_text(path, &path_text(path), options.max_file_size) {
+        Ok(text) => declares_service(&text),
+        Err(_) => true,
+    }
+}
+
+/// Whether protobuf source text has a line that starts a `service` declaration.
+pub fn declares_service(text: &str) -> bool {
+    text.lines().any(|line| {
+        line.trim_start()
+            .strip_prefix("service")
+            .is_some_and(|rest| rest.starts_with(|c: char| c.is_whitespace()))
+    })
 }
 
 /// Whether a document's top level has an `openapi` or `swagger` key, read as the loaders

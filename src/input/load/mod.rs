@@ -407,7 +407,12 @@ fn parse_source(
 fn refuse_empty(shown: &str, what: &str, text: &str) -> Result<(), InputError> {
     if text.trim_start_matches('\u{feff}').trim().is_empty() {
         return Err(InputError::new(format!(
-            "`{shown}`{what} is empty: expected a YAML or JSON document"
+            "`{shown}`{what} is empty: expected {}",
+            if crate::input::source::is_proto_path(Path::new(shown)) {
+                "a protobuf source (`syntax`, `package`, `service`)"
+            } else {
+                "a YAML or JSON document"
+            }
         )));
     }
     Ok(())

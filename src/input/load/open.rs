@@ -72,7 +72,8 @@ fn read_bounded_sized(
     }
     if let Some(nul) = memchr::memchr(0, &bytes) {
         return Err(InputError::new(format!(
-            "`{shown}` holds a NUL byte (byte {nul}): it looks like a binary file, not YAML or JSON"
+            "`{shown}` holds a NUL byte (byte {nul}): it looks like a binary file, not {}",
+            expected_text(shown)
         )));
     }
     String::from_utf8(bytes).map_err(|e| not_utf8(shown, e))
@@ -155,5 +156,15 @@ pub fn io_reason(e: &std::io::Error) -> String {
         std::io::ErrorKind::NotFound => "no such file".into(),
         std::io::ErrorKind::PermissionDenied => "permission denied".into(),
         _ => e.to_string(),
+    }
+}
+
+/// What a file named `shown` should hold, for messages: a protobuf source for a `.proto`
+/// file, else YAML or JSON.
+pub(super) fn expected_text(shown: &str) -> &'static str {
+    if crate::input::source::is_proto_path(Path::new(shown)) {
+        "a protobuf source"
+    } else {
+        "YAML or JSON"
     }
 }

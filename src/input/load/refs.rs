@@ -149,6 +149,56 @@ impl Loader {
         }
     }
 
+    /// Loads the file a `.proto` file imports, written at `span` of file `from`: beside the
+    /// importing file, else in the nearest folder above it that holds the name (the
+    /// include path protoc and buf are given: a package's folders mirror its name, so
+    /// `acme/pay/v1/a.proto` imports `acme/pay/v1/b.proto` from the folder above `acme`),
+    /// never above the root, and with the root's rules of a `$ref`.
+    pub fn import_file(
+        &mut self,
+        from: FileId,
+        name: &str,
+        span: Span,
+    ) -> Result<FileId, InputError> {
+        let folder = self.canonical[from]
+            .parent()
+            .unwrap_or(Path::new(""))
+            .to_path_buf();
+        if let Some(root) = self.root_dir.as_ref().filter(|root| root.holds(&folder)) {
+            let mut found = None;
+            for (up, dir) in folder
+                .ancestors()
+                .take_while(|dir| root.holds(dir))
+                .enumerate()
+            {
+                // Under `check --base`, a revision's file is written when first asked for.
+                self.options.prepare(&dir.join(name), false)?;
+                if std::fs::symlink_metadata(dir.join(name)).is_ok() {
+                    found = Some(up);
+                    break;
+                }
+            }
+            match found {
+                Some(0) => {}
+                Some(up) => {
+                    return self.ref_file(from, &format!("{}{name}", "../".repeat(up)), span);
+                }
+                None => {
+                    return Err(InputError::new(format!(
+                        "the import `{name}` is found neither beside `{}` nor in a folder above it, up to the root `{}`",
+                        self.files[from].name(),
+                        root.shown
+                    ))
+                    .with_site(ErrorSite::new(&self.files[from], span, "imported here"))
+                    .with_help(
+                        "an import is looked up as protoc's include path finds it: put the file there, or give the root folder its imports are relative to with --root DIR",
+                    ));
+                }
+            }
+        }
+        self.ref_file(from, name, span)
+    }
+
     /// Loads the file part of a reference, relative to the referring file.
     fn ref_file(
         &mut self,

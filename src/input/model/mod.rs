@@ -11,6 +11,7 @@ use std::collections::HashSet;
 use std::fmt;
 use std::sync::{Mutex, OnceLock, PoisonError};
 
+pub use crate::input::source::proto::{IdempotencyLevel, Streaming};
 pub use build::build;
 
 use crate::input::load::FileId;
@@ -24,6 +25,8 @@ pub enum SpecVersion {
     OpenApi30,
     OpenApi31,
     OpenApi32,
+    /// A gRPC `.proto` file: each `rpc` of each `service` is an operation.
+    Proto,
 }
 
 impl fmt::Display for SpecVersion {
@@ -33,6 +36,7 @@ impl fmt::Display for SpecVersion {
             SpecVersion::OpenApi30 => "OpenAPI 3.0",
             SpecVersion::OpenApi31 => "OpenAPI 3.1",
             SpecVersion::OpenApi32 => "OpenAPI 3.2",
+            SpecVersion::Proto => "gRPC (.proto)",
         })
     }
 }
@@ -208,6 +212,50 @@ pub struct Operation {
     /// Azure's `x-ms-long-running-operation: true`: the result of the write is followed
     /// through a status resource.
     pub long_running: Option<Loc>,
+    /// What a gRPC description says of the rpc (none for OpenAPI operations).
+    pub grpc: Option<Box<Grpc>>,
+}
+
+/// The path of a gRPC call, `/package.Service/Method`: the `:path` gRPC sends over
+/// HTTP/2 (grpc/grpc `doc/PROTOCOL-HTTP2.md`: `"/" Service-Name "/" {method name}`). A
+/// `.proto` rpc's operation and a GRPCRoute's exact method match both take their path
+/// from here, so that one binds to the other.
+pub fn grpc_path(service: &str, method: &str) -> String {
+    format!("/{service}/{method}")
+}
+
+/// An rpc of a gRPC description: the operation `POST /package.Service/Method`.
+#[derive(Debug)]
+pub struct Grpc {
+    /// `package.Service`, as on the wire.
+    pub service: String,
+    /// `Method`.
+    pub method: String,
+    pub streaming: Streaming,
+    /// `option idempotency_level = …;`, where it is written.
+    pub idempotency: Option<(IdempotencyLevel, Loc)>,
+}
+
+impl Grpc {
+    /// The rpc's level: `IDEMPOTENCY_UNKNOWN` when no option sets it (its default).
+    pub fn level(&self) -> IdempotencyLevel {
+        self.idempotency
+            .as_ref()
+            .map_or(IdempotencyLevel::Unknown, |(level, _)| *level)
+    }
+
+    /// `package.Service/Method`, the full method name gRPC's service config and logs use.
+    pub fn full_name(&self) -> String {
+        format!("{}/{}", self.service, self.method)
+    }
+
+    /// Where the level comes from, as plans and messages say it.
+    pub fn level_source(&self) -> String {
+        match &self.idempotency {
+            Some((level, _)) => format!("option idempotency_level = {}", level.as_str()),
+            None => "no idempotency_level: unknown".to_string(),
+        }
+    }
 }
 
 impl Operation {
@@ -221,6 +269,15 @@ impl Operation {
         match &self.operation_id {
             Some(id) => format!("{} ({id})", self.key()),
             None => self.key(),
+        }
+    }
+
+    /// Whether the operation only reads: a GET or HEAD, or a gRPC rpc marked
+    /// `idempotency_level = NO_SIDE_EFFECTS` (every rpc is a POST). A status endpoint is one.
+    pub fn is_read(&self) -> bool {
+        match &self.grpc {
+            Some(grpc) => grpc.level() == IdempotencyLevel::NoSideEffects,
+            None => matches!(self.method, Method::Get | Method::Head),
         }
     }
 

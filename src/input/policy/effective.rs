@@ -10,7 +10,7 @@ use super::selector_index::SelectorIndex;
 use super::{PolicyFile, PolicyObject, SideEffect, Signal, Spanned, parse_policy_object};
 use crate::error::InputError;
 use crate::input::load::Sources;
-use crate::input::model::{Api, Operation};
+use crate::input::model::{Api, IdempotencyLevel, Operation};
 use crate::location::Loc;
 
 /// Where an operation's side effect comes from.
@@ -22,6 +22,31 @@ pub enum EffectSource {
     Extension(Loc),
     /// The HTTP method's semantics.
     Method,
+    /// A gRPC rpc's `option idempotency_level`, where it is written; `None` when the rpc
+    /// has none (its default, `IDEMPOTENCY_UNKNOWN`).
+    IdempotencyLevel(IdempotencyLevel, Option<Loc>),
+}
+
+impl SideEffect {
+    /// The side effect a gRPC `idempotency_level` states: none for `NO_SIDE_EFFECTS` (safe,
+    /// like GET), idempotent for `IDEMPOTENT` (like PUT), and non-idempotent for
+    /// `IDEMPOTENCY_UNKNOWN` (a write that promises nothing, like POST).
+    pub fn of_level(level: IdempotencyLevel) -> SideEffect {
+        match level {
+            IdempotencyLevel::NoSideEffects => SideEffect::None,
+            IdempotencyLevel::Idempotent => SideEffect::Idempotent,
+            IdempotencyLevel::Unknown => SideEffect::NonIdempotent,
+        }
+    }
+
+    /// What the operation's description alone says it repeats: its gRPC level, else its
+    /// HTTP method.
+    pub fn of_operation(op: &Operation) -> SideEffect {
+        match &op.grpc {
+            Some(grpc) => SideEffect::of_level(grpc.level()),
+            None => SideEffect::of_method(op.method),
+        }
+    }
 }
 
 /// What repeating the operation repeats, and why we think so.
@@ -158,6 +183,15 @@ pub fn effect_of(op: &Operation, policy: &PolicyObject) -> Effect {
                 SideEffect::NonIdempotent
             },
             source: EffectSource::Extension(loc.clone()),
+        };
+    }
+    if let Some(grpc) = &op.grpc {
+        return Effect {
+            side_effect: SideEffect::of_level(grpc.level()),
+            source: EffectSource::IdempotencyLevel(
+                grpc.level(),
+                grpc.idempotency.as_ref().map(|(_, loc)| loc.clone()),
+            ),
         };
     }
     Effect {

@@ -11,6 +11,7 @@ mod json;
 mod lines;
 pub mod nginx;
 pub mod pointer;
+pub mod proto;
 mod text;
 mod tree;
 mod yaml;
@@ -68,6 +69,8 @@ pub struct Position {
 pub enum Syntax {
     Json,
     Yaml,
+    /// A gRPC `.proto` file: its facts are in [`SourceFile::proto`], its tree is empty.
+    Proto,
 }
 
 /// Limits that keep hostile input from exhausting the machine.
@@ -181,6 +184,8 @@ pub struct SourceFile {
     /// Whether it was read as a stream of documents (a Kubernetes manifest): its root is
     /// the list of them, and its places start with a document's index.
     pub documents: bool,
+    /// What a `.proto` file says (services, rpcs, imports), for [`Syntax::Proto`].
+    pub proto: Option<Arc<proto::ProtoFile>>,
     lines: OnceLock<LineIndex>,
     identity: OnceLock<String>,
 }
@@ -200,6 +205,7 @@ impl SourceFile {
             hash_scalars: Box::default(),
             canonical: None,
             documents: false,
+            proto: None,
             lines: OnceLock::new(),
             identity: OnceLock::new(),
         }
@@ -217,6 +223,7 @@ impl SourceFile {
             hash_scalars: self.hash_scalars.clone(),
             canonical: self.canonical.clone(),
             documents: self.documents,
+            proto: self.proto.clone(),
             lines: OnceLock::new(),
             identity: self.identity.clone(),
         }
@@ -228,6 +235,9 @@ impl SourceFile {
         text: String,
         limits: ParseLimits,
     ) -> Result<SourceFile, (String, SyntaxError)> {
+        if is_proto_path(&display) {
+            return SourceFile::parse_proto(display, Arc::new(text));
+        }
         let declared = SourceFile::declared(&display);
         match parse_counted(&text, None, limits, declared) {
             Ok((parsed, syntax)) => Ok(SourceFile::parsed(display, text.into(), parsed, syntax)),
@@ -253,10 +263,29 @@ impl SourceFile {
         shared: SharedText,
         limits: ParseLimits,
     ) -> Result<SourceFile, (String, SyntaxError)> {
+        if is_proto_path(&display) {
+            return SourceFile::parse_proto(display, shared);
+        }
         let declared = SourceFile::declared(&display);
         match parse_counted(&shared, Some(&shared), limits, declared) {
             Ok((parsed, syntax)) => Ok(SourceFile::parsed(display, shared, parsed, syntax)),
             Err(e) => Err((shared.to_string(), e)),
+        }
+    }
+
+    /// Parses a gRPC `.proto` file (see [`proto`]): its tree is an empty mapping.
+    fn parse_proto(
+        display: PathBuf,
+        text: SharedText,
+    ) -> Result<SourceFile, (String, SyntaxError)> {
+        match proto::parse(&path_text(&display), &text) {
+            Ok(parsed) => {
+                let root = Node::new(Span::default(), Value::Null);
+                let mut file = SourceFile::from_shared(display, text, root, Syntax::Proto);
+                file.proto = Some(Arc::new(parsed));
+                Ok(file)
+            }
+            Err(e) => Err((text.to_string(), e)),
         }
     }
 
@@ -341,6 +370,13 @@ impl SourceFile {
     pub fn position(&self, offset: u32) -> Position {
         self.lines().position(&self.text, offset)
     }
+}
+
+/// Whether a file is named like a protobuf source (`.proto`, any case): it is read as a
+/// gRPC description.
+pub fn is_proto_path(path: &std::path::Path) -> bool {
+    path.extension()
+        .is_some_and(|e| e.eq_ignore_ascii_case("proto"))
 }
 
 /// A path as text with forward slashes, the same on every platform.

@@ -5,8 +5,9 @@ use std::fmt::Write;
 use crate::analysis::check::Analysis;
 use crate::analysis::plan::StopReason;
 use crate::analysis::plan::schedule::{RetryAfterBound, Schedule, shown, worst_case};
-use crate::input::model::Operation;
-use crate::input::policy::{Effective, RetryAfterFallback, Selector};
+use crate::input::model::{Operation, Streaming};
+use crate::input::policy::{EffectSource, Effective, RetryAfterFallback, Selector, SideEffect};
+use crate::location::Loc;
 
 /// Renders the schedule of every operation (or those `only` selects).
 pub fn render(analysis: &Analysis, only: Option<&Selector>) -> String {
@@ -36,6 +37,7 @@ pub fn render_operation(analysis: &Analysis, index: usize) -> String {
         return out;
     };
     let _ = writeln!(out, "{}", heading(op));
+    grpc(&mut out, analysis, index);
     let layered = !analysis.layers.per_operation[index].is_empty();
     match (analysis.effective.get(index), layered) {
         (None, false) => out.push_str("  not retried: no policy\n"),
@@ -49,6 +51,65 @@ pub fn render_operation(analysis: &Analysis, index: usize) -> String {
     }
     layers(&mut out, analysis, index);
     out
+}
+
+/// What a gRPC rpc is: its full name, whether it streams, and its effect with where that
+/// comes from (the `idempotency_level` option's place, the policy's `sideEffect`, or the
+/// default `IDEMPOTENCY_UNKNOWN`).
+fn grpc(out: &mut String, analysis: &Analysis, index: usize) {
+    let Some(op) = analysis.api.operations.get(index) else {
+        return;
+    };
+    let Some(grpc) = &op.grpc else { return };
+    let at = |loc: &Loc| {
+        let file = &analysis.sources[loc.file];
+        let p = file.position(loc.span.start);
+        format!("{}:{}:{}", file.name(), p.line, p.column)
+    };
+    let level = match &grpc.idempotency {
+        Some((_, loc)) => format!("{}, {}", grpc.level_source(), at(loc)),
+        None => grpc.level_source(),
+    };
+    let effect = match analysis.effective.get(index).map(|p| &p.effect) {
+        Some(effect) if matches!(effect.source, EffectSource::Policy(_)) => {
+            let EffectSource::Policy(loc) = &effect.source else {
+                return;
+            };
+            format!(
+                "{} (sideEffect in the policy, {}; the description: {level})",
+                effect_words(effect.side_effect),
+                at(loc)
+            )
+        }
+        _ => format!(
+            "{} ({level})",
+            effect_words(SideEffect::of_level(grpc.level()))
+        ),
+    };
+    let text = format!(
+        "gRPC {} ({}): {effect}",
+        grpc.full_name(),
+        grpc.streaming.describe()
+    );
+    let _ = writeln!(out, "  {}", crate::escape::terminal(&text));
+    let commit = match grpc.streaming {
+        Streaming::Unary => return,
+        Streaming::Server => {
+            "a stream is retried only until the server's response headers arrive: from then on the call is committed, and a broken stream is the application's to resume"
+        }
+        Streaming::Client | Streaming::Bidi => {
+            "a stream is retried only until it is committed: when the server's response headers arrive, or when the messages sent outgrow the client's retry buffer"
+        }
+    };
+    let _ = writeln!(out, "  {commit}");
+}
+
+/// A side effect in words: `no side effects`, `idempotent`, `non-idempotent`.
+fn effect_words(effect: SideEffect) -> &'static str {
+    match effect {
+        SideEffect::None => "no side effects",
+        other => other.as_str(),
+    }
 }
 
 /// One retry loop's schedule: its table, or why it has none.

@@ -12,7 +12,7 @@ pub(super) fn side_effect(op: &Operation, policy: Option<&Effective>) -> SideEff
         (Some(p), _) => p.effect.side_effect,
         (None, Some((true, _))) => SideEffect::Idempotent,
         (None, Some((false, _))) => SideEffect::NonIdempotent,
-        (None, None) => SideEffect::of_method(op.method),
+        (None, None) => SideEffect::of_operation(op),
     }
 }
 
@@ -38,8 +38,15 @@ fn effect_text(op: &Operation, policy: Option<&Effective>, effect: SideEffect) -
     let why = match policy.map(|p| &p.effect.source) {
         Some(EffectSource::Policy(_)) => "sideEffect in the policy".to_string(),
         Some(EffectSource::Extension(_)) => "x-idempotent in the description".to_string(),
+        Some(EffectSource::IdempotencyLevel(level, Some(_))) => {
+            format!("idempotency_level = {} in the description", level.as_str())
+        }
+        Some(EffectSource::IdempotencyLevel(_, None)) => "no idempotency_level: unknown".into(),
         _ if op.idempotent.is_some() => "x-idempotent in the description".to_string(),
-        _ => format!("{} method", op.method),
+        _ => match &op.grpc {
+            Some(grpc) => grpc.level_source(),
+            None => format!("{} method", op.method),
+        },
     };
     format!("{} ({why})", effect.as_str())
 }

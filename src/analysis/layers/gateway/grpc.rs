@@ -47,7 +47,9 @@ pub fn method_path(
                 "a gRPC method match names a `service`, a `method` or both",
             ));
         }
-        ("Exact", Some(service), Some(name)) => PathMatch::Exact(format!("/{service}/{name}")),
+        ("Exact", Some(service), Some(name)) => {
+            PathMatch::Exact(crate::input::model::grpc_path(service, name))
+        }
         ("Exact", Some(service), None) => PathMatch::Prefix(format!("/{service}/")),
         ("Exact" | "RegularExpression", None, Some(name)) => {
             regex(file, &at, format!("/[^/]+/{name}"))?

@@ -12,6 +12,7 @@
 //! thing.
 
 mod body;
+mod proto;
 mod responses;
 #[cfg(test)]
 mod tests;
@@ -79,6 +80,9 @@ fn through<'n>(target: Option<&'n Target>, at: At<'n>) -> At<'n> {
 /// Builds the model of the description whose root file is `root`.
 pub fn build(loader: &mut Loader, root: FileId) -> Result<Api, InputError> {
     let file = loader.file(root);
+    if let Some(parsed) = &file.proto {
+        return proto::build(loader, root, &file, parsed);
+    }
     let doc = At {
         id: root,
         file: &file,
@@ -516,6 +520,8 @@ fn operation(
                 op.loc
                     .entry("x-ms-long-running-operation", e.key_span, &e.value)
             }),
+
+        grpc: None,
     })
 }
 
