@@ -33,6 +33,7 @@ mod infos;
 mod init;
 mod injection;
 mod inputs;
+mod k8s_edge;
 mod layer_fidelity;
 mod layer_inputs;
 mod layer_keys;

@@ -287,7 +287,8 @@ mod tests {
              Envoy Gateway `BackendTrafficPolicy`, Traefik dynamic configuration \
              (`http.routers` and `http.middlewares`), Kong declarative configuration \
              (`_format_version` and `services`), or an NGINX configuration (a `*.conf` with \
-             `server` or `location` blocks)"
+             `server` or `location` blocks) or an ingress-nginx `Ingress` (class `nginx`, or \
+             `nginx.ingress.kubernetes.io` annotations)"
         );
     }
 }

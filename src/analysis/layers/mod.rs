@@ -21,6 +21,7 @@ pub mod envoy_gateway;
 pub mod format;
 pub mod gateway;
 pub mod hosts;
+pub mod ingress_nginx;
 pub mod istio;
 pub mod k8s;
 mod k8s_list;
@@ -61,6 +62,7 @@ format::formats! {
     Traefik => traefik::SPEC,
     Kong => kong::SPEC,
     Nginx => nginx::SPEC,
+    IngressNginx => ingress_nginx::SPEC,
 }
 
 /// One layer: the routes of one object (a `VirtualService`, an `HTTPRoute`, a

@@ -1,0 +1,101 @@
+//! The Kubernetes edge formats of proxies also read in their native configuration:
+//! ingress-nginx's `Ingress` annotations, Traefik's `Middleware`/`IngressRoute` objects
+//! and Docker labels, and the Kong Ingress Controller's `Service` annotations, through the
+//! real binary on each format's fixture (`fixtures/layers/<format>/`), with defaults read
+//! from each controller's source, each test naming the file it follows.
+
+use crate::common;
+
+use common::{check_layers, fired_rules, retrylint, scratch};
+
+const INGRESS_NGINX: &str = "fixtures/layers/ingress-nginx";
+
+/// `check` and `plan` of a format's fixture folder: its description, policy and layer file.
+fn check_and_plan(folder: &str, layer: &str) -> (common::Run, common::Run) {
+    let spec = format!("{folder}/openapi.yaml");
+    let policy = format!("{folder}/retry-policy.yaml");
+    let layer = format!("{folder}/{layer}");
+    let check = retrylint(&["check", &spec, "-p", &policy, "-p", &layer]);
+    let plan = retrylint(&["plan", &spec, "-p", &policy, "-p", &layer]);
+    (check, plan)
+}
+
+/// A description of service `p` with one unprotected write, `POST /payments`.
+fn payments(dir: &std::path::Path) {
+    std::fs::write(
+        dir.join("openapi.yaml"),
+        "openapi: 3.0.3\ninfo: { title: t, version: '1' }\nservers: [{ url: http://p }]\npaths:\n  /payments:\n    post:\n      operationId: pay\n      responses:\n        '201': { description: done }\n        '503': { description: busy }\n",
+    )
+    .expect("written");
+}
+
+#[test]
+fn ingress_nginx_retries_are_checked_in_the_ingress() {
+    let (check, plan) = check_and_plan(INGRESS_NGINX, "ingress.yaml");
+    assert_eq!(check.code, 1, "{}", check.transcript());
+    // `non_idempotent` in the annotation: the write is retried, reported there.
+    assert!(
+        check.stdout.contains("ingress.yaml:9:5"),
+        "{}",
+        check.stdout
+    );
+    insta::assert_snapshot!("ingress-nginx-check", check.transcript());
+    assert_eq!(plan.code, 0, "{}", plan.transcript());
+    assert!(
+        plan.stdout
+            .contains("edge: ingress-nginx Ingress orders, route Prefix /orders"),
+        "{}",
+        plan.stdout
+    );
+    insta::assert_snapshot!("ingress-nginx-plan", plan.transcript());
+}
+
+/// An ingress-nginx `Ingress` for host `p` with `annotations` (indented lines).
+fn ingress(annotations: &str) -> String {
+    format!(
+        "apiVersion: networking.k8s.io/v1\nkind: Ingress\nmetadata:\n  name: pay\n  annotations:\n    kubernetes.io/ingress.class: nginx\n{annotations}spec:\n  rules:\n  - host: p\n    http:\n      paths:\n      - path: /payments\n        pathType: Prefix\n        backend: {{service: {{name: p, port: {{number: 80}}}}}}\n"
+    )
+}
+
+#[test]
+fn ingress_nginx_tries_three_times_and_resends_a_write_only_with_non_idempotent() {
+    // kubernetes/ingress-nginx internal/ingress/controller/config/config.go:
+    // ProxyNextUpstreamTries 3, ProxyNextUpstream "error timeout"; buildNextUpstream in
+    // internal/ingress/controller/template/template.go adds `non_idempotent` only when it
+    // is written (or the ConfigMap's retry-non-idempotent is true).
+    let dir = scratch("k8s-edge-ingress-nginx-defaults");
+    payments(&dir);
+    let run = check_layers(&dir, &[("ingress.yaml", ingress("").as_str())]);
+    assert!(
+        !fired_rules(&run.stdout).contains(&"unprotected-write-retry".to_string()),
+        "{}",
+        run.stdout
+    );
+    let plan = common::retrylint_in(&dir, &["plan", "openapi.yaml", "-p", "ingress.yaml"]);
+    assert!(
+        plan.stdout
+            .contains("edge: ingress-nginx Ingress pay, route Prefix /payments:\n  not retried"),
+        "{}",
+        plan.stdout
+    );
+    let written = ingress(
+        "    nginx.ingress.kubernetes.io/proxy-next-upstream: \"error timeout non_idempotent\"\n",
+    );
+    let run = check_layers(&dir, &[("ingress.yaml", written.as_str())]);
+    assert!(
+        fired_rules(&run.stdout).contains(&"unprotected-write-retry".to_string()),
+        "{}",
+        run.stdout
+    );
+}
+
+#[test]
+fn a_bad_ingress_nginx_annotation_is_an_input_error_at_its_place() {
+    let dir = scratch("k8s-edge-ingress-nginx-bad");
+    payments(&dir);
+    let bad = ingress("    nginx.ingress.kubernetes.io/proxy-next-upstream-tries: \"3x\"\n");
+    let run = check_layers(&dir, &[("ingress.yaml", bad.as_str())]);
+    assert_eq!(run.code, 2, "{}", run.transcript());
+    assert!(run.stderr.contains("ingress.yaml:7:5"), "{}", run.stderr);
+    assert!(run.stderr.contains("whole number"), "{}", run.stderr);
+}
