@@ -9,6 +9,7 @@ use crate::common;
 use common::{check_layers, fired_rules, retrylint, scratch};
 
 const INGRESS_NGINX: &str = "fixtures/layers/ingress-nginx";
+const TRAEFIK_CRD: &str = "fixtures/layers/traefik-crd";
 
 /// `check` and `plan` of a format's fixture folder: its description, policy and layer file.
 fn check_and_plan(folder: &str, layer: &str) -> (common::Run, common::Run) {
@@ -98,4 +99,51 @@ fn a_bad_ingress_nginx_annotation_is_an_input_error_at_its_place() {
     assert_eq!(run.code, 2, "{}", run.transcript());
     assert!(run.stderr.contains("ingress.yaml:7:5"), "{}", run.stderr);
     assert!(run.stderr.contains("whole number"), "{}", run.stderr);
+}
+
+#[test]
+fn traefik_ingressroute_retries_are_checked_in_the_middleware() {
+    let (check, plan) = check_and_plan(TRAEFIK_CRD, "ingressroute.yaml");
+    assert_eq!(check.code, 1, "{}", check.transcript());
+    // The write is retried on a status: reported at the Middleware's `status`.
+    assert!(
+        check.stdout.contains("ingressroute.yaml:13:9"),
+        "{}",
+        check.stdout
+    );
+    insta::assert_snapshot!("traefik-crd-check", check.transcript());
+    assert_eq!(plan.code, 0, "{}", plan.transcript());
+    assert!(
+        plan.stdout
+            .contains("gateway: Traefik IngressRoute orders, route routes[0]"),
+        "{}",
+        plan.stdout
+    );
+    insta::assert_snapshot!("traefik-crd-plan", plan.transcript());
+}
+
+#[test]
+fn a_traefik_middleware_in_another_file_is_named_not_guessed() {
+    // traefik/traefik pkg/provider/kubernetes/crd/kubernetes.go, resolveReference: a
+    // reference without a namespace is to the IngressRoute's own.
+    let dir = scratch("k8s-edge-traefik-crd-missing");
+    payments(&dir);
+    let route = "apiVersion: traefik.io/v1alpha1\nkind: IngressRoute\nmetadata: {name: pay}\nspec:\n  routes:\n  - kind: Rule\n    match: Host(`p`) && PathPrefix(`/payments`)\n    middlewares: [{name: retry}]\n";
+    let run = check_layers(&dir, &[("route.yaml", route)]);
+    assert_eq!(run.code, 0, "{}", run.transcript());
+    let plan = common::retrylint_in(&dir, &["plan", "openapi.yaml", "-p", "route.yaml"]);
+    assert!(
+        plan.stdout
+            .contains("gateway: Traefik IngressRoute pay, route routes[0]:\n  not retried"),
+        "{}",
+        plan.stdout
+    );
+    let middleware = "apiVersion: traefik.io/v1alpha1\nkind: Middleware\nmetadata: {name: retry}\nspec:\n  retry: {attempts: 3, retryNonIdempotentMethod: true, status: ['503']}\n---\n";
+    let both = format!("{middleware}{route}");
+    let run = check_layers(&dir, &[("route.yaml", both.as_str())]);
+    assert!(
+        fired_rules(&run.stdout).contains(&"unprotected-write-retry".to_string()),
+        "{}",
+        run.stdout
+    );
 }

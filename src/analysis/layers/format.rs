@@ -285,7 +285,8 @@ mod tests {
              `retry.linkerd.io` annotations on a `Service` or `HTTPRoute`, Envoy route \
              configuration (a bootstrap with `route_config`, or a `RouteConfiguration`), \
              Envoy Gateway `BackendTrafficPolicy`, Traefik dynamic configuration \
-             (`http.routers` and `http.middlewares`), Kong declarative configuration \
+             (`http.routers` and `http.middlewares`) or Traefik `IngressRoute` (`traefik.io`, \
+             `traefik.containo.us`) with its `Middleware`s, Kong declarative configuration \
              (`_format_version` and `services`), or an NGINX configuration (a `*.conf` with \
              `server` or `location` blocks) or an ingress-nginx `Ingress` (class `nginx`, or \
              `nginx.ingress.kubernetes.io` annotations)"

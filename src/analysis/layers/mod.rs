@@ -60,6 +60,7 @@ format::formats! {
     Envoy => envoy::SPEC,
     EnvoyGateway => envoy_gateway::SPEC,
     Traefik => traefik::SPEC,
+    TraefikCrd => traefik::crd::SPEC,
     Kong => kong::SPEC,
     Nginx => nginx::SPEC,
     IngressNginx => ingress_nginx::SPEC,

@@ -18,6 +18,7 @@
 //! `priority`, the rule's length unless written, longest first. `Retry-After` is never
 //! honoured.
 
+pub mod crd;
 mod rule;
 #[cfg(test)]
 mod tests;
