@@ -10,6 +10,7 @@ use common::{check_layers, fired_rules, retrylint, scratch};
 
 const INGRESS_NGINX: &str = "fixtures/layers/ingress-nginx";
 const TRAEFIK_CRD: &str = "fixtures/layers/traefik-crd";
+const KONG_INGRESS_CONTROLLER: &str = "fixtures/layers/kong-ingress-controller";
 
 /// `check` and `plan` of a format's fixture folder: its description, policy and layer file.
 fn check_and_plan(folder: &str, layer: &str) -> (common::Run, common::Run) {
@@ -146,4 +147,46 @@ fn a_traefik_middleware_in_another_file_is_named_not_guessed() {
         "{}",
         run.stdout
     );
+}
+
+#[test]
+fn kong_ingress_controller_retries_are_checked_on_the_service() {
+    let (check, plan) = check_and_plan(KONG_INGRESS_CONTROLLER, "service.yaml");
+    assert_eq!(check.code, 1, "{}", check.transcript());
+    // `konghq.com/retries: "3"`: 4 attempts with no deadline, reported there.
+    assert!(
+        check.stdout.contains("service.yaml:11:5"),
+        "{}",
+        check.stdout
+    );
+    insta::assert_snapshot!("kong-ingress-controller-check", check.transcript());
+    assert_eq!(plan.code, 0, "{}", plan.transcript());
+    assert!(
+        plan.stdout
+            .contains("gateway: Kong Ingress Controller Service orders, route every request"),
+        "{}",
+        plan.stdout
+    );
+    insta::assert_snapshot!("kong-ingress-controller-plan", plan.transcript());
+}
+
+#[test]
+fn kong_ingress_controller_retries_five_times_unless_annotated() {
+    // Kong/kubernetes-ingress-controller internal/dataplane/translator/subtranslator/
+    // subtranslator_vars.go: DefaultRetries = 5; nginx does not send a written POST again.
+    let dir = scratch("k8s-edge-kong-defaults");
+    payments(&dir);
+    let service = "apiVersion: v1\nkind: Service\nmetadata:\n  name: p\n  annotations:\n    konghq.com/read-timeout: \"2000\"\nspec: {ports: [{port: 80}]}\n";
+    let run = check_layers(&dir, &[("service.yaml", service)]);
+    assert!(
+        !fired_rules(&run.stdout).contains(&"unprotected-write-retry".to_string()),
+        "{}",
+        run.stdout
+    );
+    assert!(run.stdout.contains("6 attempts"), "{}", run.stdout);
+    assert!(run.stdout.contains("DefaultRetries"), "{}", run.stdout);
+    let bad = service.replace("read-timeout: \"2000\"", "retries: \"5x\"");
+    let run = check_layers(&dir, &[("service.yaml", bad.as_str())]);
+    assert_eq!(run.code, 2, "{}", run.transcript());
+    assert!(run.stderr.contains("service.yaml:6:5"), "{}", run.stderr);
 }

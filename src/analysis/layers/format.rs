@@ -287,7 +287,8 @@ mod tests {
              Envoy Gateway `BackendTrafficPolicy`, Traefik dynamic configuration \
              (`http.routers` and `http.middlewares`) or Traefik `IngressRoute` (`traefik.io`, \
              `traefik.containo.us`) with its `Middleware`s, Kong declarative configuration \
-             (`_format_version` and `services`), or an NGINX configuration (a `*.conf` with \
+             (`_format_version` and `services`) or `konghq.com/retries` or \
+             `konghq.com/*-timeout` annotations on a `Service` (Kong Ingress Controller), or an NGINX configuration (a `*.conf` with \
              `server` or `location` blocks) or an ingress-nginx `Ingress` (class `nginx`, or \
              `nginx.ingress.kubernetes.io` annotations)"
         );

@@ -62,6 +62,7 @@ format::formats! {
     Traefik => traefik::SPEC,
     TraefikCrd => traefik::crd::SPEC,
     Kong => kong::SPEC,
+    KongIngressController => kong::ingress_controller::SPEC,
     Nginx => nginx::SPEC,
     IngressNginx => ingress_nginx::SPEC,
 }
