@@ -15,7 +15,8 @@ use crate::input::source::ParseLimits;
 #[derive(Debug, Args)]
 pub(crate) struct InputArgs {
     /// The retry policy, and the retry settings of proxies, gateways and meshes in front of
-    /// the service (Istio, Gateway API, Linkerd, Envoy, Envoy Gateway, Traefik, Kong);
+    /// the service (Istio, Gateway API, Linkerd, Envoy, Envoy Gateway, Traefik, Kong,
+    /// NGINX, ingress-nginx);
     /// repeatable; a folder is read
     /// whole. Without a retrylint policy among them, retry-policy.yaml beside each
     /// description is used.
