@@ -10,6 +10,7 @@ use common::{check_layers, fired_rules, retrylint, scratch};
 
 const INGRESS_NGINX: &str = "fixtures/layers/ingress-nginx";
 const TRAEFIK_CRD: &str = "fixtures/layers/traefik-crd";
+const TRAEFIK_LABELS: &str = "fixtures/layers/traefik-labels";
 const KONG_INGRESS_CONTROLLER: &str = "fixtures/layers/kong-ingress-controller";
 
 /// `check` and `plan` of a format's fixture folder: its description, policy and layer file.
@@ -189,4 +190,25 @@ fn kong_ingress_controller_retries_five_times_unless_annotated() {
     let run = check_layers(&dir, &[("service.yaml", bad.as_str())]);
     assert_eq!(run.code, 2, "{}", run.transcript());
     assert!(run.stderr.contains("service.yaml:6:5"), "{}", run.stderr);
+}
+
+#[test]
+fn traefik_docker_labels_are_checked_in_the_compose_file() {
+    let (check, plan) = check_and_plan(TRAEFIK_LABELS, "docker-compose.yml");
+    assert_eq!(check.code, 1, "{}", check.transcript());
+    // The write is retried on a status: reported at the `status` label.
+    assert!(
+        check.stdout.contains("docker-compose.yml:25:9"),
+        "{}",
+        check.stdout
+    );
+    insta::assert_snapshot!("traefik-labels-check", check.transcript());
+    assert_eq!(plan.code, 0, "{}", plan.transcript());
+    assert!(
+        plan.stdout
+            .contains("gateway: Traefik Docker labels, route orders-api"),
+        "{}",
+        plan.stdout
+    );
+    insta::assert_snapshot!("traefik-labels-plan", plan.transcript());
 }

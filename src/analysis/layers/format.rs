@@ -286,7 +286,8 @@ mod tests {
              configuration (a bootstrap with `route_config`, or a `RouteConfiguration`), \
              Envoy Gateway `BackendTrafficPolicy`, Traefik dynamic configuration \
              (`http.routers` and `http.middlewares`) or Traefik `IngressRoute` (`traefik.io`, \
-             `traefik.containo.us`) with its `Middleware`s, Kong declarative configuration \
+             `traefik.containo.us`) with its `Middleware`s or a Compose file with Traefik labels \
+             (`traefik.http.routers.*`, `traefik.http.middlewares.*`), Kong declarative configuration \
              (`_format_version` and `services`) or `konghq.com/retries` or \
              `konghq.com/*-timeout` annotations on a `Service` (Kong Ingress Controller), or an NGINX configuration (a `*.conf` with \
              `server` or `location` blocks) or an ingress-nginx `Ingress` (class `nginx`, or \

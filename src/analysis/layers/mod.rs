@@ -61,6 +61,7 @@ format::formats! {
     EnvoyGateway => envoy_gateway::SPEC,
     Traefik => traefik::SPEC,
     TraefikCrd => traefik::crd::SPEC,
+    TraefikLabels => traefik::labels::SPEC,
     Kong => kong::SPEC,
     KongIngressController => kong::ingress_controller::SPEC,
     Nginx => nginx::SPEC,

@@ -19,6 +19,7 @@
 //! honoured.
 
 pub mod crd;
+pub mod labels;
 mod rule;
 #[cfg(test)]
 mod tests;
