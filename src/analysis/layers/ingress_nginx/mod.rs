@@ -40,8 +40,8 @@
 //! Routes are the rules' paths as `internal/ingress/controller/location.go` and
 //! `buildLocation` turn them into locations: `Exact` is `= path`; `Prefix` is the path
 //! with a `/` added and an exact location for the path itself (a prefix of whole
-//! segments); `ImplementationSpecific` a plain nginx prefix. `use-regex: "true"` or a
-//! `rewrite-target` makes every location of the host a case-insensitive regular expression
+//! segments); `ImplementationSpecific` a plain nginx prefix. `use-regex: "true"`, or a
+//! `rewrite-target` other than a path (`needsRewrite`), makes every location of the host a case-insensitive regular expression
 //! anchored at the start (`~* "^path"`, `enforceRegexModifier`), tried longest path first
 //! as the controller sorts them. Each host of the rules is one edge layer.
 
@@ -147,6 +147,13 @@ impl Importer for Annotations {
         let Some((rules, rules_at)) = field(spec, &spec_at, "rules") else {
             return Ok(Vec::new());
         };
+        // `enforceRegexModifier`: `use-regex`, or a `rewrite-target` other than a path
+        // (`needsRewrite`), makes every location a regex.
+        let regex = read.regex
+            || read
+                .rewrite
+                .as_deref()
+                .is_some_and(|target| written_paths(rules).iter().any(|p| *p != target));
         // The rules of one host are one nginx `server`, in the order first written.
         let mut hosts: Vec<(String, Vec<Location>)> = Vec::new();
         for (index, rule) in list(source, rules, &rules_at, "rules")?.iter().enumerate() {
@@ -156,7 +163,7 @@ impl Importer for Annotations {
                 Some((h, h_at)) => text(source, h, &h_at, "host")?.to_string(),
                 None => String::new(),
             };
-            let locations = rule_locations(source, rule, &rule_at, read.regex)?;
+            let locations = rule_locations(source, rule, &rule_at, regex)?;
             match hosts.iter_mut().find(|(h, _)| *h == host) {
                 Some((_, existing)) => existing.extend(locations),
                 None => hosts.push((host, locations)),
@@ -218,11 +225,29 @@ fn is_ingress_nginx(doc: &Node) -> bool {
     }
 }
 
+/// The paths the rules write (`/` for a path left out), as written.
+fn written_paths(rules: &Node) -> Vec<&str> {
+    let rules = rules.as_seq().unwrap_or_default();
+    rules
+        .iter()
+        .filter_map(|r| r.get("http")?.get("paths")?.as_seq())
+        .flatten()
+        .map(|p| {
+            p.get("path")
+                .and_then(Node::scalar_text)
+                .filter(|p| !p.is_empty())
+                .unwrap_or("/")
+        })
+        .collect()
+}
+
 /// What the annotations of one `Ingress` say.
 struct Read {
     settings: Settings,
-    /// `use-regex: "true"` or a `rewrite-target`: every location is a regex.
+    /// `use-regex: "true"`: every location is a regex.
     regex: bool,
+    /// `rewrite-target`: every location is a regex when it differs from a path.
+    rewrite: Option<String>,
     canary: bool,
 }
 
@@ -239,6 +264,7 @@ fn read_annotations(
     let mut read = Read {
         settings: Settings::default(),
         regex: false,
+        rewrite: None,
         canary: false,
     };
     let Some((annotations, at)) = annotations else {
@@ -289,7 +315,7 @@ fn read_annotations(
                 settings.read_timeout = Some(Spanned::new(duration(seconds), value_at));
             }
             "use-regex" => read.regex |= value == "true",
-            "rewrite-target" => read.regex |= !value.is_empty(),
+            "rewrite-target" if !value.is_empty() => read.rewrite = Some(value.to_string()),
             "canary" => read.canary = value == "true",
             _ => {}
         }

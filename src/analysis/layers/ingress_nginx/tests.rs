@@ -167,6 +167,17 @@ fn paths_become_locations_as_the_controller_writes_them() {
     };
     assert!(first.is_match("/V1/Orders/12/items"));
     assert!(!first.is_match("/x/v1/orders/12"));
+    // A `rewrite-target` makes regexes only when it differs from a path (`needsRewrite`).
+    let is_regex = |target: &str| {
+        let annotation = format!("    nginx.ingress.kubernetes.io/rewrite-target: {target}\n");
+        let imported = import_text(&ingress(&annotation, CLASS, PREFIX_ORDERS));
+        matches!(
+            imported.of(Format::IngressNginx)[0].routes[0].matches[0].path,
+            crate::analysis::layers::PathMatch::Regex(_)
+        )
+    };
+    assert!(is_regex("/$2"));
+    assert!(!is_regex("/orders"));
 }
 
 #[test]
