@@ -16,8 +16,8 @@ use crate::input::source::ParseLimits;
 pub(crate) struct InputArgs {
     /// The retry policy, and the retry settings of proxies, gateways and meshes in front of
     /// the service (Istio, Gateway API, Linkerd, Envoy, Envoy Gateway, Traefik, Kong, an
-    /// NGINX `*.conf`, an HAProxy `*.cfg`), and a gRPC service config (the client's own
-    /// retries);
+    /// NGINX `*.conf`, ingress-nginx, an HAProxy `*.cfg`), and a gRPC service config (the
+    /// client's own retries);
     /// repeatable; a folder is read
     /// whole. Without a retrylint policy among them, retry-policy.yaml beside each
     /// description is used.

@@ -94,10 +94,12 @@ pub fn detect(path: &Path, walked: bool, options: &LoadOptions) -> Result<Detect
     };
     file.canonical = std::fs::canonicalize(path).ok();
     let documents = file.root.as_seq().unwrap_or_default();
-    let is_policy = documents
-        .first()
-        .and_then(Node::as_map)
-        .is_some_and(|m| m.get("version").is_some() && m.get("apiVersion").is_none());
+    let is_policy = documents.first().and_then(Node::as_map).is_some_and(|m| {
+        // A Compose file has `version` and `services` too, and no policy section.
+        let compose =
+            m.get("services").is_some() && !POLICY_SECTIONS.iter().any(|key| m.get(key).is_some());
+        m.get("version").is_some() && m.get("apiVersion").is_none() && !compose
+    });
     if is_policy {
         let single = documents.len() == 1;
         return Ok(Detected::Policy(single.then(|| {

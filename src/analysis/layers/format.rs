@@ -285,11 +285,16 @@ mod tests {
              `retry.linkerd.io` annotations on a `Service` or `HTTPRoute`, Envoy route \
              configuration (a bootstrap with `route_config`, or a `RouteConfiguration`), \
              Envoy Gateway `BackendTrafficPolicy`, Traefik dynamic configuration \
-             (`http.routers` and `http.middlewares`), Kong declarative configuration \
-             (`_format_version` and `services`), an NGINX configuration (a `*.conf` with \
-             `server` or `location` blocks), an HAProxy configuration (a `*.cfg` with \
-             `frontend`, `backend`, `listen` or `defaults` sections), or a gRPC service config \
-             (`methodConfig` or `retryThrottling`)"
+             (`http.routers` and `http.middlewares`) or Traefik `IngressRoute` (`traefik.io`, \
+             `traefik.containo.us`) with its `Middleware`s or a Compose file with Traefik labels \
+             (`traefik.http.routers.*`, `traefik.http.middlewares.*`), Kong declarative configuration \
+             (`_format_version` and `services`) or `konghq.com/retries` or \
+             `konghq.com/*-timeout` annotations on a `Service` (Kong Ingress Controller), an \
+             NGINX configuration (a `*.conf` with `server` or `location` blocks) or an \
+             ingress-nginx `Ingress` (class `nginx`, or `nginx.ingress.kubernetes.io` \
+             annotations), an HAProxy configuration (a `*.cfg` with `frontend`, `backend`, \
+             `listen` or `defaults` sections), or a gRPC service config (`methodConfig` or \
+             `retryThrottling`)"
         );
     }
 }

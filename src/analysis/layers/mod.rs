@@ -23,6 +23,7 @@ pub mod gateway;
 pub mod grpc;
 pub mod haproxy;
 pub mod hosts;
+pub mod ingress_nginx;
 pub mod istio;
 pub mod k8s;
 mod k8s_list;
@@ -61,8 +62,12 @@ format::formats! {
     Envoy => envoy::SPEC,
     EnvoyGateway => envoy_gateway::SPEC,
     Traefik => traefik::SPEC,
+    TraefikCrd => traefik::crd::SPEC,
+    TraefikLabels => traefik::labels::SPEC,
     Kong => kong::SPEC,
+    KongIngressController => kong::ingress_controller::SPEC,
     Nginx => nginx::SPEC,
+    IngressNginx => ingress_nginx::SPEC,
     Haproxy => haproxy::SPEC,
     Grpc => grpc::SPEC,
 }

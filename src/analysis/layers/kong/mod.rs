@@ -16,6 +16,7 @@
 //! expression, read as a conditional match), tried longest first as Kong's router prefers
 //! the longest; a route's `methods` and `hosts` are read.
 
+pub mod ingress_controller;
 #[cfg(test)]
 mod tests;
 
@@ -239,7 +240,6 @@ fn strings(
 
 /// A service's retries: attempts, the per-attempt timeout and what nginx retries.
 fn service_policy(file: &SourceFile, service: &Node, at: &Loc) -> Result<PolicyObject, InputError> {
-    let mut policy = PolicyObject::default();
     let attempts = match field(service, at, "retries") {
         Some((n, n_at)) => {
             let retries = whole_number(file, n, &n_at, "retries")?;
@@ -250,7 +250,6 @@ fn service_policy(file: &SourceFile, service: &Node, at: &Loc) -> Result<PolicyO
         }
         None => built_in(6, at, NOTE_RETRIES),
     };
-    policy.max_attempts = Some(attempts.into());
     let read = match field(service, at, "read_timeout") {
         Some((n, n_at)) => {
             let millis = whole_number(file, n, &n_at, "read_timeout")?;
@@ -261,7 +260,17 @@ fn service_policy(file: &SourceFile, service: &Node, at: &Loc) -> Result<PolicyO
         }
         None => built_in(Duration::from_millis(60_000), at, NOTE_READ),
     };
-    policy.per_attempt_timeout = Some(read.into());
+    Ok(retry_policy(attempts, read, at))
+}
+
+/// What a Kong service with `attempts` (its retries + 1) and `read` (its `read_timeout`)
+/// retries: nginx's default `proxy_next_upstream`, at once (see the module's docs).
+fn retry_policy(attempts: Spanned<i64>, read: Spanned<Duration>, at: &Loc) -> PolicyObject {
+    let mut policy = PolicyObject {
+        max_attempts: Some(attempts.into()),
+        per_attempt_timeout: Some(read.into()),
+        ..PolicyObject::default()
+    };
     let mut signals = Vec::new();
     push_signals(
         &mut signals,
@@ -277,7 +286,7 @@ fn service_policy(file: &SourceFile, service: &Node, at: &Loc) -> Result<PolicyO
         )
         .into(),
     );
-    Ok(policy)
+    policy
 }
 
 /// A route's matches as routes: the methods nginx sends again with every condition, then

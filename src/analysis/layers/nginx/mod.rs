@@ -38,11 +38,11 @@ use crate::input::source::nginx::ROOT_KEY;
 use crate::input::source::{Node, SourceFile};
 use crate::location::Loc;
 
-mod settings;
+pub(in crate::analysis::layers) mod settings;
 #[cfg(test)]
 mod tests;
 
-use settings::Settings;
+pub(in crate::analysis::layers) use settings::Settings;
 
 const NOTE_DEFAULT_NEXT: &str = "built-in default of NGINX: proxy_next_upstream error timeout";
 const NOTE_ONE_SERVER: &str =
@@ -317,52 +317,80 @@ impl Context<'_> {
         };
         let pass_at = block_loc(loc, node).item(index, pass);
         let target = args(pass).first().copied().unwrap_or_default();
-        let servers = settings::servers_of(target, self.upstreams);
-        let conditions = settings.conditions(loc, NOTE_DEFAULT_NEXT);
-        let off = conditions.value.iter().any(|c| c == "off");
-        // nginx lowers the group's tries to `proxy_next_upstream_tries` when it is set.
-        let (attempts, attempts_at) = match (&settings.tries, servers) {
-            (_, None) => (1, pass_at.noted(NOTE_ONE_SERVER)),
-            (Some(tries), Some((count, _))) if tries.value != 0 && tries.value < count => {
-                (tries.value, tries.loc.clone())
-            }
-            (_, Some((count, at))) => (
+        let servers = settings::servers_of(target, self.upstreams).map(|(count, at)| {
+            (
                 count,
                 at.noted(format!(
                     "NGINX tries each of the {count} servers of the `upstream` once per request"
                 )),
-            ),
-        };
-        let attempts = if off { 1 } else { attempts };
-        let attempts_at = if off {
-            conditions.loc.clone()
-        } else {
-            attempts_at
-        };
-        route.policy.max_attempts =
-            Some(Spanned::new(i64::try_from(attempts).unwrap_or(i64::MAX), attempts_at).into());
-        let mut signals = Vec::new();
-        push_signals(&mut signals, signals_of(&conditions.value), &conditions.loc);
-        route.policy.retry_on = Some(Spanned::new(signals, conditions.loc.clone()).into());
-        if !conditions.value.iter().any(|c| c == "non_idempotent") {
-            route.retried_methods = Some(vec![StringMatch::All(
-                NON_IDEMPOTENT
-                    .iter()
-                    .map(|m| StringMatch::Not(Box::new(StringMatch::Exact((*m).to_string()))))
-                    .collect(),
-            )]);
-        }
-        // `proxy_next_upstream_timeout` is checked (a bad value is an error) but not read
-        // as a deadline: nginx passes the request to no further server once it has
-        // passed, but never cuts the attempt under way, as a deadline would.
-        // `proxy_read_timeout` bounds one attempt's wait for an answer (60s unless written).
-        let read = settings
-            .read_timeout
-            .clone()
-            .unwrap_or_else(|| built_in(Duration::from_millis(60_000), loc, NOTE_READ_TIMEOUT));
-        route.policy.per_attempt_timeout = Some(read.into());
+            )
+        });
+        let servers = servers.unwrap_or_else(|| (1, pass_at.noted(NOTE_ONE_SERVER)));
+        upstream_retries(&mut route, settings, servers, loc, &NGINX_NOTES);
         route
     }
+}
+
+/// How the notes on nginx's built-in defaults are worded: by NGINX itself, or by a
+/// controller whose template writes the directives (ingress-nginx).
+pub(in crate::analysis::layers) struct Notes {
+    /// `proxy_next_upstream` when nothing writes it.
+    pub next: &'static str,
+    /// `proxy_read_timeout` when nothing writes it.
+    pub read_timeout: &'static str,
+}
+
+const NGINX_NOTES: Notes = Notes {
+    next: NOTE_DEFAULT_NEXT,
+    read_timeout: NOTE_READ_TIMEOUT,
+};
+
+/// What a location that passes requests to an upstream retries, as nginx's upstream module
+/// decides (see the module's docs): `servers` is how many tries the upstream allows before
+/// `proxy_next_upstream_tries` lowers them (`u64::MAX` for no limit), located and noted
+/// where that number comes from; defaults are located at `loc` and worded by `notes`.
+pub(in crate::analysis::layers) fn upstream_retries(
+    route: &mut Route,
+    settings: &Settings,
+    servers: (u64, Loc),
+    loc: &Loc,
+    notes: &Notes,
+) {
+    let conditions = settings.conditions(loc, notes.next);
+    let off = conditions.value.iter().any(|c| c == "off");
+    // nginx lowers the group's tries to `proxy_next_upstream_tries` when it is set.
+    let (count, servers_at) = servers;
+    let (attempts, attempts_at) = match &settings.tries {
+        Some(tries) if tries.value != 0 && tries.value < count => (tries.value, tries.loc.clone()),
+        _ => (count, servers_at),
+    };
+    let (attempts, attempts_at) = if off {
+        (1, conditions.loc.clone())
+    } else {
+        (attempts, attempts_at)
+    };
+    route.policy.max_attempts =
+        Some(Spanned::new(i64::try_from(attempts).unwrap_or(i64::MAX), attempts_at).into());
+    let mut signals = Vec::new();
+    push_signals(&mut signals, signals_of(&conditions.value), &conditions.loc);
+    route.policy.retry_on = Some(Spanned::new(signals, conditions.loc.clone()).into());
+    if !conditions.value.iter().any(|c| c == "non_idempotent") {
+        route.retried_methods = Some(vec![StringMatch::All(
+            NON_IDEMPOTENT
+                .iter()
+                .map(|m| StringMatch::Not(Box::new(StringMatch::Exact((*m).to_string()))))
+                .collect(),
+        )]);
+    }
+    // `proxy_next_upstream_timeout` is checked (a bad value is an error) but not read
+    // as a deadline: nginx passes the request to no further server once it has
+    // passed, but never cuts the attempt under way, as a deadline would.
+    // `proxy_read_timeout` bounds one attempt's wait for an answer (60s unless written).
+    let read = settings
+        .read_timeout
+        .clone()
+        .unwrap_or_else(|| built_in(Duration::from_millis(60_000), loc, notes.read_timeout));
+    route.policy.per_attempt_timeout = Some(read.into());
 }
 
 /// The methods nginx does not pass to the next server once sent, unless `non_idempotent`.

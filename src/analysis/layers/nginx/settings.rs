@@ -12,15 +12,15 @@ use crate::location::Loc;
 
 /// The retry directives in force in a block.
 #[derive(Debug, Clone, Default)]
-pub(super) struct Settings {
+pub(in crate::analysis::layers) struct Settings {
     /// `proxy_next_upstream`'s conditions.
-    pub(super) next: Option<Spanned<Vec<String>>>,
+    pub(in crate::analysis::layers) next: Option<Spanned<Vec<String>>>,
     /// `proxy_next_upstream_tries` (0: no limit but the group's servers).
-    pub(super) tries: Option<Spanned<u64>>,
+    pub(in crate::analysis::layers) tries: Option<Spanned<u64>>,
     /// `proxy_next_upstream_timeout` (0: no limit).
-    pub(super) timeout: Option<Spanned<Duration>>,
+    pub(in crate::analysis::layers) timeout: Option<Spanned<Duration>>,
     /// `proxy_read_timeout`: how long one attempt waits for the upstream's answer.
-    pub(super) read_timeout: Option<Spanned<Duration>>,
+    pub(in crate::analysis::layers) read_timeout: Option<Spanned<Duration>>,
 }
 
 impl Settings {
@@ -93,7 +93,11 @@ impl Settings {
     }
 
     /// The conditions in force: written, or nginx's default `error timeout` noted at `at`.
-    pub(super) fn conditions(&self, at: &Loc, note: &str) -> Spanned<Vec<String>> {
+    pub(in crate::analysis::layers) fn conditions(
+        &self,
+        at: &Loc,
+        note: &str,
+    ) -> Spanned<Vec<String>> {
         self.next.clone().unwrap_or_else(|| {
             Spanned::new(
                 vec!["error".to_string(), "timeout".to_string()],

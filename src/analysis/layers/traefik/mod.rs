@@ -18,6 +18,8 @@
 //! `priority`, the rule's length unless written, longest first. `Retry-After` is never
 //! honoured.
 
+pub mod crd;
+pub mod labels;
 mod rule;
 #[cfg(test)]
 mod tests;
