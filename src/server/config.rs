@@ -132,16 +132,16 @@ mod tests {
             "root": "..",
             "maxFileSize": 1000,
         });
-        let (config, problem) = Config::read(Some(&options), Path::new("/work/space"));
+        let (config, problem) = Config::read(Some(&options), Path::new("/srv/api"));
         assert_eq!(problem, None);
         assert_eq!(
             config.policy,
             [
-                PathBuf::from("/work/space/policy/retry.yaml"),
+                PathBuf::from("/srv/api/policy/retry.yaml"),
                 PathBuf::from("/etc/mesh")
             ]
         );
-        assert_eq!(config.load.root, Some(PathBuf::from("/work/space/..")));
+        assert_eq!(config.load.root, Some(PathBuf::from("/srv/api/..")));
         assert_eq!(config.load.max_file_size, 1000);
         let (single, _) = Config::read(
             Some(&serde_json::json!({"policy": "p.yaml"})),

@@ -14,17 +14,17 @@
 //! Ignored by default (it needs `nginx` on `PATH` or in `/usr/sbin`); `.ci/run` runs it
 //! with `--include-ignored`. Without nginx it says `SKIPPED` and passes.
 
-use std::collections::HashMap;
-use std::io::{Read, Write};
-use std::net::{Shutdown, TcpListener, TcpStream};
-use std::path::{Path, PathBuf};
-use std::process::{Child, Command, Stdio};
-use std::sync::{Arc, Mutex};
+use std::net::TcpStream;
+use std::path::Path;
+use std::process::{Command, Stdio};
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use retrylint::analysis::layers::Route;
 use retrylint::analysis::layers::detect::{Detected, detect, import};
-use retrylint::input::policy::Signal;
+
+use crate::common::live::{
+    Counts, Running, find_program, free_port, request, retrylint_attempts, upstream,
+};
 
 /// The locations of the configuration: `(path, directives)`; `{two}`, `{three}` and
 /// `{one}` stand for the upstream groups and a single server.
@@ -62,95 +62,6 @@ const FAILURES: &[&str] = &["503", "500", "429", "close", "slow", "200"];
 
 /// How long nginx waits for an upstream's answer, and how long a slow one takes.
 const READ_TIMEOUT_MS: u64 = 700;
-const SLOW_MS: u64 = 1_200;
-
-fn find_nginx() -> Option<PathBuf> {
-    let candidates = std::env::var_os("PATH")
-        .map(|p| std::env::split_paths(&p).collect::<Vec<_>>())
-        .unwrap_or_default()
-        .into_iter()
-        .chain([PathBuf::from("/usr/sbin"), PathBuf::from("/usr/local/sbin")]);
-    candidates.map(|d| d.join("nginx")).find(|p| p.is_file())
-}
-
-type Counts = Arc<Mutex<HashMap<String, u32>>>;
-
-/// Starts an upstream server; it counts each request by path and answers as it asks.
-fn upstream(counts: &Counts) -> u16 {
-    let listener = TcpListener::bind("127.0.0.1:0").unwrap();
-    let port = listener.local_addr().unwrap().port();
-    let counts = counts.clone();
-    std::thread::spawn(move || {
-        for stream in listener.incoming().flatten() {
-            let counts = counts.clone();
-            std::thread::spawn(move || serve(stream, &counts));
-        }
-    });
-    port
-}
-
-fn serve(mut stream: TcpStream, counts: &Counts) {
-    let _ = stream.set_read_timeout(Some(Duration::from_secs(5)));
-    let mut data = Vec::new();
-    let mut buf = [0u8; 4096];
-    let head_end = loop {
-        if let Some(at) = data.windows(4).position(|w| w == b"\r\n\r\n") {
-            break at + 4;
-        }
-        match stream.read(&mut buf) {
-            Ok(0) | Err(_) => return,
-            Ok(n) => data.extend_from_slice(&buf[..n]),
-        }
-    };
-    let head = String::from_utf8_lossy(&data[..head_end]).to_string();
-    let length: usize = head
-        .lines()
-        .find_map(|l| {
-            let (k, v) = l.split_once(':')?;
-            k.eq_ignore_ascii_case("content-length")
-                .then(|| v.trim().parse().ok())?
-        })
-        .unwrap_or(0);
-    while data.len() < head_end + length {
-        match stream.read(&mut buf) {
-            Ok(0) | Err(_) => return,
-            Ok(n) => data.extend_from_slice(&buf[..n]),
-        }
-    }
-    let path = head
-        .split_whitespace()
-        .nth(1)
-        .unwrap_or_default()
-        .to_string();
-    *counts.lock().unwrap().entry(path.clone()).or_default() += 1;
-    let failure = path.rsplit('/').next().unwrap_or_default();
-    let status = match failure {
-        "close" => {
-            let _ = stream.shutdown(Shutdown::Both);
-            return;
-        }
-        "slow" => {
-            std::thread::sleep(Duration::from_millis(SLOW_MS));
-            "200 OK"
-        }
-        "503" => "503 Service Unavailable",
-        "500" => "500 Internal Server Error",
-        "429" => "429 Too Many Requests",
-        _ => "200 OK",
-    };
-    let _ = write!(
-        stream,
-        "HTTP/1.1 {status}\r\nContent-Length: 2\r\nConnection: close\r\n\r\nok"
-    );
-}
-
-fn free_port() -> u16 {
-    TcpListener::bind("127.0.0.1:0")
-        .unwrap()
-        .local_addr()
-        .unwrap()
-        .port()
-}
 
 fn config(dir: &Path, listen: u16, ports: &[u16]) -> String {
     let server = |p: &u16| format!("server 127.0.0.1:{p} max_fails=0;");
@@ -178,55 +89,10 @@ fn config(dir: &Path, listen: u16, ports: &[u16]) -> String {
     )
 }
 
-/// Kills the nginx it holds when dropped, whatever the test's outcome.
-struct Running(Child);
-
-impl Drop for Running {
-    fn drop(&mut self) {
-        let _ = self.0.kill();
-        let _ = self.0.wait();
-    }
-}
-
-fn request(port: u16, method: &str, path: &str) -> String {
-    let mut stream = TcpStream::connect(("127.0.0.1", port)).unwrap();
-    stream
-        .set_read_timeout(Some(Duration::from_secs(10)))
-        .unwrap();
-    let body = if method == "POST" { "{}" } else { "" };
-    write!(
-        stream,
-        "{method} {path} HTTP/1.0\r\nHost: localhost\r\nContent-Length: {}\r\n\r\n{body}",
-        body.len()
-    )
-    .unwrap();
-    let mut answer = String::new();
-    let _ = stream.read_to_string(&mut answer);
-    answer.lines().next().unwrap_or_default().to_string()
-}
-
-/// What retrylint says: the route's attempts when it retries this failure and method.
-fn retrylint_attempts(route: &Route, method: &str, failure: &str) -> i64 {
-    let signal = match failure {
-        "close" => Signal::Reset,
-        "slow" => Signal::Timeout,
-        "200" => return 1,
-        code => Signal::Status(code.parse().unwrap()),
-    };
-    let retried = route.retries_method(method)
-        && route
-            .policy
-            .retry_on
-            .as_ref()
-            .is_some_and(|on| on.value.iter().any(|s| s.value == signal));
-    let attempts = route.policy.max_attempts.as_ref().map_or(1, |a| a.value);
-    if retried { attempts } else { 1 }
-}
-
 #[test]
 #[ignore = "runs the real nginx: .ci/run runs it with --include-ignored"]
 fn nginx_retries_what_retrylint_reads() {
-    let Some(nginx) = find_nginx() else {
+    let Some(nginx) = find_program("nginx") else {
         eprintln!("SKIPPED: nginx is not installed (apt-get install nginx)");
         return;
     };
@@ -288,7 +154,12 @@ fn nginx_retries_what_retrylint_reads() {
             for method in ["GET", "POST"] {
                 case += 1;
                 let path = format!("{location}{case}/{failure}");
-                let status = request(listen, method, &path);
+                let status = request(
+                    listen,
+                    method,
+                    &path,
+                    if method == "POST" { "{}" } else { "" },
+                );
                 let seen = counts.lock().unwrap().get(&path).copied().unwrap_or(0);
                 let said = retrylint_attempts(route, method, failure);
                 table.push(format!(

@@ -6,6 +6,7 @@ use std::path::Path;
 use std::process::Command;
 
 pub(crate) mod docs;
+pub(crate) mod live;
 pub(crate) mod lsp;
 
 /// What one run of the binary printed.
