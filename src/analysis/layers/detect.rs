@@ -83,15 +83,8 @@ pub fn detect(path: &Path, walked: bool, options: &LoadOptions) -> Result<Detect
             "`{shown}` is empty: expected {KINDS_UNDERSTOOD}"
         )));
     }
-    let mut file = if is_nginx_conf(path, &text) {
-        parse_nginx(path.to_path_buf(), text).map_err(|(text, e)| syntax_error(&shown, text, e))?
-    } else if is_haproxy_cfg(path, &text) {
-        parse_haproxy(path.to_path_buf(), text)
-            .map_err(|(text, e)| syntax_error(&shown, text, e))?
-    } else {
-        SourceFile::parse_documents(path.to_path_buf(), text, options.parse)
-            .map_err(|(text, e)| syntax_error(&shown, text, e))?
-    };
+    let mut file = parse_layer_file(path.to_path_buf(), text, options.parse)
+        .map_err(|(text, e)| syntax_error(&shown, text, e))?;
     file.canonical = std::fs::canonicalize(path).ok();
     let documents = file.root.as_seq().unwrap_or_default();
     let is_policy = documents.first().and_then(Node::as_map).is_some_and(|m| {
@@ -152,17 +145,7 @@ pub fn detect(path: &Path, walked: bool, options: &LoadOptions) -> Result<Detect
 /// opening a block nginx's `http` module reads (`http {`, `server {`, `upstream NAME {`,
 /// `location ... {`). A YAML or JSON file, or a `.conf` of another program, is not.
 pub fn is_nginx_conf(path: &Path, text: &str) -> bool {
-    let named = path
-        .extension()
-        .is_some_and(|e| e.eq_ignore_ascii_case("conf"));
-    if !named {
-        return false;
-    }
-    let first = text
-        .trim_start_matches(['\u{feff}', ' ', '\t', '\r', '\n'])
-        .bytes()
-        .next();
-    if matches!(first, Some(b'{' | b'[') | None) {
+    if !plain_text_named(path, text, "conf") {
         return false;
     }
     text.lines().any(|line| {
@@ -172,39 +155,12 @@ pub fn is_nginx_conf(path: &Path, text: &str) -> bool {
     })
 }
 
-/// Parses an NGINX configuration into a file of one document (see
-/// [`crate::input::source::nginx`]).
-pub fn parse_nginx(
-    display: PathBuf,
-    text: String,
-) -> Result<SourceFile, (String, crate::input::source::SyntaxError)> {
-    let doc = match crate::input::source::nginx::parse(&text) {
-        Ok(doc) => doc,
-        Err(e) => return Err((text, e)),
-    };
-    let span = crate::input::source::Span::new(0, text.len());
-    let root = Node::new(span, crate::input::source::Value::Seq(vec![doc].into()));
-    let mut file = SourceFile::new(display, text, root, crate::input::source::Syntax::Yaml);
-    file.documents = true;
-    Ok(file)
-}
-
 /// Whether a file is an HAProxy configuration: named `*.cfg` (`haproxy.cfg` among them)
 /// and opening a proxy section at the start of a line (`frontend NAME`, `backend NAME`,
 /// `listen NAME`, `defaults`), as HAProxy's own sections open. A YAML or JSON file, or a
 /// `.cfg` of another program (an INI file's `[section]`, `key = value` lines), is not.
 pub fn is_haproxy_cfg(path: &Path, text: &str) -> bool {
-    let named = path
-        .extension()
-        .is_some_and(|e| e.eq_ignore_ascii_case("cfg"));
-    if !named {
-        return false;
-    }
-    let first = text
-        .trim_start_matches(['\u{feff}', ' ', '\t', '\r', '\n'])
-        .bytes()
-        .next();
-    if matches!(first, Some(b'{' | b'[') | None) {
+    if !plain_text_named(path, text, "cfg") {
         return false;
     }
     text.lines().any(|line| {
@@ -219,13 +175,35 @@ pub fn is_haproxy_cfg(path: &Path, text: &str) -> bool {
     })
 }
 
-/// Parses an HAProxy configuration into a file of one document (see
-/// [`crate::input::source::haproxy`]).
-pub fn parse_haproxy(
+/// Whether a file has this extension (`conf`, `cfg`) and is not YAML or JSON written as a
+/// flow (a proxy's own syntax never opens with `{` or `[`), nor empty.
+fn plain_text_named(path: &Path, text: &str, extension: &str) -> bool {
+    let named = path
+        .extension()
+        .is_some_and(|e| e.eq_ignore_ascii_case(extension));
+    let first = text
+        .trim_start_matches(['\u{feff}', ' ', '\t', '\r', '\n'])
+        .bytes()
+        .next();
+    named && !matches!(first, Some(b'{' | b'[') | None)
+}
+
+/// Parses a file `-p` names: an NGINX or HAProxy configuration in its own syntax into a
+/// file of one document (see [`crate::input::source::nginx`] and
+/// [`crate::input::source::haproxy`]), anything else as YAML or JSON documents.
+pub fn parse_layer_file(
     display: PathBuf,
     text: String,
+    limits: crate::input::source::ParseLimits,
 ) -> Result<SourceFile, (String, crate::input::source::SyntaxError)> {
-    let doc = match crate::input::source::haproxy::parse(&text) {
+    let native = if is_nginx_conf(&display, &text) {
+        crate::input::source::nginx::parse
+    } else if is_haproxy_cfg(&display, &text) {
+        crate::input::source::haproxy::parse
+    } else {
+        return SourceFile::parse_documents(display, text, limits);
+    };
+    let doc = match native(&text) {
         Ok(doc) => doc,
         Err(e) => return Err((text, e)),
     };

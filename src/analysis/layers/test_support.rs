@@ -30,14 +30,8 @@ pub(crate) fn api_at(path: &str) -> Result<(Api, Sources), InputError> {
 
 /// The layers of a `-p` file named `name` holding `text`, and the file.
 pub(crate) fn layers(name: &str, text: &str) -> Result<(Vec<Layer>, Arc<SourceFile>), InputError> {
-    let file = if super::detect::is_nginx_conf(Path::new(name), text) {
-        super::detect::parse_nginx(name.into(), text.into())
-    } else if super::detect::is_haproxy_cfg(Path::new(name), text) {
-        super::detect::parse_haproxy(name.into(), text.into())
-    } else {
-        SourceFile::parse_documents(name.into(), text.into(), ParseLimits::default())
-    }
-    .map_err(|(_, e)| InputError::new(e.message))?;
+    let file = super::detect::parse_layer_file(name.into(), text.into(), ParseLimits::default())
+        .map_err(|(_, e)| InputError::new(e.message))?;
     let layer_file = LayerFile {
         file: Arc::new(file),
         walked: false,
