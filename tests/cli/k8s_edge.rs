@@ -6,31 +6,12 @@
 
 use crate::common;
 
-use common::{check_layers, fired_rules, retrylint, scratch};
+use common::{check_and_plan, check_layers, fired_rules, payments, scratch};
 
 const INGRESS_NGINX: &str = "fixtures/layers/ingress-nginx";
 const TRAEFIK_CRD: &str = "fixtures/layers/traefik-crd";
 const TRAEFIK_LABELS: &str = "fixtures/layers/traefik-labels";
 const KONG_INGRESS_CONTROLLER: &str = "fixtures/layers/kong-ingress-controller";
-
-/// `check` and `plan` of a format's fixture folder: its description, policy and layer file.
-fn check_and_plan(folder: &str, layer: &str) -> (common::Run, common::Run) {
-    let spec = format!("{folder}/openapi.yaml");
-    let policy = format!("{folder}/retry-policy.yaml");
-    let layer = format!("{folder}/{layer}");
-    let check = retrylint(&["check", &spec, "-p", &policy, "-p", &layer]);
-    let plan = retrylint(&["plan", &spec, "-p", &policy, "-p", &layer]);
-    (check, plan)
-}
-
-/// A description of service `p` with one unprotected write, `POST /payments`.
-fn payments(dir: &std::path::Path) {
-    std::fs::write(
-        dir.join("openapi.yaml"),
-        "openapi: 3.0.3\ninfo: { title: t, version: '1' }\nservers: [{ url: http://p }]\npaths:\n  /payments:\n    post:\n      operationId: pay\n      responses:\n        '201': { description: done }\n        '503': { description: busy }\n",
-    )
-    .expect("written");
-}
 
 #[test]
 fn ingress_nginx_retries_are_checked_in_the_ingress() {

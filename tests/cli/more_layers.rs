@@ -5,21 +5,11 @@
 
 use crate::common;
 
-use common::{check_layers, fired_rules, retrylint, scratch};
+use common::{check_and_plan, check_layers, fired_rules, payments, scratch};
 
 const EG: &str = "fixtures/layers/envoy-gateway";
 const TRAEFIK: &str = "fixtures/layers/traefik";
 const KONG: &str = "fixtures/layers/kong";
-
-/// `check` and `plan` of a format's fixture folder: its description, policy and layer file.
-fn check_and_plan(folder: &str, layer: &str) -> (common::Run, common::Run) {
-    let spec = format!("{folder}/openapi.yaml");
-    let policy = format!("{folder}/retry-policy.yaml");
-    let layer = format!("{folder}/{layer}");
-    let check = retrylint(&["check", &spec, "-p", &policy, "-p", &layer]);
-    let plan = retrylint(&["plan", &spec, "-p", &policy, "-p", &layer]);
-    (check, plan)
-}
 
 #[test]
 fn envoy_gateway_retries_are_checked_in_the_policy_file() {
@@ -39,15 +29,6 @@ fn envoy_gateway_retries_are_checked_in_the_policy_file() {
         plan.stdout
     );
     insta::assert_snapshot!("envoy-gateway-plan", plan.transcript());
-}
-
-/// A description of service `p` with one unprotected write, `POST /payments`.
-fn payments(dir: &std::path::Path) {
-    std::fs::write(
-        dir.join("openapi.yaml"),
-        "openapi: 3.0.3\ninfo: { title: t, version: '1' }\nservers: [{ url: http://p }]\npaths:\n  /payments:\n    post:\n      operationId: pay\n      responses:\n        '201': { description: done }\n        '503': { description: busy }\n",
-    )
-    .expect("written");
 }
 
 #[test]

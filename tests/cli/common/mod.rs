@@ -513,3 +513,23 @@ pub(crate) fn have_git() -> bool {
     }
     here
 }
+
+/// `check` and `plan` of a layer format's fixture folder: its description, policy and
+/// layer file.
+pub(crate) fn check_and_plan(folder: &str, layer: &str) -> (Run, Run) {
+    let spec = format!("{folder}/openapi.yaml");
+    let policy = format!("{folder}/retry-policy.yaml");
+    let layer = format!("{folder}/{layer}");
+    let check = retrylint(&["check", &spec, "-p", &policy, "-p", &layer]);
+    let plan = retrylint(&["plan", &spec, "-p", &policy, "-p", &layer]);
+    (check, plan)
+}
+
+/// Writes a description of service `p` with one unprotected write, `POST /payments`.
+pub(crate) fn payments(dir: &Path) {
+    std::fs::write(
+        dir.join("openapi.yaml"),
+        "openapi: 3.0.3\ninfo: { title: t, version: '1' }\nservers: [{ url: http://p }]\npaths:\n  /payments:\n    post:\n      operationId: pay\n      responses:\n        '201': { description: done }\n        '503': { description: busy }\n",
+    )
+    .expect("written");
+}
