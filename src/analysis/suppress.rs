@@ -248,9 +248,8 @@ impl Index {
             .chain(&finding.related)
             .chain(shared)
             .filter_map(|label| {
-                let line = sources[label.loc.file]
-                    .lines()
-                    .line_of(label.loc.span.start);
+                let file = &sources[label.loc.file];
+                let line = file.lines().line_of(&file.text, label.loc.span.start);
                 self.lines.get(&(rule, label.loc.file, line)).copied()
             })
             .min();
@@ -310,8 +309,7 @@ fn comments(
     }
     let text: &str = &file.text;
     let lines = file.lines();
-    for line_no in 1..=lines.line_count() {
-        let line_span = lines.line_span(text, line_no);
+    for (line_no, line_span) in (1..).zip(lines.line_spans(text)) {
         let start = line_span.start as usize;
         let line = &text[line_span.range()];
         let Some(hash) = comment_start(line, |i| file.in_hash_scalar((start + i) as u32)) else {

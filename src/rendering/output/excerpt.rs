@@ -84,8 +84,9 @@ impl Excerpt {
             .map(|(i, m)| {
                 let start = floor_char(text, (m.span.start as usize).min(text.len()));
                 let mut end = floor_char(text, (m.span.end as usize).clamp(start, text.len()));
-                let first = lines.line_of(start as u32);
-                let mut last = lines.line_of(end.saturating_sub(usize::from(end > start)) as u32);
+                let first = lines.line_of(text, start as u32);
+                let mut last =
+                    lines.line_of(text, end.saturating_sub(usize::from(end > start)) as u32);
                 if last - first >= LABEL_LINES {
                     end = (lines.line_span(text, first).end as usize).max(start);
                     last = first;
