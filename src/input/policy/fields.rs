@@ -256,7 +256,33 @@ pub fn get(name: &str) -> Option<&'static Field> {
 
 /// The fields written directly in `section` (`""`: the policy object itself), in table order.
 pub fn in_section(section: &str) -> impl Iterator<Item = &'static Field> + '_ {
-    FIELDS.iter().filter(move |f| f.section() == section)
+    section_fields(section).0.iter().copied()
+}
+
+/// The fields written directly in `section`, and their keys, in table order: worked out
+/// once, as a policy that names a thousand operations reads a thousand sections.
+pub fn section_fields(section: &str) -> (&'static [&'static Field], &'static [&'static str]) {
+    type Sections = Vec<(&'static str, Vec<&'static Field>, Vec<&'static str>)>;
+    static SECTIONS: std::sync::LazyLock<Sections> = std::sync::LazyLock::new(|| {
+        let mut sections: Sections = Vec::new();
+        for field in FIELDS {
+            let name = field.section();
+            let at = sections
+                .iter()
+                .position(|(s, _, _)| *s == name)
+                .unwrap_or_else(|| {
+                    sections.push((name, Vec::new(), Vec::new()));
+                    sections.len() - 1
+                });
+            sections[at].1.push(field);
+            sections[at].2.push(field.key());
+        }
+        sections
+    });
+    SECTIONS
+        .iter()
+        .find(|(s, _, _)| *s == section)
+        .map_or((&[], &[]), |(_, fields, keys)| (fields, keys))
 }
 
 /// Every key `--compare` takes, with its field: each field's own key, then its dotted name.

@@ -119,14 +119,12 @@ fn read_policy(value: &Value<'_, '_>) -> Option<PolicyObject> {
 /// Reads into `p` the fields of one section of a policy object (`""`: the object itself);
 /// whether every field was read.
 fn read_section(value: &Value<'_, '_>, section: &str, p: &mut PolicyObject) -> bool {
-    let keys: Vec<&str> = fields::in_section(section)
-        .map(super::fields::Field::key)
-        .collect();
-    let Some(mut table) = value.table(&keys) else {
+    let (fields, keys) = fields::section_fields(section);
+    let Some(mut table) = value.table(keys) else {
         return false;
     };
     let mut complete = true;
-    for field in fields::in_section(section) {
+    for field in fields {
         let Some(entry) = table.entry(field.key()) else {
             continue;
         };
