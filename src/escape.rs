@@ -26,6 +26,13 @@ pub(crate) fn is_unsafe_char(c: char) -> bool {
         )
 }
 
+/// Whether every byte of `text` is printable ASCII or a tab: then no character of it is
+/// unsafe (a check over bytes, much quicker than one over characters).
+fn is_printable_ascii(text: &str) -> bool {
+    text.bytes()
+        .all(|b| (b' '..=b'~').contains(&b) || b == b'\t')
+}
+
 /// Writes the visible form of an unsafe character: `\n`, `\r`, `\e` or `\u{…}`.
 fn push_visible(out: &mut String, c: char) {
     let _ = write_visible(out, c);
@@ -45,7 +52,7 @@ fn write_visible(out: &mut impl Write, c: char) -> fmt::Result {
 /// shown escaped, so a value can neither move the cursor, change colours, ring the bell,
 /// nor start a new line.
 pub(crate) fn terminal(text: &str) -> Cow<'_, str> {
-    if !text.chars().any(is_unsafe_char) {
+    if is_printable_ascii(text) || !text.chars().any(is_unsafe_char) {
         return Cow::Borrowed(text);
     }
     let mut out = String::with_capacity(text.len() + 8);
@@ -356,6 +363,18 @@ mod tests {
     fn html_shows_controls_escaped() {
         let shown = html("a\u{1b}[2J\u{7}\u{9b}<b>\0\n\tz").to_string();
         assert_eq!(shown, "a\\e[2J\\u{7}\\u{9b}&lt;b&gt;\u{fffd}&#10;\tz");
+    }
+
+    #[test]
+    fn printable_ascii_holds_no_unsafe_character() {
+        for b in 0u8..=127 {
+            let text = char::from(b).to_string();
+            if is_printable_ascii(&text) {
+                assert!(!is_unsafe_char(char::from(b)), "{b:#x}");
+            }
+        }
+        assert!(!is_printable_ascii("a\u{7f}"));
+        assert!(!is_printable_ascii("é"));
     }
 
     #[test]
