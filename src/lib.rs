@@ -41,6 +41,7 @@ pub mod rendering;
 mod commands;
 mod error;
 mod escape;
+mod parallel;
 mod server;
 
 /// The README's Rust examples run as doc tests, so they cannot go stale.

@@ -2,7 +2,6 @@
 
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
-use std::sync::atomic::{AtomicUsize, Ordering};
 
 use crate::analysis::contract::{self, Contract, KeyHeaders};
 use crate::analysis::layers::Layer;
@@ -522,38 +521,7 @@ pub fn check_all(
         on_done();
         result
     };
-    let workers = std::thread::available_parallelism()
-        .map_or(1, std::num::NonZero::get)
-        .min(paths.len());
-    if workers <= 1 {
-        return paths.iter().map(check_one).collect();
-    }
-    let next = AtomicUsize::new(0);
-    let mut slots: Vec<Option<Result<CheckResult, InputError>>> = Vec::new();
-    slots.resize_with(paths.len(), || None);
-    let done: Vec<Vec<(usize, Result<CheckResult, InputError>)>> = std::thread::scope(|scope| {
-        let handles: Vec<_> = (0..workers)
-            .map(|_| {
-                scope.spawn(|| {
-                    let mut mine = Vec::new();
-                    loop {
-                        let i = next.fetch_add(1, Ordering::Relaxed);
-                        let Some(path) = paths.get(i) else { break };
-                        mine.push((i, check_one(path)));
-                    }
-                    mine
-                })
-            })
-            .collect();
-        handles
-            .into_iter()
-            .map(|h| h.join().unwrap_or_default())
-            .collect()
-    });
-    for (i, result) in done.into_iter().flatten() {
-        slots[i] = Some(result);
-    }
-    slots
+    crate::parallel::map_in_order(paths, check_one)
         .into_iter()
         .zip(paths)
         .map(|(slot, path)| {

@@ -15,7 +15,7 @@ const STAGES: [&str; 3] = ["input", "analysis", "rendering"];
 fn stage_of(module: &str) -> usize {
     match module.split_once("::") {
         Some((stage, _)) => STAGES.iter().position(|s| *s == stage).unwrap_or(0),
-        None if matches!(module, "error" | "escape" | "location") => 0,
+        None if matches!(module, "error" | "escape" | "location" | "parallel") => 0,
         None => STAGES.len(),
     }
 }

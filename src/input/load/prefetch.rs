@@ -15,8 +15,6 @@
 use std::collections::HashMap;
 use std::ffi::OsString;
 use std::path::{Path, PathBuf};
-use std::sync::Mutex;
-use std::sync::atomic::{AtomicUsize, Ordering};
 
 use super::{LoadOptions, Loader, join_display, read_resolved};
 use crate::error::InputError;
@@ -156,37 +154,10 @@ fn read_all(
     files: &[(PathBuf, PathBuf)],
     options: &LoadOptions,
 ) -> Vec<Result<SourceFile, InputError>> {
-    let workers = std::thread::available_parallelism()
-        .map_or(1, std::num::NonZero::get)
-        .min(files.len());
     let read = |(canonical, display): &(PathBuf, PathBuf)| {
         read_resolved(canonical, display.clone(), options)
     };
-    if workers <= 1 {
-        return files.iter().map(read).collect();
-    }
-    let next = AtomicUsize::new(0);
-    let results: Mutex<Vec<Option<Result<SourceFile, InputError>>>> =
-        Mutex::new((0..files.len()).map(|_| None).collect());
-    std::thread::scope(|scope| {
-        for _ in 0..workers {
-            scope.spawn(|| {
-                loop {
-                    let index = next.fetch_add(1, Ordering::Relaxed);
-                    let Some(job) = files.get(index) else {
-                        break;
-                    };
-                    let result = read(job);
-                    if let Ok(mut slots) = results.lock() {
-                        slots[index] = Some(result);
-                    }
-                }
-            });
-        }
-    });
-    results
-        .into_inner()
-        .unwrap_or_default()
+    crate::parallel::map_in_order(files, read)
         .into_iter()
         .zip(files)
         .map(|(result, job)| result.unwrap_or_else(|| read(job)))

@@ -20,14 +20,20 @@ use crate::input::source::LineIndex;
 
 /// Renders the findings `shown` selects, then the summary line.
 pub fn render(results: &[CheckResult], color: bool, shown: Shown) -> String {
-    let handler = handler(color);
-    let mut out = String::new();
     let (picked, cut) = shown.select(results);
-    for (r, f) in picked {
+    // Each finding renders on its own (on every core), then they are joined in order.
+    let one = |&(r, f): &(usize, usize)| {
+        let mut out = String::new();
         let diagnostic = finding_diagnostic(&results[r].findings[f], &results[r]);
         // Rendering into a String cannot fail.
-        let _ = handler.render_report(&mut out, &diagnostic);
+        let _ = handler(color).render_report(&mut out, &diagnostic);
         out.push('\n');
+        out
+    };
+    let rendered = crate::parallel::map_in_order(&picked, one);
+    let mut out = String::with_capacity(rendered.iter().flatten().map(String::len).sum());
+    for (text, pick) in rendered.into_iter().zip(&picked) {
+        out.push_str(&text.unwrap_or_else(|| one(pick)));
     }
     if let Some(notice) = cut_notice(cut, shown) {
         out.push_str(&notice);

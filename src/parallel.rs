@@ -1,0 +1,66 @@
+//! Work spread over the machine's cores, with results in the order of the work: what a
+//! run prints never depends on which thread finished first.
+
+use std::sync::atomic::{AtomicUsize, Ordering};
+
+/// `job` of each item of `items`, on as many threads as there are cores (no more than
+/// items), each thread taking the next item when it is done with one. A result is `None`
+/// only when the thread that took its item stopped (a panic); the caller decides what
+/// that means (run the item again, or report it).
+pub(crate) fn map_in_order<T: Sync, R: Send>(
+    items: &[T],
+    job: impl Fn(&T) -> R + Sync,
+) -> Vec<Option<R>> {
+    let workers = std::thread::available_parallelism()
+        .map_or(1, std::num::NonZero::get)
+        .min(items.len());
+    if workers <= 1 {
+        return items.iter().map(|item| Some(job(item))).collect();
+    }
+    let next = AtomicUsize::new(0);
+    let done: Vec<Vec<(usize, R)>> = std::thread::scope(|scope| {
+        let handles: Vec<_> = (0..workers)
+            .map(|_| {
+                scope.spawn(|| {
+                    let mut mine = Vec::new();
+                    loop {
+                        let i = next.fetch_add(1, Ordering::Relaxed);
+                        let Some(item) = items.get(i) else { break };
+                        mine.push((i, job(item)));
+                    }
+                    mine
+                })
+            })
+            .collect();
+        // Every thread is joined here, so a panic in one stops only its own items.
+        handles
+            .into_iter()
+            .map(|h| h.join().unwrap_or_default())
+            .collect()
+    });
+    let mut slots: Vec<Option<R>> = std::iter::repeat_with(|| None).take(items.len()).collect();
+    for (i, result) in done.into_iter().flatten() {
+        slots[i] = Some(result);
+    }
+    slots
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn results_come_in_the_order_of_the_items() {
+        let items: Vec<u64> = (0..1000).collect();
+        let squares = map_in_order(&items, |&i| {
+            // Uneven work, so that threads finish out of order.
+            if i % 7 == 0 {
+                std::thread::yield_now();
+            }
+            i * i
+        });
+        let expected: Vec<Option<u64>> = items.iter().map(|&i| Some(i * i)).collect();
+        assert_eq!(squares, expected);
+        assert!(map_in_order(&[] as &[u8], |_| 1).is_empty());
+    }
+}
