@@ -2,6 +2,7 @@
 
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
 
 use crate::analysis::contract::{self, Contract, KeyHeaders};
 use crate::analysis::layers::Layer;
@@ -285,6 +286,35 @@ pub fn analyze(
 /// Loads a description and works out every operation's effective policy, in the client
 /// and in every layer on the way to the backend.
 pub fn analyze_layers(
+    path: &Path,
+    policy: Option<&LoadedPolicy>,
+    inputs: &LayerInputs,
+    options: &LoadOptions,
+) -> Result<Analysis, InputError> {
+    // First with a large JSON file's tree built while its text is checked on another
+    // core; what that found stands only if every file's check passed. Otherwise (a file
+    // that is not valid JSON, or anything that failed) the ordinary way decides, so that
+    // errors are exactly the ordinary ones.
+    if options.read_ahead_of_check.is_none() {
+        let read_ahead = Arc::new(AtomicBool::new(false));
+        let reading_ahead = LoadOptions {
+            read_ahead_of_check: Some(read_ahead.clone()),
+            ..options.clone()
+        };
+        match analyze_once(path, policy, inputs, &reading_ahead) {
+            Ok(analysis) if analysis.sources.iter().all(|file| file.confirmed()) => {
+                return Ok(analysis);
+            }
+            // No file was read ahead: the error is the ordinary one.
+            Err(error) if !read_ahead.load(Ordering::Relaxed) => return Err(error),
+            _ => {}
+        }
+    }
+    analyze_once(path, policy, inputs, options)
+}
+
+/// [`analyze_layers`], once, with the files read as `options` say.
+fn analyze_once(
     path: &Path,
     policy: Option<&LoadedPolicy>,
     inputs: &LayerInputs,

@@ -113,6 +113,7 @@ impl InputArgs {
             ),
             revision: None,
             overlay: None,
+            read_ahead_of_check: None,
         }
     }
 }

@@ -53,6 +53,7 @@ mod proto;
 mod proto_input;
 mod proxy_fidelity;
 mod pull_request;
+mod read_ahead;
 mod readme;
 mod release;
 mod report;

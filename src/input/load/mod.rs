@@ -20,6 +20,7 @@ use std::collections::{HashMap, HashSet};
 use std::ffi::OsString;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
 
 use crate::error::{ErrorSite, InputError};
 use crate::input::source::{ParseLimits, SourceFile, SyntaxError, path_text};
@@ -53,6 +54,11 @@ pub struct LoadOptions {
     pub revision: Option<Arc<revision::Revision>>,
     /// Unsaved texts that stand in for files on disk (an editor's buffers).
     pub overlay: Option<Arc<overlay::Overlay>>,
+    /// Build a large JSON description's tree while its text is checked on another core
+    /// ([`SourceFile::parse_description_speculative`]), setting the flag when a file was
+    /// read so: whoever sets this must see every loaded file [`SourceFile::confirmed`]
+    /// before trusting what it read.
+    pub read_ahead_of_check: Option<Arc<AtomicBool>>,
 }
 
 impl LoadOptions {
@@ -99,6 +105,7 @@ impl Default for LoadOptions {
             stdin: None,
             revision: None,
             overlay: None,
+            read_ahead_of_check: None,
         }
     }
 }
@@ -370,7 +377,17 @@ fn read_resolved(
     display: PathBuf,
     options: &LoadOptions,
 ) -> Result<SourceFile, InputError> {
-    let mut file = read_parsed(canonical, display, options, SourceFile::parse_description)?;
+    let parse = if options.read_ahead_of_check.is_some() {
+        SourceFile::parse_description_speculative
+    } else {
+        SourceFile::parse_description
+    };
+    let mut file = read_parsed(canonical, display, options, parse)?;
+    if let Some(read_ahead) = &options.read_ahead_of_check
+        && file.read_ahead()
+    {
+        read_ahead.store(true, Ordering::Relaxed);
+    }
     file.canonical = Some(canonical.to_path_buf());
     Ok(file)
 }

@@ -14,6 +14,7 @@ pub mod pointer;
 pub mod proto;
 mod text;
 mod tree;
+mod validation;
 mod yaml;
 
 use std::path::PathBuf;
@@ -186,6 +187,9 @@ pub struct SourceFile {
     pub documents: bool,
     /// What a `.proto` file says (services, rpcs, imports), for [`Syntax::Proto`].
     pub proto: Option<Arc<proto::ProtoFile>>,
+    /// The check of its text still running beside, when its parse read ahead of it
+    /// (see [`validation`]).
+    validation: Option<Arc<validation::Validation>>,
     lines: OnceLock<LineIndex>,
     identity: OnceLock<String>,
 }
@@ -206,6 +210,7 @@ impl SourceFile {
             canonical: None,
             documents: false,
             proto: None,
+            validation: None,
             lines: OnceLock::new(),
             identity: OnceLock::new(),
         }
@@ -224,6 +229,7 @@ impl SourceFile {
             canonical: self.canonical.clone(),
             documents: self.documents,
             proto: self.proto.clone(),
+            validation: self.validation.clone(),
             lines: OnceLock::new(),
             identity: self.identity.clone(),
         }
@@ -271,6 +277,53 @@ impl SourceFile {
             Ok((parsed, syntax)) => Ok(SourceFile::parsed(display, shared, parsed, syntax)),
             Err(e) => Err((shared.to_string(), e)),
         }
+    }
+
+    /// [`SourceFile::parse_description`] that, for a large JSON file on a machine with
+    /// more than one core, builds its tree while its text is checked on another core
+    /// (see [`validation`]): the caller must see [`SourceFile::confirmed`] before it
+    /// trusts anything read from the file. Any other file is parsed the ordinary way.
+    pub fn parse_description_speculative(
+        display: PathBuf,
+        text: String,
+        limits: ParseLimits,
+    ) -> Result<SourceFile, (String, SyntaxError)> {
+        /// Below this size the check costs less than starting a thread for it.
+        const READ_AHEAD_FROM: usize = 1 << 20;
+        let shared = Arc::new(text);
+        let json = shared
+            .trim_start_matches(['\u{feff}', ' ', '\t', '\r', '\n'])
+            .starts_with(['{', '[']);
+        let cores = std::thread::available_parallelism().map_or(1, std::num::NonZero::get);
+        if json
+            && cores > 1
+            && shared.len() >= READ_AHEAD_FROM
+            && !is_proto_path(&display)
+            && let Some(validation) = validation::Validation::start(&shared, limits)
+            && let Ok(root) = json::parse_speculative(&shared, limits)
+        {
+            let parsed = yaml::Parsed {
+                root,
+                expanded: 0,
+                hash_scalars: Vec::new(),
+            };
+            let mut file = SourceFile::parsed(display, shared, parsed, Syntax::Json);
+            file.validation = Some(Arc::new(validation));
+            return Ok(file);
+        }
+        SourceFile::parse_description_shared(display, shared, limits)
+    }
+
+    /// Whether its parse read ahead of the check of its text (see [`validation`]).
+    pub fn read_ahead(&self) -> bool {
+        self.validation.is_some()
+    }
+
+    /// Whether what was read from the file can be trusted: true unless its parse read
+    /// ahead of the check of its text and that check failed (see [`validation`]). Waits
+    /// for the check if it is still running.
+    pub fn confirmed(&self) -> bool {
+        self.validation.as_ref().is_none_or(|v| v.passed())
     }
 
     /// Parses a gRPC `.proto` file (see [`proto`]): its tree is an empty mapping.

@@ -57,7 +57,10 @@ impl Parser<'_> {
         let start = self.pos;
         let is_map = self.peek() == Some(b'{');
         let mut members = Vec::new();
-        let noted = if self.validated {
+        let noted = if self.validated && lazy_members && is_map {
+            self.skip_validated_noting(&mut members);
+            Some(members.into_boxed_slice())
+        } else if self.validated {
             self.skip_validated();
             None
         } else if lazy_members && is_map {

@@ -123,40 +123,86 @@ impl<'a> Parser<'a> {
         }
     }
 
+    /// [`Parser::skip_validated`] of a mapping, noting where each of its members is
+    /// written (see [`Member`]). Text that is not valid JSON (a parse that reads ahead of
+    /// its check, see [`super::parse_speculative`]) ends it early, at worst.
+    pub(super) fn skip_validated_noting(&mut self, members: &mut Vec<Member>) {
+        // Past the `{`.
+        self.pos += 1;
+        loop {
+            self.skip_ws();
+            if self.peek() != Some(b'"') {
+                break;
+            }
+            let Ok((key, key_span)) = self.raw_key() else {
+                break;
+            };
+            self.skip_ws();
+            let start = self.pos;
+            match self.peek() {
+                Some(b'{' | b'[') => self.skip_validated(),
+                Some(b'"') => {
+                    if self.raw_string().is_err() {
+                        break;
+                    }
+                }
+                // A number or a literal: up to what ends it.
+                _ => {
+                    while let Some(b) = self.peek()
+                        && !matches!(b, b',' | b'}' | b']' | b' ' | b'\t' | b'\n' | b'\r')
+                    {
+                        self.pos += 1;
+                    }
+                }
+            }
+            members.push(Member {
+                key: key.into(),
+                key_span,
+                value: Span::new(start, self.pos),
+            });
+            self.skip_ws();
+            if self.peek() != Some(b',') {
+                break;
+            }
+            self.pos += 1;
+        }
+        if self.peek() == Some(b'}') {
+            self.pos += 1;
+        }
+    }
+
     /// Moves past the list or mapping at the current position of text that a parse has
     /// validated already: only strings and brackets matter, to find where it ends.
     pub(super) fn skip_validated(&mut self) {
         let mut open = 0usize;
-        while let Some(&b) = self.bytes.get(self.pos) {
+        loop {
+            self.pos += super::structure_stop(&self.bytes[self.pos..]);
+            let Some(&b) = self.bytes.get(self.pos) else {
+                return;
+            };
+            self.pos += 1;
             match b {
-                b'"' => {
-                    self.pos += 1;
-                    loop {
-                        self.pos += super::string_stop(&self.bytes[self.pos..]);
-                        match self.bytes.get(self.pos) {
-                            // An escape: its backslash and the character after it.
-                            Some(b'\\') => self.pos += 2,
-                            Some(_) => {
-                                self.pos += 1;
-                                break;
-                            }
-                            None => return,
+                b'"' => loop {
+                    self.pos += super::quote_or_escape(&self.bytes[self.pos..]);
+                    match self.bytes.get(self.pos) {
+                        // An escape: its backslash and the character after it.
+                        Some(b'\\') => self.pos += 2,
+                        Some(_) => {
+                            self.pos += 1;
+                            break;
                         }
+                        None => return,
                     }
-                }
-                b'{' | b'[' => {
-                    open += 1;
-                    self.pos += 1;
-                }
+                },
+                b'{' | b'[' => open += 1,
                 b'}' | b']' => {
-                    open -= 1;
-                    self.pos += 1;
+                    open = open.saturating_sub(1);
                     if open == 0 {
                         return;
                     }
                 }
-                b' ' | b'\n' | b'\r' | b'\t' => self.skip_ws(),
-                _ => self.pos += 1,
+                // A byte that only looks like a bracket to `structure_stop`.
+                _ => {}
             }
         }
     }
