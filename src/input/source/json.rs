@@ -12,85 +12,10 @@ use super::tree::first_repeated;
 use super::{Entry, Map, Node, ParseLimits, SharedText, Span, SyntaxError, Text, Value};
 
 mod defer;
+mod scan;
 mod skip;
 
-/// Eight spaces, as one little-endian word.
-const SPACES: u64 = u64::from_ne_bytes([b' '; 8]);
-/// One in every byte of a word.
-const ONES: u64 = u64::from_ne_bytes([0x01; 8]);
-/// The high bit of every byte of a word.
-const HIGHS: u64 = u64::from_ne_bytes([0x80; 8]);
-
-/// The offset in `rest` (the text after a string's opening quote) of the first byte that
-/// ends its plain part: a quote, a backslash or a control character; `rest.len()` when
-/// there is none. Eight bytes at a time: in each word, the lowest byte flagged by the
-/// classic "has a zero byte" / "has a byte less than" tests is exact (a false flag only
-/// ever sits above a true one), so the first stop is found without looking byte by byte.
-fn string_stop(rest: &[u8]) -> usize {
-    let mut at = 0;
-    while let Some(word) = rest.get(at..at + 8) {
-        let word = u64::from_le_bytes(word.try_into().unwrap_or([0; 8]));
-        let quote = word ^ (ONES * u64::from(b'"'));
-        let backslash = word ^ (ONES * u64::from(b'\\'));
-        let zero = |x: u64| x.wrapping_sub(ONES) & !x;
-        let flags =
-            (zero(quote) | zero(backslash) | word.wrapping_sub(ONES * 0x20) & !word) & HIGHS;
-        if flags != 0 {
-            return at + flags.trailing_zeros() as usize / 8;
-        }
-        at += 8;
-    }
-    rest[at..]
-        .iter()
-        .position(|&b| b == b'"' || b == b'\\' || b < 0x20)
-        .map_or(rest.len(), |i| at + i)
-}
-
-/// The offset of the first byte of `rest` that may start or end a list, a mapping or a
-/// string (its length if none does), eight bytes at a time: a quote, or a byte `b` with
-/// `b & 0xD9 == 0x59` — the four brackets, and `Y`, `_`, `y` and DEL, which outside a
-/// string appear in no valid JSON (the caller passes over them).
-fn structure_stop(rest: &[u8]) -> usize {
-    let mut at = 0;
-    while let Some(word) = rest.get(at..at + 8) {
-        let word = u64::from_le_bytes(word.try_into().unwrap_or([0; 8]));
-        let quote = word ^ (ONES * u64::from(b'"'));
-        let bracket = (word & (ONES * 0xD9)) ^ (ONES * 0x59);
-        let zero = |x: u64| x.wrapping_sub(ONES) & !x;
-        let flags = (zero(quote) | zero(bracket)) & HIGHS;
-        if flags != 0 {
-            return at + flags.trailing_zeros() as usize / 8;
-        }
-        at += 8;
-    }
-    rest[at..]
-        .iter()
-        .position(|&b| b == b'"' || b & 0xD9 == 0x59)
-        .map_or(rest.len(), |i| at + i)
-}
-
-/// The offset of the first quote or backslash of `rest` (its length if none): the end
-/// of a string of valid JSON, or an escape in it. Most strings are short, so the first
-/// sixteen bytes are looked at eight at a time; a longer one is searched with `memchr`.
-fn quote_or_escape(rest: &[u8]) -> usize {
-    let zero = |x: u64| x.wrapping_sub(ONES) & !x;
-    for at in [0, 8] {
-        let Some(word) = rest.get(at..at + 8) else {
-            return rest[at..]
-                .iter()
-                .position(|&b| b == b'"' || b == b'\\')
-                .map_or(rest.len(), |i| at + i);
-        };
-        let word = u64::from_le_bytes(word.try_into().unwrap_or([0; 8]));
-        let quote = word ^ (ONES * u64::from(b'"'));
-        let backslash = word ^ (ONES * u64::from(b'\\'));
-        let flags = (zero(quote) | zero(backslash)) & HIGHS;
-        if flags != 0 {
-            return at + flags.trailing_zeros() as usize / 8;
-        }
-    }
-    memchr::memchr2(b'"', b'\\', &rest[16..]).map_or(rest.len(), |i| 16 + i)
-}
+use scan::{SPACES, string_stop};
 
 /// Parses one JSON document, building all of it.
 pub(super) fn parse(text: &str, limits: ParseLimits) -> Result<Node, SyntaxError> {
@@ -662,78 +587,6 @@ mod tests {
             (e.span.start, e.message.as_str()),
             (1, "unterminated string")
         );
-    }
-
-    #[test]
-    fn a_string_stops_where_a_byte_by_byte_look_would() {
-        let naive = |rest: &[u8]| {
-            rest.iter()
-                .position(|&b| b == b'"' || b == b'\\' || b < 0x20)
-                .unwrap_or(rest.len())
-        };
-        // Every stop byte at every offset of words and tails, after plain ASCII, after
-        // multi-byte characters (high bytes must not look like stops), and after an
-        // earlier stop of another kind.
-        for len in 0..20 {
-            for stop in [b'"', b'\\', 0x00, 0x1f, b'\n'] {
-                for filler in ["a", "é", "\u{7f}", " ", "!", "#", "[", "]"] {
-                    let plain = filler.repeat(len);
-                    let mut text = plain.clone().into_bytes();
-                    text.push(stop);
-                    text.extend_from_slice(b"\"x\\\t");
-                    assert_eq!(string_stop(&text), naive(&text), "{text:?}");
-                    assert_eq!(string_stop(plain.as_bytes()), plain.len());
-                }
-            }
-        }
-        for (before, after) in [(b'"', 0x01u8), (0x01, b'"'), (b'\\', b'"'), (0x1f, b'\\')] {
-            for gap in 0..10 {
-                let mut text = vec![b'a'; 3];
-                text.push(before);
-                text.extend(std::iter::repeat_n(b'b', gap));
-                text.push(after);
-                assert_eq!(string_stop(&text), 3);
-                assert_eq!(string_stop(&text[4..]), naive(&text[4..]));
-            }
-        }
-    }
-
-    #[test]
-    fn the_quick_scans_of_valid_text_stop_where_a_byte_by_byte_look_would() {
-        let structure = |rest: &[u8]| {
-            rest.iter()
-                .position(|&b| matches!(b, b'"' | b'{' | b'}' | b'[' | b']'))
-                .unwrap_or(rest.len())
-        };
-        let quote = |rest: &[u8]| {
-            rest.iter()
-                .position(|&b| b == b'"' || b == b'\\')
-                .unwrap_or(rest.len())
-        };
-        // Every stop at every offset of the words, of the memchr part and of the tail,
-        // after the bytes of valid JSON outside strings, and after multi-byte characters.
-        for len in 0..40 {
-            for stop in [b'"', b'\\', b'{', b'}', b'[', b']'] {
-                for filler in [" ", "\n", "1", "-", "e", ":", ",", "true", "null", "é"] {
-                    let plain = filler.repeat(len);
-                    let mut text = plain.clone().into_bytes();
-                    text.push(stop);
-                    text.extend_from_slice(b"{\"x");
-                    let found = structure_stop(&text);
-                    assert!(found <= structure(&text), "{text:?}");
-                    // Anything found earlier is one of the bytes it passes over.
-                    if found < structure(&text) {
-                        assert!(matches!(text[found], b'Y' | b'_' | b'y' | 0x7f), "{text:?}");
-                    }
-                    assert_eq!(
-                        structure_stop(plain.as_bytes()),
-                        structure(plain.as_bytes())
-                    );
-                    assert_eq!(quote_or_escape(&text), quote(&text), "{text:?}");
-                    assert_eq!(quote_or_escape(plain.as_bytes()), plain.len());
-                }
-            }
-        }
     }
 
     #[test]

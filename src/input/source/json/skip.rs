@@ -176,14 +176,14 @@ impl<'a> Parser<'a> {
     pub(super) fn skip_validated(&mut self) {
         let mut open = 0usize;
         loop {
-            self.pos += super::structure_stop(&self.bytes[self.pos..]);
+            self.pos += super::scan::structure_stop(&self.bytes[self.pos..]);
             let Some(&b) = self.bytes.get(self.pos) else {
                 return;
             };
             self.pos += 1;
             match b {
                 b'"' => loop {
-                    self.pos += super::quote_or_escape(&self.bytes[self.pos..]);
+                    self.pos += super::scan::quote_or_escape(&self.bytes[self.pos..]);
                     match self.bytes.get(self.pos) {
                         // An escape: its backslash and the character after it.
                         Some(b'\\') => self.pos += 2,
