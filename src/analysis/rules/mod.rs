@@ -430,43 +430,20 @@ pub fn check(cx: &RunContext<'_>, levels: &RuleLevels) -> Vec<Finding> {
         .iter()
         .filter_map(|r| levels.severity(r.meta().id).map(|s| (*r, s)))
         .collect();
-    let mut findings = Vec::new();
+    // The operations in blocks, each block on a core of its own; the findings come in
+    // the operations' order whatever block finishes first.
+    const BLOCK: usize = 64;
+    let blocks: Vec<std::ops::Range<usize>> = (0..cx.api.operations.len())
+        .step_by(BLOCK)
+        .map(|from| from..(from + BLOCK).min(cx.api.operations.len()))
+        .collect();
+    let block = |ops: &std::ops::Range<usize>| check_operations(cx, &enabled, ops.clone());
+    let mut findings: Vec<Finding> = crate::parallel::map_in_order(&blocks, block)
+        .into_iter()
+        .zip(&blocks)
+        .flat_map(|(found, ops)| found.unwrap_or_else(|| block(ops)))
+        .collect();
     let mut out = Vec::new();
-    for (index, op) in cx.api.operations.iter().enumerate() {
-        let op_cx = OperationContext {
-            run: cx,
-            op,
-            op_index: index,
-            policy: cx.effective.get(index),
-            layer: None,
-        };
-        for (rule, severity) in &enabled {
-            rule.check_operation(&op_cx, &mut out);
-            findings.extend(out.drain(..).map(|f| Finding {
-                severity: f.severity.min(*severity),
-                ..op_cx.with_definition(f)
-            }));
-        }
-        // The same checks, for each layer that retries the operation on its own.
-        for hop in crate::analysis::layers::chain::hops(cx.layers, cx.layer_effective, index) {
-            let (layer, route) = (hop.layer, hop.route);
-            let layer_cx = OperationContext {
-                policy: Some(hop.policy),
-                layer: Some((layer, route)),
-                ..op_cx
-            };
-            for (rule, severity) in &enabled {
-                if route.implicit || !rule.judges_layer(layer, route) {
-                    continue;
-                }
-                rule.check_operation(&layer_cx, &mut out);
-                findings.extend(out.drain(..).map(|f| Finding {
-                    severity: f.severity.min(*severity),
-                    ..in_layer(f, &hop, op)
-                }));
-            }
-        }
-    }
     for (rule, severity) in &enabled {
         rule.check_run(cx, &mut out);
         findings.extend(out.drain(..).map(|f| Finding {
@@ -481,6 +458,54 @@ pub fn check(cx: &RunContext<'_>, levels: &RuleLevels) -> Vec<Finding> {
     // Findings about a policy value (not about one operation) arrive once per operation
     // that inherits the value; they are one finding.
     findings.dedup();
+    findings
+}
+
+/// The findings of the enabled rules on the operations `ops`, in their order: on each
+/// operation, then on each layer that retries it on its own.
+fn check_operations(
+    cx: &RunContext<'_>,
+    enabled: &[(&dyn Rule, Severity)],
+    ops: std::ops::Range<usize>,
+) -> Vec<Finding> {
+    let mut findings = Vec::new();
+    let mut out = Vec::new();
+    for index in ops {
+        let op = &cx.api.operations[index];
+        let op_cx = OperationContext {
+            run: cx,
+            op,
+            op_index: index,
+            policy: cx.effective.get(index),
+            layer: None,
+        };
+        for (rule, severity) in enabled {
+            rule.check_operation(&op_cx, &mut out);
+            findings.extend(out.drain(..).map(|f| Finding {
+                severity: f.severity.min(*severity),
+                ..op_cx.with_definition(f)
+            }));
+        }
+        // The same checks, for each layer that retries the operation on its own.
+        for hop in crate::analysis::layers::chain::hops(cx.layers, cx.layer_effective, index) {
+            let (layer, route) = (hop.layer, hop.route);
+            let layer_cx = OperationContext {
+                policy: Some(hop.policy),
+                layer: Some((layer, route)),
+                ..op_cx
+            };
+            for (rule, severity) in enabled {
+                if route.implicit || !rule.judges_layer(layer, route) {
+                    continue;
+                }
+                rule.check_operation(&layer_cx, &mut out);
+                findings.extend(out.drain(..).map(|f| Finding {
+                    severity: f.severity.min(*severity),
+                    ..in_layer(f, &hop, op)
+                }));
+            }
+        }
+    }
     findings
 }
 
