@@ -213,7 +213,8 @@ impl Loader {
             .parent()
             .unwrap_or(Path::new(""))
             .to_path_buf();
-        let referrer = &ErrorSite::new(&self.files[from], span, "referenced here");
+        // Where the reference is written, for a message: made only when one is needed.
+        let referrer = || ErrorSite::new(&self.files[from], span, "referenced here");
         let lower = file_part.to_ascii_lowercase();
         if let Some(scheme) = ["http://", "https://", "file:", "ftp://"]
             .iter()
@@ -222,24 +223,19 @@ impl Loader {
             return Err(InputError::new(format!(
                 "`{file_part}` is a remote reference ({scheme}); retrylint never fetches references"
             ))
-            .with_site(referrer.clone())
+            .with_site(referrer())
             .with_help(
                 "download the file next to the description and reference it by a relative path",
             ));
         }
         let decoded = pointer::percent_decode(file_part).ok_or_else(|| {
             InputError::new(format!("`{file_part}` has a malformed percent-escape"))
-                .with_site(referrer.clone())
+                .with_site(referrer())
         })?;
         let actual = base.join(&decoded);
-        let display = if Path::new(&decoded).is_absolute() {
-            Path::new(&decoded).to_path_buf()
-        } else {
-            join_display(&self.files[from].display, &decoded)
-        };
         self.options
             .prepare(&actual, false)
-            .map_err(|e| e.with_related(referrer.clone()))?;
+            .map_err(|e| e.with_related(referrer()))?;
         let canonical = self.paths.file(&actual);
         if !self.options.allow_outside_refs
             && let (Some(root), Some(target)) = (&self.root_dir, &canonical)
@@ -250,12 +246,27 @@ impl Loader {
                 "`{file_part}` leads outside the root folder `{}`",
                 root.shown
             ))
-            .with_site(referrer.clone())
+            .with_site(referrer())
             .with_help(root.help()));
         }
-        let id = match canonical {
-            Some(canonical) => self.load_canonical(canonical, display, Some(referrer))?,
-            None => self.load_path(&actual, display, Some(referrer))?,
+        // A file loaded already (most references name one another file did): its id, with
+        // no name to work out.
+        let loaded = canonical
+            .as_ref()
+            .and_then(|c| self.by_canonical.get(c.as_os_str()).copied());
+        let id = if let Some(id) = loaded {
+            id
+        } else {
+            let display = if Path::new(&decoded).is_absolute() {
+                Path::new(&decoded).to_path_buf()
+            } else {
+                join_display(&self.files[from].display, &decoded)
+            };
+            let referrer = referrer();
+            match canonical {
+                Some(canonical) => self.load_canonical(canonical, display, Some(&referrer))?,
+                None => self.load_path(&actual, display, Some(&referrer))?,
+            }
         };
         self.by_reference
             .entry(from)
