@@ -12,7 +12,7 @@
 //! examples, and the `$ref` of a request body's schema. Files outside the root folder are
 //! not read ahead at all (unless the user allows references there).
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::ffi::OsString;
 use std::path::{Path, PathBuf};
 
@@ -30,7 +30,7 @@ impl Loader {
             // Files of a revision are written from git as they are asked for.
             return;
         }
-        let mut wave = self.named_by(&self.files[first].clone());
+        let mut wave = self.named_by(&self.files[first].clone(), &mut HashSet::new());
         let mut bytes: u64 = 0;
         loop {
             // In the order of the paths' bytes (comparing `Path`s walks their components).
@@ -66,10 +66,11 @@ impl Loader {
             }
             let read = read_all(&wave, &self.options);
             let mut next = Vec::new();
+            let mut named = HashSet::new();
             for ((canonical, display), result) in wave.into_iter().zip(read) {
                 if let Ok(file) = &result {
                     bytes = bytes.saturating_add(file.text.len() as u64);
-                    next.extend(self.named_by(file));
+                    next.extend(self.named_by(file, &mut named));
                 }
                 self.read_ahead
                     .insert(canonical.into_os_string(), (display, result));
@@ -82,8 +83,13 @@ impl Loader {
     }
 
     /// The files (canonical path, display name) that `file`'s followed references name
-    /// and that are neither loaded nor read ahead yet.
-    fn named_by(&mut self, file: &SourceFile) -> Vec<(PathBuf, PathBuf)> {
+    /// and that are neither loaded nor read ahead yet, nor in `named` (the files that the
+    /// wave named already, under the name they were first named by).
+    fn named_by(
+        &mut self,
+        file: &SourceFile,
+        named: &mut HashSet<PathBuf>,
+    ) -> Vec<(PathBuf, PathBuf)> {
         let Some(canonical) = &file.canonical else {
             return Vec::new();
         };
@@ -117,6 +123,7 @@ impl Loader {
             };
             if self.by_canonical.contains_key(target.as_os_str())
                 || self.read_ahead.contains_key(target.as_os_str())
+                || named.contains(&target)
             {
                 continue;
             }
@@ -132,6 +139,7 @@ impl Loader {
             } else {
                 join_display(&file.display, &decoded)
             };
+            named.insert(target.clone());
             out.push((target, display));
         }
         out
