@@ -50,18 +50,37 @@ fn a_large_description_reads_the_same_from_a_file_as_from_standard_input() {
         // Valid: findings, exit 0 or 1.
         ("valid.json", large(0, ""), "exit code: 0"),
         // A repeated key deep in a schema that the model never builds.
-        ("repeated.json", large(2500, r#", "type": "string""#), "exit code: 2"),
+        (
+            "repeated.json",
+            large(2500, r#", "type": "string""#),
+            "exit code: 2",
+        ),
         // A trailing comma, a bad escape and a bare word in schemas left unbuilt.
-        ("comma.json", large(2999, r#", "x": [1, 2,]"#), "exit code: 2"),
+        (
+            "comma.json",
+            large(2999, r#", "x": [1, 2,]"#),
+            "exit code: 2",
+        ),
         ("escape.json", large(1700, r#", "x": "\q""#), "exit code: 2"),
         ("bare.json", large(40, r#", "x": nope"#), "exit code: 2"),
         // Text after the document.
-        ("trailing.json", format!("{}\n]", large(0, "")), "exit code: 2"),
+        (
+            "trailing.json",
+            format!("{}\n]", large(0, "")),
+            "exit code: 2",
+        ),
         // YAML whose flow mappings look like JSON up to a schema that is not: read as YAML.
-        ("flow.yaml", large(2000, r#", "x": {plain: yes}"#), "exit code: 0"),
+        (
+            "flow.yaml",
+            large(2000, r#", "x": {plain: yes}"#),
+            "exit code: 0",
+        ),
     ];
     for (name, text, code) in cases {
-        assert!(text.len() > 1 << 20, "{name} is large enough to be read ahead");
+        assert!(
+            text.len() > 1 << 20,
+            "{name} is large enough to be read ahead"
+        );
         let (from_file, from_stdin) = both_ways(name, &text);
         assert!(from_file.starts_with(code), "{name}: {from_file}");
         assert_eq!(from_file, from_stdin, "{name}");
