@@ -3,6 +3,14 @@
 
 use std::sync::atomic::{AtomicUsize, Ordering};
 
+/// How many cores this process may use, asked once: the standard library reads the
+/// cgroup's files each time it is asked (seven system calls), and a description of a
+/// thousand files would ask for each.
+pub(crate) fn cores() -> usize {
+    static CORES: std::sync::OnceLock<usize> = std::sync::OnceLock::new();
+    *CORES.get_or_init(|| std::thread::available_parallelism().map_or(1, std::num::NonZero::get))
+}
+
 /// `job` of each item of `items`, on as many threads as there are cores (no more than
 /// items), each thread taking the next item when it is done with one. A result is `None`
 /// only when the thread that took its item stopped (a panic); the caller decides what
@@ -11,9 +19,7 @@ pub(crate) fn map_in_order<T: Sync, R: Send>(
     items: &[T],
     job: impl Fn(&T) -> R + Sync,
 ) -> Vec<Option<R>> {
-    let workers = std::thread::available_parallelism()
-        .map_or(1, std::num::NonZero::get)
-        .min(items.len());
+    let workers = cores().min(items.len());
     if workers <= 1 {
         return items.iter().map(|item| Some(job(item))).collect();
     }

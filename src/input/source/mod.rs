@@ -294,10 +294,9 @@ impl SourceFile {
         let json = shared
             .trim_start_matches(['\u{feff}', ' ', '\t', '\r', '\n'])
             .starts_with(['{', '[']);
-        let cores = std::thread::available_parallelism().map_or(1, std::num::NonZero::get);
         if json
-            && cores > 1
             && shared.len() >= READ_AHEAD_FROM
+            && crate::parallel::cores() > 1
             && !is_proto_path(&display)
             && let Some(validation) = validation::Validation::start(&shared, limits)
             && let Ok(root) = json::parse_speculative(&shared, limits)
