@@ -30,6 +30,14 @@ fn large(at: usize, inject: &str) -> String {
     )
 }
 
+/// A large description cut off inside a schema's description, just after a backslash.
+fn cut_in_a_string() -> String {
+    let text = large(0, "");
+    let middle = text.len() * 4 / 5;
+    let at = middle + text[middle..].find(r#""description": "d"#).unwrap_or(0) + 20;
+    format!("{}\\", &text[..at])
+}
+
 /// Checks `text` as the file `name` and as standard input named `name`: the transcripts.
 fn both_ways(name: &str, text: &str) -> (String, String) {
     let dir = scratch(&format!("read-ahead-{name}"));
@@ -63,6 +71,8 @@ fn a_large_description_reads_the_same_from_a_file_as_from_standard_input() {
         ),
         ("escape.json", large(1700, r#", "x": "\q""#), "exit code: 2"),
         ("bare.json", large(40, r#", "x": nope"#), "exit code: 2"),
+        // Cut off after a backslash inside a string that the parse only measures.
+        ("cut.json", cut_in_a_string(), "exit code: 2"),
         // Text after the document.
         (
             "trailing.json",

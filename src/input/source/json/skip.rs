@@ -185,8 +185,9 @@ impl<'a> Parser<'a> {
                 b'"' => loop {
                     self.pos += super::scan::quote_or_escape(&self.bytes[self.pos..]);
                     match self.bytes.get(self.pos) {
-                        // An escape: its backslash and the character after it.
-                        Some(b'\\') => self.pos += 2,
+                        // An escape: its backslash and the character after it (text read
+                        // ahead of its check may end in the backslash).
+                        Some(b'\\') => self.pos = (self.pos + 2).min(self.bytes.len()),
                         Some(_) => {
                             self.pos += 1;
                             break;
