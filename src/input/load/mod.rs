@@ -124,8 +124,14 @@ pub struct Loader {
     by_canonical: HashMap<OsString, FileId>,
     /// References already resolved, by referring file and reference text.
     resolved: HashMap<FileId, HashMap<String, Target>>,
-    /// Files already reached, by the referring file and the reference's file part.
-    by_reference: HashMap<FileId, HashMap<String, FileId>>,
+    /// Files already reached, by the referring file's folder and the reference's file
+    /// part: a reference means the same from every file of one folder, and a description's
+    /// files mostly name the same few shared files.
+    by_reference: HashMap<usize, HashMap<String, FileId>>,
+    /// The folder of each file, as an index into `folders` (worked out on first use).
+    folder_of: Vec<Option<usize>>,
+    /// The folders of the referring files, each once.
+    folders: HashMap<PathBuf, usize>,
     /// The folder refs may not leave (see [`root_for`]).
     root_dir: Option<Root>,
     /// Bytes added by expansion so far: YAML aliases and merges of every file, and
@@ -139,6 +145,9 @@ pub struct Loader {
     paths: canonical::CanonicalPaths,
     /// Files read ahead of need, waiting to be asked for (see [`prefetch`]).
     read_ahead: prefetch::ReadAhead,
+    /// The file parts of references that reading ahead has looked at, by the folder they
+    /// were written in (the same part from the same folder names the same file).
+    looked_at: HashMap<OsString, HashSet<String>>,
 }
 
 impl Loader {
@@ -154,6 +163,8 @@ impl Loader {
             canonical: Vec::new(),
             by_canonical: HashMap::new(),
             by_reference: HashMap::new(),
+            folder_of: Vec::new(),
+            folders: HashMap::new(),
             resolved: HashMap::new(),
             root_dir: None,
             expanded: 0,
@@ -161,6 +172,7 @@ impl Loader {
             bytes_read: 0,
             paths: canonical::CanonicalPaths::default(),
             read_ahead: prefetch::ReadAhead::new(),
+            looked_at: HashMap::new(),
         }
     }
 

@@ -88,7 +88,7 @@ impl Loader {
     fn named_by(
         &mut self,
         file: &SourceFile,
-        named: &mut HashSet<PathBuf>,
+        named: &mut HashSet<OsString>,
     ) -> Vec<(PathBuf, PathBuf)> {
         let Some(canonical) = &file.canonical else {
             return Vec::new();
@@ -97,6 +97,10 @@ impl Loader {
             return Vec::new();
         }
         let base = canonical.parent().unwrap_or(Path::new("")).to_path_buf();
+        let looked_at = self
+            .looked_at
+            .entry(base.as_os_str().to_os_string())
+            .or_default();
         // Each file named once, however many of its definitions are referenced.
         let mut file_parts: Vec<&str> = references(&file.root)
             .into_iter()
@@ -105,6 +109,9 @@ impl Loader {
             .collect();
         file_parts.sort_unstable();
         file_parts.dedup();
+        // What another file of this folder named already is loaded, read ahead, named in
+        // this wave, or left out for good (remote, missing, outside the root).
+        file_parts.retain(|part| looked_at.insert((*part).to_owned()));
         let mut out = Vec::new();
         for file_part in file_parts {
             let remote = ["http://", "https://", "file:", "ftp://"].iter().any(|s| {
@@ -123,7 +130,7 @@ impl Loader {
             };
             if self.by_canonical.contains_key(target.as_os_str())
                 || self.read_ahead.contains_key(target.as_os_str())
-                || named.contains(&target)
+                || named.contains(target.as_os_str())
             {
                 continue;
             }
@@ -139,7 +146,7 @@ impl Loader {
             } else {
                 join_display(&file.display, &decoded)
             };
-            named.insert(target.clone());
+            named.insert(target.as_os_str().to_os_string());
             out.push((target, display));
         }
         out

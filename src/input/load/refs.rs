@@ -206,7 +206,12 @@ impl Loader {
         file_part: &str,
         span: Span,
     ) -> Result<FileId, InputError> {
-        if let Some(&id) = self.by_reference.get(&from).and_then(|m| m.get(file_part)) {
+        let folder = self.folder_of(from);
+        if let Some(&id) = self
+            .by_reference
+            .get(&folder)
+            .and_then(|m| m.get(file_part))
+        {
             return Ok(id);
         }
         let base = self.canonical[from]
@@ -269,10 +274,25 @@ impl Loader {
             }
         };
         self.by_reference
-            .entry(from)
+            .entry(folder)
             .or_default()
             .insert(file_part.to_string(), id);
         Ok(id)
+    }
+
+    /// The index of the folder file `id` is in, the same for every file of that folder.
+    fn folder_of(&mut self, id: FileId) -> usize {
+        if let Some(Some(folder)) = self.folder_of.get(id) {
+            return *folder;
+        }
+        let path = self.canonical[id].parent().unwrap_or(Path::new(""));
+        let next = self.folders.len();
+        let folder = *self.folders.entry(path.to_path_buf()).or_insert(next);
+        if self.folder_of.len() <= id {
+            self.folder_of.resize(id + 1, None);
+        }
+        self.folder_of[id] = Some(folder);
+        folder
     }
 }
 
