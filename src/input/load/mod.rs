@@ -466,7 +466,6 @@ pub fn syntax_error(shown: &str, text: String, e: crate::input::source::SyntaxEr
     InputError::new(format!("`{shown}` cannot be parsed: {}", e.message)).with_site(site)
 }
 
-/// Joins a relative path onto a folder and folds `.` and `..` lexically (for display).
 /// Drops `value` on a thread of its own, so that the caller goes on while its memory is
 /// freed. (When no thread can be made, `spawn` drops it here.)
 fn drop_beside<T: Send + 'static>(value: T) {
@@ -475,6 +474,7 @@ fn drop_beside<T: Send + 'static>(value: T) {
         .spawn(move || drop(value));
 }
 
+/// Joins a relative path onto a folder and folds `.` and `..` lexically (for display).
 fn join_display(base_file: &Path, relative: &str) -> PathBuf {
     crate::input::source::fold_dots(&base_file.parent().unwrap_or(Path::new("")).join(relative))
 }
