@@ -12,9 +12,10 @@ pub(crate) fn cores() -> usize {
 }
 
 /// `job` of each item of `items`, on as many threads as there are cores (no more than
-/// items), each thread taking the next item when it is done with one. A result is `None`
-/// only when the thread that took its item stopped (a panic); the caller decides what
-/// that means (run the item again, or report it).
+/// items; the calling thread is one of them), each thread taking the next item when it is
+/// done with one. A result is `None` only when the thread that took its item stopped (a
+/// panic in another thread); the caller decides what that means (run the item again, or
+/// report it). When no thread can be made, the calling thread does all the work.
 pub(crate) fn map_in_order<T: Sync, R: Send>(
     items: &[T],
     job: impl Fn(&T) -> R + Sync,
@@ -24,25 +25,23 @@ pub(crate) fn map_in_order<T: Sync, R: Send>(
         return items.iter().map(|item| Some(job(item))).collect();
     }
     let next = AtomicUsize::new(0);
+    let work = || {
+        let mut mine = Vec::new();
+        loop {
+            let i = next.fetch_add(1, Ordering::Relaxed);
+            let Some(item) = items.get(i) else { break };
+            mine.push((i, job(item)));
+        }
+        mine
+    };
     let done: Vec<Vec<(usize, R)>> = std::thread::scope(|scope| {
-        let handles: Vec<_> = (0..workers)
-            .map(|_| {
-                scope.spawn(|| {
-                    let mut mine = Vec::new();
-                    loop {
-                        let i = next.fetch_add(1, Ordering::Relaxed);
-                        let Some(item) = items.get(i) else { break };
-                        mine.push((i, job(item)));
-                    }
-                    mine
-                })
-            })
+        let helpers: Vec<_> = (1..workers)
+            .filter_map(|_| std::thread::Builder::new().spawn_scoped(scope, work).ok())
             .collect();
-        // Every thread is joined here, so a panic in one stops only its own items.
-        handles
-            .into_iter()
-            .map(|h| h.join().unwrap_or_default())
-            .collect()
+        let mut done = vec![work()];
+        // Every helper is joined here, so a panic in one loses only its own items.
+        done.extend(helpers.into_iter().map(|h| h.join().unwrap_or_default()));
+        done
     });
     let mut slots: Vec<Option<R>> = std::iter::repeat_with(|| None).take(items.len()).collect();
     for (i, result) in done.into_iter().flatten() {
