@@ -12,10 +12,11 @@ pub(crate) fn cores() -> usize {
 }
 
 /// `job` of each item of `items`, on as many threads as there are cores (no more than
-/// items; the calling thread is one of them), each thread taking the next item when it is
-/// done with one. A result is `None` only when the thread that took its item stopped (a
-/// panic in another thread); the caller decides what that means (run the item again, or
-/// report it). When no thread can be made, the calling thread does all the work.
+/// items), each thread taking the next item when it is done with one. A result is `None`
+/// only when the thread that took its item stopped (a panic); the caller decides what
+/// that means (run the item again, or report it). When no thread can be made, the calling
+/// thread does all the work. (It does none otherwise: a file's tree allocated on the
+/// calling thread and freed on another makes a description of a thousand files slower.)
 pub(crate) fn map_in_order<T: Sync, R: Send>(
     items: &[T],
     job: impl Fn(&T) -> R + Sync,
@@ -35,13 +36,17 @@ pub(crate) fn map_in_order<T: Sync, R: Send>(
         mine
     };
     let done: Vec<Vec<(usize, R)>> = std::thread::scope(|scope| {
-        let helpers: Vec<_> = (1..workers)
+        let helpers: Vec<_> = (0..workers)
             .filter_map(|_| std::thread::Builder::new().spawn_scoped(scope, work).ok())
             .collect();
-        let mut done = vec![work()];
+        if helpers.is_empty() {
+            return vec![work()];
+        }
         // Every helper is joined here, so a panic in one loses only its own items.
-        done.extend(helpers.into_iter().map(|h| h.join().unwrap_or_default()));
-        done
+        helpers
+            .into_iter()
+            .map(|h| h.join().unwrap_or_default())
+            .collect()
     });
     let mut slots: Vec<Option<R>> = std::iter::repeat_with(|| None).take(items.len()).collect();
     for (i, result) in done.into_iter().flatten() {
