@@ -43,15 +43,9 @@ pub(super) fn parse_speculative(
 
 /// Whether a [`parse_deferring`] of `text` succeeds: the same checks, nothing built.
 pub(super) fn validate(text: &str, limits: ParseLimits) -> bool {
-    let mut parser = Parser::new(text, None, limits);
-    if text.starts_with('\u{feff}') {
-        parser.pos = 3;
-    }
-    if parser.skip_value(0).is_err() {
-        return false;
-    }
-    parser.skip_ws();
-    parser.pos == parser.bytes.len()
+    Parser::new(text, None, limits)
+        .whole_with(|parser| parser.skip_value(0))
+        .is_ok()
 }
 
 /// Builds the list or mapping written at `span` of a file whose parse validated it, at
@@ -127,16 +121,25 @@ impl<'a> Parser<'a> {
     }
 
     /// The whole text as one document.
-    fn whole(mut self) -> Result<Node, SyntaxError> {
+    fn whole(self) -> Result<Node, SyntaxError> {
+        self.whole_with(Self::document)
+    }
+
+    /// `read` of the whole text as one document: after a byte order mark, and with
+    /// nothing but white space after it.
+    fn whole_with<T>(
+        mut self,
+        read: impl FnOnce(&mut Self) -> Result<T, SyntaxError>,
+    ) -> Result<T, SyntaxError> {
         if self.text.starts_with('\u{feff}') {
             self.pos = 3;
         }
-        let node = self.document()?;
+        let read = read(&mut self)?;
         self.skip_ws();
         if self.pos < self.bytes.len() {
             return Err(self.error_here("unexpected text after the end of the JSON document"));
         }
-        Ok(node)
+        Ok(read)
     }
 
     /// The error for a list or mapping opened at `start` beyond the depth limit.
