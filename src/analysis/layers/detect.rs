@@ -181,11 +181,11 @@ fn plain_text_named(path: &Path, text: &str, extension: &str) -> bool {
     let named = path
         .extension()
         .is_some_and(|e| e.eq_ignore_ascii_case(extension));
-    let first = text
-        .trim_start_matches(['\u{feff}', ' ', '\t', '\r', '\n'])
-        .bytes()
-        .next();
-    named && !matches!(first, Some(b'{' | b'[') | None)
+    named
+        && !matches!(
+            crate::input::source::first_byte(text),
+            Some(b'{' | b'[') | None
+        )
 }
 
 /// Parses a file `-p` names: an NGINX or HAProxy configuration in its own syntax into a

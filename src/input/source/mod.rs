@@ -139,11 +139,7 @@ fn parse_counted(
         expanded: 0,
         hash_scalars: Vec::new(),
     };
-    let first = text
-        .trim_start_matches(['\u{feff}', ' ', '\t', '\r', '\n'])
-        .bytes()
-        .next();
-    if matches!(first, Some(b'{' | b'[')) {
+    if opens_like_json(text) {
         let parsed = match shared {
             Some(shared) => json::parse_deferring(shared, limits),
             None => json::parse(text, limits),
@@ -291,10 +287,7 @@ impl SourceFile {
         /// Below this size the check costs less than starting a thread for it.
         const READ_AHEAD_FROM: usize = 1 << 20;
         let shared = Arc::new(text);
-        let json = shared
-            .trim_start_matches(['\u{feff}', ' ', '\t', '\r', '\n'])
-            .starts_with(['{', '[']);
-        if json
+        if opens_like_json(&shared)
             && shared.len() >= READ_AHEAD_FROM
             && crate::parallel::cores() > 1
             && !is_proto_path(&display)
@@ -366,11 +359,7 @@ impl SourceFile {
         let is_json = display
             .extension()
             .is_some_and(|e| e.eq_ignore_ascii_case("json"));
-        let first = text
-            .trim_start_matches(['\u{feff}', ' ', '\t', '\r', '\n'])
-            .bytes()
-            .next();
-        if is_json || matches!(first, Some(b'{' | b'[')) {
+        if is_json || opens_like_json(&text) {
             return SourceFile::parse(display, text, limits).map(|mut file| {
                 let span = Span::new(0, file.text.len());
                 let root = std::mem::replace(&mut file.root, Node::new(span, Value::Null));
@@ -422,6 +411,19 @@ impl SourceFile {
     pub fn position(&self, offset: u32) -> Position {
         self.lines().position(&self.text, offset)
     }
+}
+
+/// The first byte of `text` after a byte order mark and white space, if there is one.
+pub fn first_byte(text: &str) -> Option<u8> {
+    text.trim_start_matches(['\u{feff}', ' ', '\t', '\r', '\n'])
+        .bytes()
+        .next()
+}
+
+/// Whether `text` opens with `{` or `[`: JSON (or YAML written as a flow), tried as JSON
+/// first.
+pub fn opens_like_json(text: &str) -> bool {
+    matches!(first_byte(text), Some(b'{' | b'['))
 }
 
 /// Whether a file is named like a protobuf source (`.proto`, any case): it is read as a
