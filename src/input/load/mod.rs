@@ -127,11 +127,8 @@ pub struct Loader {
     /// Files already reached, by the referring file's folder and the reference's file
     /// part: a reference means the same from every file of one folder, and a description's
     /// files mostly name the same few shared files.
-    by_reference: HashMap<usize, HashMap<String, FileId>>,
-    /// The folder of each file, as an index into `folders` (worked out on first use).
-    folder_of: Vec<Option<usize>>,
-    /// The folders of the referring files, each once.
-    folders: HashMap<PathBuf, usize>,
+    /// (Keyed by the folder's bytes, as `by_canonical`.)
+    by_reference: HashMap<OsString, HashMap<String, FileId>>,
     /// The folder refs may not leave (see [`root_for`]).
     root_dir: Option<Root>,
     /// Bytes added by expansion so far: YAML aliases and merges of every file, and
@@ -163,8 +160,6 @@ impl Loader {
             canonical: Vec::new(),
             by_canonical: HashMap::new(),
             by_reference: HashMap::new(),
-            folder_of: Vec::new(),
-            folders: HashMap::new(),
             resolved: HashMap::new(),
             root_dir: None,
             expanded: 0,

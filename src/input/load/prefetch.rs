@@ -33,9 +33,9 @@ impl Loader {
         let mut wave = self.named_by(&self.files[first].clone(), &mut HashSet::new());
         let mut bytes: u64 = 0;
         loop {
-            // In the order of the paths' bytes (comparing `Path`s walks their components).
+            // In the order of the paths' bytes (comparing `Path`s walks their components);
+            // `named_by` names each file once per wave.
             wave.sort_by(|a, b| a.0.as_os_str().cmp(b.0.as_os_str()));
-            wave.dedup_by(|a, b| a.0.as_os_str() == b.0.as_os_str());
             if wave.is_empty() {
                 return;
             }

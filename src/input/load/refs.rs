@@ -206,18 +206,15 @@ impl Loader {
         file_part: &str,
         span: Span,
     ) -> Result<FileId, InputError> {
-        let folder = self.folder_of(from);
+        let base = self.canonical[from].parent().unwrap_or(Path::new(""));
         if let Some(&id) = self
             .by_reference
-            .get(&folder)
+            .get(base.as_os_str())
             .and_then(|m| m.get(file_part))
         {
             return Ok(id);
         }
-        let base = self.canonical[from]
-            .parent()
-            .unwrap_or(Path::new(""))
-            .to_path_buf();
+        let base = base.to_path_buf();
         // Where the reference is written, for a message: made only when one is needed.
         let referrer = || ErrorSite::new(&self.files[from], span, "referenced here");
         let lower = file_part.to_ascii_lowercase();
@@ -274,25 +271,10 @@ impl Loader {
             }
         };
         self.by_reference
-            .entry(folder)
+            .entry(base.into_os_string())
             .or_default()
             .insert(file_part.to_string(), id);
         Ok(id)
-    }
-
-    /// The index of the folder file `id` is in, the same for every file of that folder.
-    fn folder_of(&mut self, id: FileId) -> usize {
-        if let Some(Some(folder)) = self.folder_of.get(id) {
-            return *folder;
-        }
-        let path = self.canonical[id].parent().unwrap_or(Path::new(""));
-        let next = self.folders.len();
-        let folder = *self.folders.entry(path.to_path_buf()).or_insert(next);
-        if self.folder_of.len() <= id {
-            self.folder_of.resize(id + 1, None);
-        }
-        self.folder_of[id] = Some(folder);
-        folder
     }
 }
 
