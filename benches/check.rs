@@ -90,11 +90,12 @@ fn ms(d: Duration) -> f64 {
     d.as_secs_f64() * 1e3
 }
 
-/// `check` in process: policy, description, rules and the human report.
+/// `check` in process: policy, description, rules and the human report (the description
+/// read while the policy is, as the command line does).
 fn check_in_process(spec: &Path, policy: &Path) -> usize {
     let options = CheckOptions::default();
-    let policy = load_policy(policy, &options.load).expect("the policy loads");
-    let result = check_description(spec, Some(&policy), &options).expect("the description checks");
+    let result =
+        retrylint::check_file(spec, Some(policy), &options).expect("the description checks");
     human::render(
         std::slice::from_ref(&result),
         false,

@@ -42,14 +42,22 @@ pub use crate::analysis::rules::finding::{CheckResult, Finding, Label, Severity}
 pub use crate::error::InputError;
 
 /// Checks the description at `path` against `policy`, else against the policy file found
-/// beside it, if any.
+/// beside it, if any. The description is read while the policy is.
 pub fn check_file(
     path: &Path,
     policy: Option<&Path>,
     options: &CheckOptions,
 ) -> Result<CheckResult, InputError> {
+    let root_ahead = crate::input::load::RootAhead::start(path, &options.load);
     let policy = policy_for(path, policy, options)?;
-    check_description(path, policy.as_ref(), options)
+    match root_ahead {
+        Some(root_ahead) => {
+            let mut options = options.clone();
+            options.load.root_ahead = Some(root_ahead);
+            check_description(path, policy.as_ref(), &options)
+        }
+        None => check_description(path, policy.as_ref(), options),
+    }
 }
 
 /// Checks several descriptions, on every core; the results keep the order of `paths`.

@@ -296,12 +296,17 @@ pub fn analyze_layers(
     // that is not valid JSON, or anything that failed) the ordinary way decides, so that
     // errors are exactly the ordinary ones.
     if options.read_ahead_of_check.is_none() {
-        let read_ahead = Arc::new(AtomicBool::new(false));
+        // The root may have been read so already, while the policy was read.
+        let root = options.root_ahead.as_ref().and_then(|r| r.take(path));
+        let read_ahead = root.as_ref().map_or_else(
+            || Arc::new(AtomicBool::new(false)),
+            |root| root.checked_beside.clone(),
+        );
         let reading_ahead = LoadOptions {
             read_ahead_of_check: Some(read_ahead.clone()),
             ..options.clone()
         };
-        match analyze_once(path, policy, inputs, &reading_ahead) {
+        match analyze_once(path, policy, inputs, &reading_ahead, root) {
             Ok(analysis) if analysis.sources.iter().all(|file| file.confirmed()) => {
                 return Ok(analysis);
             }
@@ -310,7 +315,7 @@ pub fn analyze_layers(
             _ => {}
         }
     }
-    analyze_once(path, policy, inputs, options)
+    analyze_once(path, policy, inputs, options, None)
 }
 
 /// [`analyze_layers`], once, with the files read as `options` say.
@@ -319,6 +324,7 @@ fn analyze_once(
     policy: Option<&LoadedPolicy>,
     inputs: &LayerInputs,
     options: &LoadOptions,
+    root_read_ahead: Option<crate::input::load::TakenRoot>,
 ) -> Result<Analysis, InputError> {
     let mut loader = Loader::new(options.clone());
     if let Some(policy) = policy {
@@ -337,6 +343,9 @@ fn analyze_once(
         layers.extend(crate::analysis::layers::detect::import_with(
             file, id, &parents,
         )?);
+    }
+    if let Some(root) = root_read_ahead {
+        loader.hold_root(root);
     }
     let root = loader.load_root(path)?;
     let api = model::build(&mut loader, root)?;

@@ -11,6 +11,7 @@ use super::InputArgs;
 use super::{Outcome, write_output};
 use crate::analysis::check::{CheckOptions, LayerInputs, PolicyChoice, check_all, load_given};
 use crate::error::InputError;
+use crate::input::load::RootAhead;
 use crate::rendering::baseline::{self, Baseline};
 use crate::rendering::output::source_links::SourceLinks;
 use crate::rendering::output::{
@@ -187,7 +188,12 @@ pub(crate) fn run(mut args: CheckArgs) -> Outcome {
     }
     let select = rule_list(&args.select)?;
     let ignore = rule_list(&args.ignore)?;
-    let load = args.input.load_options();
+    let mut load = args.input.load_options();
+    // One description named: it is read while the policy and layer files are.
+    let root_ahead = match args.specs.as_slice() {
+        [one] if !args.skip_non_descriptions && one.is_file() => RootAhead::start(one, &load),
+        _ => None,
+    };
     let given = load_given(&args.input.policy, &load).map_err(|e| vec![e])?;
     // A hook's changed files: descriptions, and the policies and layers they read.
     let handed_over = if args.skip_non_descriptions {
@@ -214,6 +220,11 @@ pub(crate) fn run(mut args: CheckArgs) -> Outcome {
         None => crate::input::load::discover::descriptions(&args.specs, false, &load)
             .map_err(|e| vec![e])?,
     };
+    if let Some(root_ahead) = root_ahead
+        && specs == args.specs
+    {
+        load.root_ahead = Some(root_ahead);
+    }
     let options = CheckOptions {
         load,
         select,

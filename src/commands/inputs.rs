@@ -114,6 +114,7 @@ impl InputArgs {
             revision: None,
             overlay: None,
             read_ahead_of_check: None,
+            root_ahead: None,
         }
     }
 }

@@ -13,6 +13,7 @@ mod prefetch;
 mod refs;
 pub mod revision;
 mod root;
+mod root_ahead;
 pub mod stdin;
 mod tracked;
 
@@ -30,6 +31,8 @@ pub use crate::location::FileId;
 pub use open::{io_reason, read_bounded, read_text};
 pub use refs::Target;
 pub use root::{Root, root_for, root_for_stdin};
+pub use root_ahead::RootAhead;
+pub(crate) use root_ahead::TakenRoot;
 
 /// What loading may do.
 #[derive(Debug, Clone)]
@@ -59,6 +62,8 @@ pub struct LoadOptions {
     /// read so: whoever sets this must see every loaded file [`SourceFile::confirmed`]
     /// before trusting what it read.
     pub read_ahead_of_check: Option<Arc<AtomicBool>>,
+    /// The description's root file, being read while the check reads its other inputs.
+    pub root_ahead: Option<Arc<RootAhead>>,
 }
 
 impl LoadOptions {
@@ -106,6 +111,7 @@ impl Default for LoadOptions {
             revision: None,
             overlay: None,
             read_ahead_of_check: None,
+            root_ahead: None,
         }
     }
 }
@@ -199,6 +205,12 @@ impl Loader {
             .with_help("raise the limit with --max-expansion-bytes BYTES"));
         }
         Ok(())
+    }
+
+    /// Holds the root file read ahead until [`Loader::load_root`] asks for it.
+    pub(crate) fn hold_root(&mut self, root: TakenRoot) {
+        self.read_ahead
+            .insert(root.canonical.into_os_string(), (root.display, root.file));
     }
 
     /// Loads the root description; its root folder bounds where refs may lead.
