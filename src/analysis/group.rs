@@ -83,7 +83,8 @@ fn merge(mut group: Vec<Finding>, order: &HashMap<(&str, &str), usize>, api: &Ap
             .and_then(|o| order.get(&(o.method.as_str(), o.path.as_str())).copied())
             .unwrap_or(usize::MAX)
     };
-    group.sort_by_key(index_of);
+    // Each member looked up once, not once per comparison.
+    group.sort_by_cached_key(index_of);
     let mut affected: Vec<Affected> = Vec::with_capacity(group.len());
     let mut related: Vec<Label> = Vec::new();
     let mut others: Vec<Label> = Vec::new();

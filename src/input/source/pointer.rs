@@ -63,10 +63,22 @@ pub fn escape(token: &str) -> std::borrow::Cow<'_, str> {
 
 /// Appends `/token` (escaped) to a pointer.
 pub fn push(pointer: &str, token: &str) -> String {
-    let mut out = String::with_capacity(pointer.len() + token.len() + 1);
+    let mut out = String::with_capacity(pointer.len() + token.len() + 4);
     out.push_str(pointer);
     out.push('/');
-    out.push_str(&escape(token));
+    // Escaped as it is copied: a path such as `/repos/{owner}/{repo}` is a key of every
+    // path item's pointer.
+    let mut rest = token;
+    while let Some(at) = rest.find(['~', '/']) {
+        out.push_str(&rest[..at]);
+        out.push_str(if rest.as_bytes()[at] == b'~' {
+            "~0"
+        } else {
+            "~1"
+        });
+        rest = &rest[at + 1..];
+    }
+    out.push_str(rest);
     out
 }
 
@@ -91,5 +103,14 @@ mod tests {
     fn push_escapes() {
         assert_eq!(push("/paths", "/a/{b}"), "/paths/~1a~1{b}");
         assert_eq!(push("", "x~y"), "/x~0y");
+        // The same as escaping the token alone, whatever it holds.
+        for token in ["", "~", "/", "~1", "/~", "a~/b//c~~", "é/~ü", "plain"] {
+            assert_eq!(
+                push("/p", token),
+                format!("/p/{}", escape(token)),
+                "{token}"
+            );
+            assert_eq!(decode(&push("", token)).unwrap(), [token]);
+        }
     }
 }

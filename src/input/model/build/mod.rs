@@ -11,6 +11,7 @@
 //! `additionalOperations`; both are read whatever the version says, as they mean one
 //! thing.
 
+mod ahead;
 mod body;
 mod proto;
 mod responses;
@@ -103,22 +104,21 @@ pub fn build(loader: &mut Loader, root: FileId) -> Result<Api, InputError> {
         let Some(paths) = doc.map_child(paths)? else {
             continue;
         };
-        for entry in paths
+        let entries: Vec<&crate::input::source::Entry> = paths
             .node
             .as_map()
             .map(crate::input::source::Map::entries)
             .unwrap_or_default()
-        {
-            if entry.key.starts_with("x-") {
-                continue;
-            }
-            // Built for this loop alone, when the parse left it unbuilt: the tree of each
-            // path item is freed once its operations are read.
-            let node = entry.value.built_alone();
+            .iter()
+            .filter(|entry| !entry.key.starts_with("x-"))
+            .collect();
+        // Built for this loop alone, when the parse left it unbuilt: the tree of each path
+        // item is freed once its operations are read.
+        ahead::each_built(&entries, |entry, node| {
             let item = At {
                 id: root,
                 file: &file,
-                node: &node,
+                node,
                 loc: paths.loc.entry(&entry.key, entry.key_span, &entry.value),
             };
             path_item(loader, &mut bodies, &entry.key, item, &mut operations)?;
@@ -133,7 +133,8 @@ pub fn build(loader: &mut Loader, root: FileId) -> Result<Api, InputError> {
                 )
                 .with_help("raise the limit with --max-operations N"));
             }
-        }
+            Ok(())
+        })?;
     }
     unique(loader, &operations)?;
     // The list may have grown past its estimate; the model lives through the whole check.
