@@ -50,12 +50,12 @@ pub(super) fn each_built<'a>(
                 drop(built_tx);
                 spent_rx.into_iter().for_each(drop);
             });
-        if helper.is_err() {
+        let Ok(helper) = helper else {
             return entries
                 .iter()
                 .try_for_each(|entry| read(entry, &entry.value.built_alone()));
-        }
-        for entry in entries {
+        };
+        let read_all = entries.iter().try_for_each(|entry| {
             // Only a helper that stopped (a panic) sends nothing: build it here.
             let node = built_rx
                 .recv()
@@ -63,8 +63,14 @@ pub(super) fn each_built<'a>(
             read(entry, &node)?;
             // Freed by the helper; here, should it be gone.
             let _ = spent_tx.send(node);
-        }
-        Ok(())
+            Ok(())
+        });
+        // The helper stops building (its sends fail), frees what it was given, and ends;
+        // joined here, a panic of its own is not the model's.
+        drop(built_rx);
+        drop(spent_tx);
+        let _ = helper.join();
+        read_all
     })
 }
 
