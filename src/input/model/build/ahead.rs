@@ -5,7 +5,8 @@
 //! lets it go. Building a path item needs nothing but its text, so a helper builds them
 //! in order, a few ahead of the model, and frees each one the model is done with (on the
 //! thread that made it, which its allocator prefers). The model sees the same nodes in the
-//! same order as building them itself, and at most [`AHEAD`] path items wait built.
+//! same order as building them itself. At most [`AHEAD`] path items wait built, and no
+//! more than that wait to be freed (the helper frees them after each one it hands over).
 
 use std::sync::mpsc;
 
