@@ -93,7 +93,7 @@ impl Loader {
         let Some(canonical) = &file.canonical else {
             return Vec::new();
         };
-        if !names_other_files(&file.text) {
+        if !file.may_name_other_files() {
             return Vec::new();
         }
         let base = canonical.parent().unwrap_or(Path::new("")).to_path_buf();
@@ -177,20 +177,6 @@ fn read_all(
         .zip(files)
         .map(|(result, job)| result.unwrap_or_else(|| read(job)))
         .collect()
-}
-
-/// Whether some `$ref` of the text may name another file (its value does not start with
-/// `#`): a quick look at the text that spares walking a large single-file description.
-fn names_other_files(text: &str) -> bool {
-    let bytes = text.as_bytes();
-    memchr::memmem::find_iter(bytes, b"$ref").any(|at| {
-        let after = &bytes[at + 4..];
-        let value = after
-            .iter()
-            .position(|b| !matches!(b, b'"' | b'\'' | b':' | b' ' | b'\t'))
-            .map_or(&after[..0], |start| &after[start..]);
-        value.first().is_some_and(|&b| b != b'#')
-    })
 }
 
 /// The `$ref` texts of a tree that the model may follow: none inside schemas or examples

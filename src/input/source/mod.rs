@@ -157,6 +157,20 @@ fn parse_counted(
     }
 }
 
+/// Whether some `$ref` of `text` may name another file (see
+/// [`SourceFile::may_name_other_files`]).
+fn names_other_files(text: &str) -> bool {
+    let bytes = text.as_bytes();
+    memchr::memmem::find_iter(bytes, b"$ref").any(|at| {
+        let after = &bytes[at + 4..];
+        let value = after
+            .iter()
+            .position(|b| !matches!(b, b'"' | b'\'' | b':' | b' ' | b'\t'))
+            .map_or(&after[..0], |start| &after[start..]);
+        value.first().is_some_and(|&b| b != b'#')
+    })
+}
+
 /// A file's text, shared. An `Arc<String>` rather than an `Arc<str>`: the text read from
 /// disk moves in, where making an `Arc<str>` of it would copy every byte.
 pub type SharedText = Arc<String>;
@@ -304,6 +318,16 @@ impl SourceFile {
             return Ok(file);
         }
         SourceFile::parse_description_shared(display, shared, limits)
+    }
+
+    /// Whether some `$ref` of the text may name another file (its value does not start
+    /// with `#`): a quick look at the text that spares walking a large single-file
+    /// description. A file whose text is checked beside its parse has it looked at there.
+    pub fn may_name_other_files(&self) -> bool {
+        self.validation
+            .as_ref()
+            .and_then(|v| v.names_other_files())
+            .unwrap_or_else(|| names_other_files(&self.text))
     }
 
     /// Whether its parse read ahead of the check of its text (see [`validation`]).

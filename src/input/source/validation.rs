@@ -11,7 +11,7 @@
 //!
 //! [`SourceFile::parse_description_speculative`]: super::SourceFile::parse_description_speculative
 
-use std::sync::{Mutex, OnceLock};
+use std::sync::{Arc, Mutex, OnceLock};
 use std::thread::JoinHandle;
 
 use super::{ParseLimits, SharedText, json};
@@ -21,6 +21,9 @@ use super::{ParseLimits, SharedText, json};
 pub(super) struct Validation {
     running: Mutex<Option<JoinHandle<bool>>>,
     passed: OnceLock<bool>,
+    /// Whether some `$ref` of the text may name another file, found by the same thread
+    /// before its check: the loader asks while the thread is still checking.
+    names_other_files: Arc<OnceLock<bool>>,
 }
 
 impl Validation {
@@ -28,14 +31,26 @@ impl Validation {
     /// (then the file is parsed the ordinary way).
     pub(super) fn start(text: &SharedText, limits: ParseLimits) -> Option<Validation> {
         let text = text.clone();
+        let names_other_files = Arc::new(OnceLock::new());
+        let found = names_other_files.clone();
         let handle = std::thread::Builder::new()
             .name("check-json".into())
-            .spawn(move || json::validate(&text, limits))
+            .spawn(move || {
+                let _ = found.set(super::names_other_files(&text));
+                json::validate(&text, limits)
+            })
             .ok()?;
         Some(Validation {
             running: Mutex::new(Some(handle)),
             passed: OnceLock::new(),
+            names_other_files,
         })
+    }
+
+    /// Whether some `$ref` of the text may name another file, when the thread has found
+    /// out already (it does so first).
+    pub(super) fn names_other_files(&self) -> Option<bool> {
+        self.names_other_files.get().copied()
     }
 
     /// Whether the text is valid, waiting for the check if it is still running. A check
@@ -156,6 +171,9 @@ mod tests {
             panic!("threads can be made")
         };
         assert!(good.passed() && good.passed());
+        // Found before the check, so known once it has passed: the sample's `$ref`s all
+        // start with `#`.
+        assert_eq!(good.names_other_files(), Some(false));
         assert!(!bad.passed() && !bad.passed());
     }
 }
