@@ -11,7 +11,7 @@
 //! shared form is kept even for one operation, so that a finding does not change its
 //! identity as operations join or leave the group.
 
-use std::collections::{HashMap, HashSet};
+use foldhash::{HashMap, HashMapExt, HashSet, HashSetExt};
 
 use crate::analysis::rules::RuleId;
 use crate::analysis::rules::finding::{Affected, Finding, Label, OperationRef};
@@ -97,7 +97,7 @@ fn merge(mut group: Vec<Finding>, order: &HashMap<(&str, &str), usize>, api: &Ap
     // operation of a large description.
     let mut listed: HashSet<&OperationRef> = HashSet::with_capacity(group.len());
     let place = |loc: &Loc| (loc.file, loc.span);
-    let mut labelled: HashSet<(usize, Span)> = HashSet::from([place(&shared.at.loc)]);
+    let mut labelled: HashSet<(usize, Span)> = HashSet::from_iter([place(&shared.at.loc)]);
     let mut severity = first.severity;
     for member in &group {
         severity = severity.max(member.severity);

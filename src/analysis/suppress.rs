@@ -5,7 +5,7 @@
 //! reported as warnings (`suppression-without-reason`, `unused-suppression`), which no
 //! suppression can silence. Input errors are never suppressed; they are not findings.
 
-use std::collections::HashMap;
+use foldhash::{HashMap, HashMapExt};
 
 use crate::analysis::rules::finding::{Finding, Label, Severity};
 use crate::analysis::rules::{self, RuleId, RuleLevels};
@@ -130,8 +130,8 @@ impl Suppressions {
         let mut suppressed = 0;
         // A finding of a shared place counts once per suppression that silences it,
         // however many operations share the place (it is reported once).
-        let mut shared_silenced: std::collections::HashSet<(RuleId, Loc, usize)> =
-            std::collections::HashSet::new();
+        let mut shared_silenced: foldhash::HashSet<(RuleId, Loc, usize)> =
+            foldhash::HashSet::default();
         for finding in findings {
             let op = finding
                 .operation

@@ -21,7 +21,7 @@
 //!
 //! Each choice is said in a note on standard error, with the files it checks.
 
-use std::collections::HashSet;
+use foldhash::{HashSet, HashSetExt};
 use std::path::{Path, PathBuf};
 
 use crate::analysis::check::{GivenPolicies, POLICY_FILE_NAMES};

@@ -10,7 +10,7 @@
 //! by the fingerprints of that version ([`legacy_fingerprints`]). Files are written in
 //! version 2.
 
-use std::collections::HashMap;
+use foldhash::{HashMap, HashMapExt};
 use std::path::Path;
 
 use serde::{Deserialize, Serialize};

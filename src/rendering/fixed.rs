@@ -8,7 +8,7 @@
 //! policy entry) is made once, and a file whose new text does not parse back is left as
 //! it was.
 
-use std::collections::{HashMap, HashSet};
+use foldhash::{HashMap, HashMapExt, HashSet, HashSetExt};
 use std::path::PathBuf;
 
 use crate::analysis::fix::edit::{Target, TextEdit};

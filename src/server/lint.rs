@@ -3,7 +3,7 @@
 //! the other open documents' unsaved texts instead of their files, and publishes a
 //! result only while the document still has the version that was checked.
 
-use std::collections::HashMap;
+use foldhash::{HashMap, HashMapExt};
 use std::path::{Path, PathBuf};
 use std::sync::mpsc::{Receiver, RecvTimeoutError, Sender, channel};
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError};

@@ -2,7 +2,9 @@
 //! open description (its analysis, for hovers, and the files it read, to know what a
 //! change affects), and the diagnostics each description contributed to each file.
 
-use std::collections::{BTreeMap, HashMap};
+use std::collections::BTreeMap;
+
+use foldhash::HashMap;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 

@@ -1,7 +1,7 @@
 //! Reading one operation's contract out of the model: each piece of evidence with the
 //! place that states it.
 
-use std::collections::HashMap;
+use foldhash::HashMap;
 
 use super::{
     BrokenLink, Contract, ContractState, EffectEvidence, KeyHeaders, StatusKind, StatusOffer,

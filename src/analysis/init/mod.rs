@@ -15,7 +15,9 @@
 //! keys and values are double-quoted YAML scalars, comments are kept on one line, so the
 //! file parses back to exactly the intended selectors whatever that text holds.
 
-use std::collections::{BTreeMap, HashMap};
+use std::collections::BTreeMap;
+
+use foldhash::{HashMap, HashMapExt};
 use std::fmt::Write;
 
 use crate::analysis::contract::Contract;

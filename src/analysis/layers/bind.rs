@@ -9,7 +9,7 @@
 //! that carry it, and the others fall through: such a route is bound as an alternative,
 //! together with each later one up to the first that takes ordinary requests.
 
-use std::collections::HashSet;
+use foldhash::{HashSet, HashSetExt};
 use std::sync::Arc;
 
 use super::hosts::HostIndex;

@@ -15,7 +15,7 @@
 //!
 //! [`host_matches`]: super::bind::host_matches
 
-use std::collections::HashSet;
+use foldhash::HashSet;
 
 /// The in-cluster endings that let a short name match its longer forms.
 const CLUSTER_SUFFIXES: [&str; 2] = [".svc.cluster.local", ".svc"];

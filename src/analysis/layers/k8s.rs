@@ -166,7 +166,7 @@ pub fn referenced_service_hosts(
 /// `hosts` without repeats, in the order first written: looked up, not scanned, as an
 /// object may list thousands.
 pub fn unique_hosts(hosts: impl IntoIterator<Item = String>) -> Vec<String> {
-    let mut seen = std::collections::HashSet::new();
+    let mut seen = foldhash::HashSet::default();
     hosts
         .into_iter()
         .filter(|host| seen.insert(host.clone()))

@@ -15,7 +15,7 @@ mod suppression_warnings;
 #[cfg(test)]
 mod tester;
 
-use std::collections::HashMap;
+use foldhash::HashMap;
 use std::sync::Arc;
 
 use crate::analysis::contract::Contract;
@@ -218,10 +218,10 @@ pub struct RunContext<'a> {
     /// Per `layers:` entry, how many layers it placed.
     pub position_hits: &'a [usize],
     /// `GET /path`, `HEAD /path` and the operationIds of the reads, built on first use.
-    pub reads: std::sync::OnceLock<std::collections::HashSet<String>>,
+    pub reads: std::sync::OnceLock<foldhash::HashSet<String>>,
     /// The operation objects several operations share (a path item or an operation
     /// `$ref`'d from several paths), by file and pointer, built on first use.
-    pub shared_bodies: std::sync::OnceLock<std::collections::HashSet<(usize, Arc<str>)>>,
+    pub shared_bodies: std::sync::OnceLock<foldhash::HashSet<(usize, Arc<str>)>>,
 }
 
 impl RunContext<'_> {

@@ -13,8 +13,8 @@ impl RunContext<'_> {
     pub(super) fn shares_body(&self, op: &Operation) -> bool {
         self.shared_bodies
             .get_or_init(|| {
-                let mut seen = std::collections::HashSet::new();
-                let mut shared = std::collections::HashSet::new();
+                let mut seen = foldhash::HashSet::default();
+                let mut shared = foldhash::HashSet::default();
                 for body in self.api.operations.iter().map(body_of) {
                     let key = (body.file, body.pointer.clone());
                     if !seen.insert(key.clone()) {

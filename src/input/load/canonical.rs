@@ -7,7 +7,7 @@
 //! parent, and a file costs one `lstat` to check that it is not itself a symbolic link,
 //! once per path it is named by. A symbolic link is resolved in full where it is met.
 
-use std::collections::HashMap;
+use foldhash::HashMap;
 use std::ffi::OsString;
 use std::path::{Component, Path, PathBuf};
 

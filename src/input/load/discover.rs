@@ -51,7 +51,7 @@ pub fn descriptions(
             found.push(argument.clone());
         }
     }
-    let mut seen = std::collections::HashSet::new();
+    let mut seen = foldhash::HashSet::default();
     found.retain(|p| seen.insert(p.clone()));
     Ok(found)
 }
@@ -148,7 +148,7 @@ pub fn data_files(
         }
     }
     // Git names tracked files from the folder without a leading `./`.
-    let seen: std::collections::HashSet<PathBuf> = found
+    let seen: foldhash::HashSet<PathBuf> = found
         .files
         .iter()
         .map(|p| p.strip_prefix("./").unwrap_or(p).to_path_buf())

@@ -17,7 +17,7 @@ mod root_ahead;
 pub mod stdin;
 mod tracked;
 
-use std::collections::{HashMap, HashSet};
+use foldhash::{HashMap, HashMapExt, HashSet, HashSetExt};
 use std::ffi::OsString;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;

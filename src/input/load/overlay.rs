@@ -5,7 +5,7 @@
 //! Keyed by canonical path: a file is in the overlay only when it exists on disk (its
 //! path resolves), and it is held to the same root folder and size limit as its disk copy.
 
-use std::collections::HashMap;
+use foldhash::HashMap;
 use std::ffi::OsString;
 use std::path::{Path, PathBuf};
 

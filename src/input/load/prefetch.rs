@@ -12,7 +12,7 @@
 //! examples, and the `$ref` of a request body's schema. Files outside the root folder are
 //! not read ahead at all (unless the user allows references there).
 
-use std::collections::{HashMap, HashSet};
+use foldhash::{HashMap, HashSet, HashSetExt};
 use std::ffi::OsString;
 use std::path::{Path, PathBuf};
 

@@ -13,7 +13,7 @@
 
 mod blobs;
 
-use std::collections::HashMap;
+use foldhash::HashMap;
 use std::io::{BufRead, BufReader};
 use std::path::{Component, Path, PathBuf};
 use std::process::Stdio;
@@ -67,7 +67,7 @@ struct State {
     /// Listed folders (by their path in the repository, `""` for the root).
     folders: HashMap<String, HashMap<String, Entry>>,
     /// Files written, by path in the repository.
-    written: std::collections::HashSet<String>,
+    written: foldhash::HashSet<String>,
     entries_listed: usize,
     bytes_written: u64,
     reader: Option<BlobReader>,

@@ -2,7 +2,7 @@
 //! them, and so does a folder search. Without this, a change could hide a description
 //! from `retrylint check .` by adding one line to a `.gitignore`.
 
-use std::collections::HashSet;
+use foldhash::HashSet;
 use std::io::BufRead;
 use std::path::{Component, Path, PathBuf};
 use std::process::Stdio;

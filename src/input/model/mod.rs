@@ -7,7 +7,7 @@
 mod build;
 mod methods;
 
-use std::collections::HashSet;
+use foldhash::HashSet;
 use std::fmt;
 use std::sync::{Mutex, OnceLock, PoisonError};
 

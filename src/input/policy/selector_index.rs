@@ -5,7 +5,7 @@
 //! follows its path length and the trie states it reaches, not the number of selectors,
 //! so thousands of globs against thousands of operations stay near-linear.
 
-use std::collections::HashMap;
+use foldhash::{HashMap, HashMapExt};
 
 use super::{PolicyFile, Selector};
 use crate::input::model::{Method, Operation};

@@ -165,7 +165,7 @@ struct Spans<'a> {
     lines: Vec<usize>,
     /// The first location of each path (a file has one location per element and more:
     /// looked up by path, never searched, so a large file stays linear).
-    locations: std::collections::HashMap<&'a [i32], &'a Location>,
+    locations: foldhash::HashMap<&'a [i32], &'a Location>,
 }
 
 impl<'a> Spans<'a> {
@@ -176,7 +176,10 @@ impl<'a> Spans<'a> {
             .source_code_info
             .as_ref()
             .map_or(&[][..], |info| info.location.as_slice());
-        let mut locations = std::collections::HashMap::with_capacity(all.len());
+        let mut locations = foldhash::HashMap::with_capacity_and_hasher(
+            all.len(),
+            foldhash::fast::RandomState::default(),
+        );
         for location in all {
             locations
                 .entry(location.path.as_slice())

@@ -5,7 +5,7 @@
 //! operation by method and
 //! path template, and the JSON Pointer — or, for a comment, its text.
 
-use std::collections::HashMap;
+use foldhash::{HashMap, HashMapExt};
 use std::path::Path;
 
 use crate::analysis::rules::RuleId;

@@ -2,7 +2,7 @@
 //! method and path template with parameter names set aside (`/orders/{id}` and
 //! `/orders/{orderId}` are the same operation).
 
-use std::collections::HashMap;
+use foldhash::{HashMap, HashMapExt};
 
 use crate::input::model::Api;
 

@@ -6,7 +6,7 @@
 //! GitLab keeps one issue per fingerprint, so a second identical finding gets its own
 //! (the fingerprint with its occurrence number).
 
-use std::collections::HashMap;
+use foldhash::{HashMap, HashMapExt};
 
 use serde_json::{Value, json};
 

@@ -20,7 +20,7 @@ pub fn render(results: &[CheckResult], fail_on: FailOn) -> String {
             .iter()
             .map(|o| (format!("{} {}", o.method, o.path), Vec::new()))
             .collect();
-        let index: std::collections::HashMap<(&str, &str), usize> = result
+        let index: foldhash::HashMap<(&str, &str), usize> = result
             .operations
             .iter()
             .enumerate()

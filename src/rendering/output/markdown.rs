@@ -7,7 +7,7 @@
 //! messages are escaped Markdown text, so nothing in a description can add a link, an
 //! image, HTML or a mention to the page.
 
-use std::collections::HashMap;
+use foldhash::{HashMap, HashMapExt};
 use std::fmt::Write;
 
 use super::source_links::SourceLinks;

@@ -59,7 +59,7 @@ pub fn render(results: &[CheckResult], root: Option<&Path>) -> Sarif {
     // Every file a result points into: the description's files, the policy, and the
     // mesh, gateway and proxy files of layers.
     let mut artifacts: Vec<Value> = Vec::new();
-    let mut seen = std::collections::HashSet::new();
+    let mut seen = foldhash::HashSet::default();
     for (i, r) in results.iter().enumerate() {
         for f in &r.findings {
             for label in std::iter::once(&f.primary).chain(&f.related) {

@@ -15,7 +15,7 @@ pub(crate) mod html;
 mod layers;
 pub(crate) mod markdown;
 
-use std::collections::HashMap;
+use foldhash::{HashMap, HashMapExt};
 
 use serde::Serialize;
 

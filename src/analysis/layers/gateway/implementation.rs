@@ -13,7 +13,7 @@
 //! Istio's controllers. A `Service` parent (GAMMA mesh routing) or a class the files do
 //! not hold leaves the implementation unknown.
 
-use std::collections::HashMap;
+use foldhash::HashMap;
 
 use super::GROUP;
 use crate::analysis::layers::k8s;

@@ -37,7 +37,7 @@
 //! server failed before sending headers, as servers do when they fail a call
 //! (Trailers-Only).
 
-use std::collections::HashSet;
+use foldhash::{HashSet, HashSetExt};
 
 use super::format::{DocsRow, Fix, FormatSpec, RetryAfter};
 use super::k8s::RETRY_AFTER;

@@ -11,7 +11,7 @@
 //! list from a file) is kept as the match's condition: the route takes only the requests
 //! that meet it.
 
-use std::collections::HashMap;
+use foldhash::{HashMap, HashMapExt};
 
 use super::args;
 use crate::analysis::layers::values::{bad_value, route_regex};

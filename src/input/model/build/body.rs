@@ -8,7 +8,7 @@
 //! does not resolve leaves the body without properties rather than failing the
 //! description: schemas were never required to resolve for the facts retrying needs.
 
-use std::collections::HashMap;
+use foldhash::HashMap;
 use std::sync::Arc;
 
 use super::{At, through};

@@ -395,7 +395,10 @@ fn path_item(
 /// Refuses a description that states one operation twice (a method field and the same
 /// method in `additionalOperations`, or a key of both `paths` and `x-ms-paths`).
 fn unique(loader: &mut Loader, operations: &[Operation]) -> Result<(), InputError> {
-    let mut seen = std::collections::HashMap::with_capacity(operations.len());
+    let mut seen = foldhash::HashMap::with_capacity_and_hasher(
+        operations.len(),
+        foldhash::fast::RandomState::default(),
+    );
     for op in operations {
         if let Some(first) = seen.insert((op.method, op.path.as_str()), &op.loc) {
             let file = loader.file(op.loc.file);
@@ -465,7 +468,7 @@ fn operation(
         mut query,
         body: param_body,
     } = params(loader, bodies, &op)?;
-    let own: std::collections::HashSet<String> = headers
+    let own: foldhash::HashSet<String> = headers
         .iter()
         .map(|h| h.name.to_ascii_lowercase())
         .collect();
@@ -480,7 +483,7 @@ fn operation(
         }
     }
     // Query names compare as written: they are case-sensitive.
-    let own: std::collections::HashSet<String> = query.iter().map(|q| q.name.clone()).collect();
+    let own: foldhash::HashSet<String> = query.iter().map(|q| q.name.clone()).collect();
     query.extend(
         path_params
             .query

@@ -50,7 +50,7 @@ pub(super) fn build(
 ) -> Result<Api, InputError> {
     follow_imports(loader, root)?;
     let mut operations = Vec::new();
-    let mut seen = std::collections::HashMap::new();
+    let mut seen = foldhash::HashMap::default();
     for service in &parsed.services {
         let full = if parsed.package.is_empty() {
             service.name.clone()
@@ -133,7 +133,7 @@ pub(super) fn build(
 fn follow_imports(loader: &mut Loader, root: FileId) -> Result<(), InputError> {
     // The files being imported, each with the index of its next import.
     let mut stack: Vec<(FileId, usize)> = vec![(root, 0)];
-    let mut done = std::collections::HashSet::new();
+    let mut done = foldhash::HashSet::default();
     while let Some(&mut (id, ref mut next)) = stack.last_mut() {
         let file = loader.file(id);
         let imports = file

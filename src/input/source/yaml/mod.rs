@@ -8,7 +8,7 @@
 //! 1.2 core schema; `<<` merge keys are honoured. Markers count characters; spans are
 //! turned into byte offsets as the events arrive.
 
-use std::collections::{HashMap, HashSet};
+use foldhash::{HashMap, HashMapExt, HashSet};
 
 use saphyr_parser::{Event, Parser, ScalarStyle, ScanError, Span as YamlSpan};
 
