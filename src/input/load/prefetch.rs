@@ -30,7 +30,8 @@ impl Loader {
             // Files of a revision are written from git as they are asked for.
             return;
         }
-        let mut wave = self.named_by(&self.files[first].clone(), &mut HashSet::new());
+        let first = self.files[first].clone();
+        let mut wave = self.named_by(&first, file_parts(&first), &mut HashSet::new());
         let mut bytes: u64 = 0;
         loop {
             // In the order of the paths' bytes (comparing `Path`s walks their components);
@@ -67,10 +68,10 @@ impl Loader {
             let read = read_all(&wave, &self.options);
             let mut next = Vec::new();
             let mut named = HashSet::new();
-            for ((canonical, display), result) in wave.into_iter().zip(read) {
+            for ((canonical, display), (result, parts)) in wave.into_iter().zip(read) {
                 if let Ok(file) = &result {
                     bytes = bytes.saturating_add(file.text.len() as u64);
-                    next.extend(self.named_by(file, &mut named));
+                    next.extend(self.named_by(file, parts, &mut named));
                 }
                 self.read_ahead
                     .insert(canonical.into_os_string(), (display, result));
@@ -83,17 +84,19 @@ impl Loader {
     }
 
     /// The files (canonical path, display name) that `file`'s followed references name
-    /// and that are neither loaded nor read ahead yet, nor in `named` (the files that the
-    /// wave named already, under the name they were first named by).
+    /// (`file_parts`, from [`file_parts`]) and that are neither loaded nor read ahead yet,
+    /// nor in `named` (the files that the wave named already, under the name they were
+    /// first named by).
     fn named_by(
         &mut self,
         file: &SourceFile,
+        mut file_parts: Vec<String>,
         named: &mut HashSet<OsString>,
     ) -> Vec<(PathBuf, PathBuf)> {
         let Some(canonical) = &file.canonical else {
             return Vec::new();
         };
-        if !file.may_name_other_files() {
+        if file_parts.is_empty() {
             return Vec::new();
         }
         let base = canonical.parent().unwrap_or(Path::new("")).to_path_buf();
@@ -101,19 +104,12 @@ impl Loader {
             .looked_at
             .entry(base.as_os_str().to_os_string())
             .or_default();
-        // Each file named once, however many of its definitions are referenced.
-        let mut file_parts: Vec<&str> = references(&file.root)
-            .into_iter()
-            .map(|reference| reference.split_once('#').map_or(reference, |(f, _)| f))
-            .filter(|part| !part.is_empty())
-            .collect();
-        file_parts.sort_unstable();
-        file_parts.dedup();
         // What another file of this folder named already is loaded, read ahead, named in
         // this wave, or left out for good (remote, missing, outside the root).
-        file_parts.retain(|part| looked_at.insert((*part).to_owned()));
+        file_parts.retain(|part| !looked_at.contains(part.as_str()));
+        looked_at.extend(file_parts.iter().cloned());
         let mut out = Vec::new();
-        for file_part in file_parts {
+        for file_part in &file_parts {
             let remote = ["http://", "https://", "file:", "ftp://"].iter().any(|s| {
                 file_part
                     .get(..s.len())
@@ -164,19 +160,39 @@ impl Loader {
     }
 }
 
-/// Reads and parses files on every core; results in the order of `files`.
+/// Reads and parses files on every core, each with the file parts of its references
+/// (see [`file_parts`]); results in the order of `files`.
 fn read_all(
     files: &[(PathBuf, PathBuf)],
     options: &LoadOptions,
-) -> Vec<Result<SourceFile, InputError>> {
+) -> Vec<(Result<SourceFile, InputError>, Vec<String>)> {
     let read = |(canonical, display): &(PathBuf, PathBuf)| {
-        read_resolved(canonical, display.clone(), options)
+        let file = read_resolved(canonical, display.clone(), options);
+        let parts = file.as_ref().map(file_parts).unwrap_or_default();
+        (file, parts)
     };
     crate::parallel::map_in_order(files, read)
         .into_iter()
         .zip(files)
         .map(|(result, job)| result.unwrap_or_else(|| read(job)))
         .collect()
+}
+
+/// The file parts of the `$ref`s of `file` that the model may follow (see
+/// [`references`]), each once, sorted: what names other files, worked out on the core
+/// that read the file.
+fn file_parts(file: &SourceFile) -> Vec<String> {
+    if !file.may_name_other_files() {
+        return Vec::new();
+    }
+    let mut parts: Vec<&str> = references(&file.root)
+        .into_iter()
+        .map(|reference| reference.split_once('#').map_or(reference, |(f, _)| f))
+        .filter(|part| !part.is_empty())
+        .collect();
+    parts.sort_unstable();
+    parts.dedup();
+    parts.into_iter().map(str::to_owned).collect()
 }
 
 /// The `$ref` texts of a tree that the model may follow: none inside schemas or examples
