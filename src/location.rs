@@ -53,7 +53,7 @@ impl Loc {
     pub fn entry(&self, key: &str, key_span: Span, value: &Node) -> Loc {
         Loc::new(
             self.file,
-            pointer::push(&self.pointer, key),
+            pointer::push_shared(&self.pointer, key),
             entry_span(key_span, value),
         )
     }
@@ -62,7 +62,7 @@ impl Loc {
     pub fn item(&self, index: usize, item: &Node) -> Loc {
         Loc::new(
             self.file,
-            pointer::push(&self.pointer, &index.to_string()),
+            pointer::push_shared(&self.pointer, &index.to_string()),
             item.span,
         )
     }

@@ -55,12 +55,36 @@ pub fn percent_decode(text: &str) -> Option<String> {
 /// Appends `/token` to a pointer, the token escaped (`~` → `~0`, `/` → `~1`).
 pub fn push(pointer: &str, token: &str) -> String {
     let mut out = String::with_capacity(pointer.len() + token.len() + 4);
+    push_into(&mut out, pointer, token);
+    out
+}
+
+/// [`push`], shared: made in a buffer the thread keeps, then copied once into its `Arc`
+/// (a location is made for every entry the model reads).
+pub fn push_shared(pointer: &str, token: &str) -> std::sync::Arc<str> {
+    thread_local! {
+        static BUFFER: std::cell::RefCell<String> = const { std::cell::RefCell::new(String::new()) };
+    }
+    BUFFER.with_borrow_mut(|buffer| {
+        buffer.clear();
+        push_into(buffer, pointer, token);
+        let shared = std::sync::Arc::from(buffer.as_str());
+        // Not kept large for the thread's life by one huge key.
+        if buffer.capacity() > 1 << 16 {
+            *buffer = String::new();
+        }
+        shared
+    })
+}
+
+/// Writes `pointer` with `token` escaped after it into `out`.
+fn push_into(out: &mut String, pointer: &str, token: &str) {
     out.push_str(pointer);
     out.push('/');
     // Escaped as it is copied: a path such as `/repos/{owner}/{repo}` is a key of every
     // path item's pointer.
     let mut rest = token;
-    while let Some(at) = rest.find(['~', '/']) {
+    while let Some(at) = rest.bytes().position(|b| b == b'~' || b == b'/') {
         out.push_str(&rest[..at]);
         out.push_str(if rest.as_bytes()[at] == b'~' {
             "~0"
@@ -70,7 +94,6 @@ pub fn push(pointer: &str, token: &str) -> String {
         rest = &rest[at + 1..];
     }
     out.push_str(rest);
-    out
 }
 
 #[cfg(test)]
@@ -102,6 +125,11 @@ mod tests {
                 "{token}"
             );
             assert_eq!(decode(&push("", token)).unwrap(), [token]);
+            assert_eq!(*push_shared("/p", token), push("/p", token));
         }
+        // After a key larger than the buffer keeps, the next pointer is whole and alone.
+        let huge = "k/".repeat(1 << 16);
+        assert_eq!(push_shared("", &huge).len(), 1 + 3 * (1 << 16));
+        assert_eq!(&*push_shared("/a", "b"), "/a/b");
     }
 }
