@@ -421,7 +421,11 @@ impl SourceFile {
 
     /// The file's line index, built on first use.
     pub fn lines(&self) -> &LineIndex {
-        self.lines.get_or_init(|| LineIndex::new(&self.text))
+        match &self.validation {
+            // Made beside, once the text passed its check.
+            Some(validation) => validation.lines(&self.text),
+            None => self.lines.get_or_init(|| LineIndex::new(&self.text)),
+        }
     }
 
     /// Whether a byte offset lies inside a scalar whose text holds a `#` (so a `#` there

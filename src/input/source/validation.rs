@@ -14,16 +14,27 @@
 use std::sync::{Arc, Mutex, OnceLock};
 use std::thread::JoinHandle;
 
+use super::lines::LineIndex;
 use super::{ParseLimits, SharedText, json};
 
 /// A check of a file's text running on another thread.
 #[derive(Debug)]
 pub(super) struct Validation {
-    running: Mutex<Option<JoinHandle<bool>>>,
+    running: Mutex<Option<JoinHandle<()>>>,
+    found: Arc<Found>,
+}
+
+/// What the thread finds, each as soon as it has it.
+#[derive(Debug, Default)]
+struct Found {
+    /// Whether some `$ref` of the text may name another file, found before the check:
+    /// the loader asks while the thread is still checking.
+    names_other_files: OnceLock<bool>,
+    /// Whether the text is valid.
     passed: OnceLock<bool>,
-    /// Whether some `$ref` of the text may name another file, found by the same thread
-    /// before its check: the loader asks while the thread is still checking.
-    names_other_files: Arc<OnceLock<bool>>,
+    /// Where the text's lines start, made once the text passed: a finding's place needs
+    /// it when the report is written, and the thread is idle by then.
+    lines: OnceLock<LineIndex>,
 }
 
 impl Validation {
@@ -31,36 +42,51 @@ impl Validation {
     /// (then the file is parsed the ordinary way).
     pub(super) fn start(text: &SharedText, limits: ParseLimits) -> Option<Validation> {
         let text = text.clone();
-        let names_other_files = Arc::new(OnceLock::new());
-        let found = names_other_files.clone();
+        let found = Arc::new(Found::default());
+        let finding = found.clone();
         let handle = std::thread::Builder::new()
             .name("check-json".into())
             .spawn(move || {
-                let _ = found.set(super::names_other_files(&text));
-                json::validate(&text, limits)
+                let _ = finding
+                    .names_other_files
+                    .set(super::names_other_files(&text));
+                let passed = json::validate(&text, limits);
+                let _ = finding.passed.set(passed);
+                if passed {
+                    finding.lines.get_or_init(|| LineIndex::new(&text));
+                }
             })
             .ok()?;
         Some(Validation {
             running: Mutex::new(Some(handle)),
-            passed: OnceLock::new(),
-            names_other_files,
+            found,
         })
     }
 
     /// Whether some `$ref` of the text may name another file, when the thread has found
     /// out already (it does so first).
     pub(super) fn names_other_files(&self) -> Option<bool> {
-        self.names_other_files.get().copied()
+        self.found.names_other_files.get().copied()
     }
 
     /// Whether the text is valid, waiting for the check if it is still running. A check
     /// that stopped without an answer (a panic) counts as failed: the caller then does
     /// everything the ordinary way, which says what is wrong.
     pub(super) fn passed(&self) -> bool {
-        *self.passed.get_or_init(|| {
-            let handle = self.running.lock().ok().and_then(|mut h| h.take());
-            handle.is_some_and(|h| h.join().unwrap_or(false))
-        })
+        if let Some(&passed) = self.found.passed.get() {
+            return passed;
+        }
+        if let Some(handle) = self.running.lock().ok().and_then(|mut h| h.take()) {
+            let _ = handle.join();
+        }
+        // The thread has ended: it answered, or it never will.
+        *self.found.passed.get_or_init(|| false)
+    }
+
+    /// The line index of `text` (the text this check reads): the thread's, waiting for
+    /// it while the thread makes it; made here when the thread has not started on it.
+    pub(super) fn lines(&self, text: &str) -> &LineIndex {
+        self.found.lines.get_or_init(|| LineIndex::new(text))
     }
 }
 
@@ -174,6 +200,14 @@ mod tests {
         // Found before the check, so known once it has passed: the sample's `$ref`s all
         // start with `#`.
         assert_eq!(good.names_other_files(), Some(false));
+        // The lines of the text, whether the thread or the caller made them.
+        let lines = super::LineIndex::new(SAMPLE);
+        let line_of = |index: &super::LineIndex| {
+            (0..SAMPLE.len() as u32)
+                .map(|at| index.line_of(SAMPLE, at))
+                .collect::<Vec<_>>()
+        };
+        assert_eq!(line_of(good.lines(SAMPLE)), line_of(&lines));
         assert!(!bad.passed() && !bad.passed());
     }
 }
