@@ -438,7 +438,7 @@ pub fn check(cx: &RunContext<'_>, levels: &RuleLevels) -> Vec<Finding> {
         .map(|from| from..(from + BLOCK).min(cx.api.operations.len()))
         .collect();
     let block = |ops: &std::ops::Range<usize>| check_operations(cx, &enabled, ops.clone());
-    let mut findings: Vec<Finding> = crate::parallel::map_in_order(&blocks, block)
+    let mut findings: Vec<Finding> = crate::parallel::map_in_order_here(&blocks, block)
         .into_iter()
         .zip(&blocks)
         .flat_map(|(found, ops)| found.unwrap_or_else(|| block(ops)))

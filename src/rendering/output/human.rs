@@ -30,7 +30,7 @@ pub fn render(results: &[CheckResult], color: bool, shown: Shown) -> String {
         out.push('\n');
         out
     };
-    let rendered = crate::parallel::map_in_order(&picked, one);
+    let rendered = crate::parallel::map_in_order_here(&picked, one);
     let mut out = String::with_capacity(rendered.iter().flatten().map(String::len).sum());
     for (text, pick) in rendered.into_iter().zip(&picked) {
         out.push_str(&text.unwrap_or_else(|| one(pick)));
