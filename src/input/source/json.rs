@@ -11,6 +11,7 @@ use super::deferred::defers_members;
 use super::tree::first_repeated;
 use super::{Entry, Map, Node, ParseLimits, SharedText, Span, SyntaxError, Text, Value};
 
+mod blocks;
 mod defer;
 mod scan;
 mod skip;

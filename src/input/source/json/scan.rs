@@ -1,6 +1,6 @@
-//! Finding the next byte that matters in JSON text, eight bytes at a time (and with
-//! `memchr` past the start of a long string): where a string's plain part ends, where
-//! whitespace ends, and, in text already checked, where the next string or bracket is.
+//! Finding the next byte that matters in JSON text, eight bytes at a time: where a
+//! string's plain part ends, and where whitespace ends. (Text already checked is passed over 64 bytes at a time:
+//! see `super::blocks`.)
 
 /// Eight spaces, as one little-endian word.
 pub(super) const SPACES: u64 = u64::from_ne_bytes([b' '; 8]);
@@ -32,52 +32,6 @@ pub(super) fn string_stop(rest: &[u8]) -> usize {
         .iter()
         .position(|&b| b == b'"' || b == b'\\' || b < 0x20)
         .map_or(rest.len(), |i| at + i)
-}
-
-/// The offset of the first byte of `rest` that may start or end a list, a mapping or a
-/// string (its length if none does), eight bytes at a time: a quote, or a byte `b` with
-/// `b & 0xD9 == 0x59` — the four brackets, and `Y`, `_`, `y` and DEL, which outside a
-/// string appear in no valid JSON (the caller passes over them).
-pub(super) fn structure_stop(rest: &[u8]) -> usize {
-    let mut at = 0;
-    while let Some(word) = rest.get(at..at + 8) {
-        let word = u64::from_le_bytes(word.try_into().unwrap_or([0; 8]));
-        let quote = word ^ (ONES * u64::from(b'"'));
-        let bracket = (word & (ONES * 0xD9)) ^ (ONES * 0x59);
-        let zero = |x: u64| x.wrapping_sub(ONES) & !x;
-        let flags = (zero(quote) | zero(bracket)) & HIGHS;
-        if flags != 0 {
-            return at + flags.trailing_zeros() as usize / 8;
-        }
-        at += 8;
-    }
-    rest[at..]
-        .iter()
-        .position(|&b| b == b'"' || b & 0xD9 == 0x59)
-        .map_or(rest.len(), |i| at + i)
-}
-
-/// The offset of the first quote or backslash of `rest` (its length if none): the end
-/// of a string of valid JSON, or an escape in it. Most strings are short, so the first
-/// sixteen bytes are looked at eight at a time; a longer one is searched with `memchr`.
-pub(super) fn quote_or_escape(rest: &[u8]) -> usize {
-    let zero = |x: u64| x.wrapping_sub(ONES) & !x;
-    for at in [0, 8] {
-        let Some(word) = rest.get(at..at + 8) else {
-            return rest[at..]
-                .iter()
-                .position(|&b| b == b'"' || b == b'\\')
-                .map_or(rest.len(), |i| at + i);
-        };
-        let word = u64::from_le_bytes(word.try_into().unwrap_or([0; 8]));
-        let quote = word ^ (ONES * u64::from(b'"'));
-        let backslash = word ^ (ONES * u64::from(b'\\'));
-        let flags = (zero(quote) | zero(backslash)) & HIGHS;
-        if flags != 0 {
-            return at + flags.trailing_zeros() as usize / 8;
-        }
-    }
-    memchr::memchr2(b'"', b'\\', &rest[16..]).map_or(rest.len(), |i| 16 + i)
 }
 
 #[cfg(test)]
@@ -114,44 +68,6 @@ mod tests {
                 text.push(after);
                 assert_eq!(string_stop(&text), 3);
                 assert_eq!(string_stop(&text[4..]), naive(&text[4..]));
-            }
-        }
-    }
-
-    #[test]
-    fn the_quick_scans_of_valid_text_stop_where_a_byte_by_byte_look_would() {
-        let structure = |rest: &[u8]| {
-            rest.iter()
-                .position(|&b| matches!(b, b'"' | b'{' | b'}' | b'[' | b']'))
-                .unwrap_or(rest.len())
-        };
-        let quote = |rest: &[u8]| {
-            rest.iter()
-                .position(|&b| b == b'"' || b == b'\\')
-                .unwrap_or(rest.len())
-        };
-        // Every stop at every offset of the words, of the memchr part and of the tail,
-        // after the bytes of valid JSON outside strings, and after multi-byte characters.
-        for len in 0..40 {
-            for stop in [b'"', b'\\', b'{', b'}', b'[', b']'] {
-                for filler in [" ", "\n", "1", "-", "e", ":", ",", "true", "null", "é"] {
-                    let plain = filler.repeat(len);
-                    let mut text = plain.clone().into_bytes();
-                    text.push(stop);
-                    text.extend_from_slice(b"{\"x");
-                    let found = structure_stop(&text);
-                    assert!(found <= structure(&text), "{text:?}");
-                    // Anything found earlier is one of the bytes it passes over.
-                    if found < structure(&text) {
-                        assert!(matches!(text[found], b'Y' | b'_' | b'y' | 0x7f), "{text:?}");
-                    }
-                    assert_eq!(
-                        structure_stop(plain.as_bytes()),
-                        structure(plain.as_bytes())
-                    );
-                    assert_eq!(quote_or_escape(&text), quote(&text), "{text:?}");
-                    assert_eq!(quote_or_escape(plain.as_bytes()), plain.len());
-                }
             }
         }
     }

@@ -174,38 +174,7 @@ impl<'a> Parser<'a> {
     /// Moves past the list or mapping at the current position of text that a parse has
     /// validated already: only strings and brackets matter, to find where it ends.
     pub(super) fn skip_validated(&mut self) {
-        let mut open = 0usize;
-        loop {
-            self.pos += super::scan::structure_stop(&self.bytes[self.pos..]);
-            let Some(&b) = self.bytes.get(self.pos) else {
-                return;
-            };
-            self.pos += 1;
-            match b {
-                b'"' => loop {
-                    self.pos += super::scan::quote_or_escape(&self.bytes[self.pos..]);
-                    match self.bytes.get(self.pos) {
-                        // An escape: its backslash and the character after it (text read
-                        // ahead of its check may end in the backslash).
-                        Some(b'\\') => self.pos = (self.pos + 2).min(self.bytes.len()),
-                        Some(_) => {
-                            self.pos += 1;
-                            break;
-                        }
-                        None => return,
-                    }
-                },
-                b'{' | b'[' => open += 1,
-                b'}' | b']' => {
-                    open = open.saturating_sub(1);
-                    if open == 0 {
-                        return;
-                    }
-                }
-                // A byte that only looks like a bracket to `structure_stop`.
-                _ => {}
-            }
-        }
+        self.pos += super::blocks::container_end(&self.bytes[self.pos..]);
     }
 
     /// Reads `"key"` and the `:` after it, borrowing the key when it has no escapes.
