@@ -97,14 +97,24 @@ impl LineIndex {
 
     /// The bytes of every line of `text` in turn, without their line breaks.
     pub fn line_spans<'t>(&self, text: &'t str) -> impl Iterator<Item = Span> + 't {
-        let starts = std::iter::once(0)
-            .chain(breaks_in(text.as_bytes(), 0, text.len(), self.carriage_returns).map(|i| i + 1));
-        let ends = breaks_in(text.as_bytes(), 0, text.len(), self.carriage_returns)
-            .map(|i| i + 1)
-            .chain(std::iter::once(text.len()));
+        self.line_spans_from(text, 1)
+    }
+
+    /// The bytes of each line of `text` from the 1-based line `first` on, without their
+    /// line breaks: the first line's start looked up once, the rest found by walking on.
+    pub fn line_spans_from<'t>(
+        &self,
+        text: &'t str,
+        first: u32,
+    ) -> impl Iterator<Item = Span> + 't {
+        let from = self.line_start(text, first.max(1));
+        let carriage_returns = self.carriage_returns;
+        let breaks = move || breaks_in(text.as_bytes(), from, text.len(), carriage_returns);
+        let starts = std::iter::once(from).chain(breaks().map(|i| i + 1));
+        let ends = breaks().map(|i| i + 1).chain(std::iter::once(text.len()));
         starts
             .zip(ends)
-            .map(|(start, end)| line_without_break(text, start, end))
+            .map(move |(start, end)| line_without_break(text, start, end))
     }
 }
 
@@ -177,6 +187,9 @@ mod tests {
                 spans[i],
                 "{text:?} line {line}"
             );
+            // From any line on, the same spans as looking each line up.
+            let from: Vec<Span> = index.line_spans_from(text, line).collect();
+            assert_eq!(from, spans[i..], "{text:?} from line {line}");
         }
         assert_eq!(
             index.line_span(text, starts.len() as u32 + 1),

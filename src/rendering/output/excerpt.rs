@@ -148,11 +148,10 @@ impl Excerpt {
         let start = self.data.len();
         // Pieces of the real text kept, with where each begins in the excerpt.
         let mut pieces: Vec<(Range<usize>, usize)> = Vec::new();
-        for line in first..=last {
+        for (line, span) in (first..=last).zip(lines.line_spans_from(text, first)) {
             if line > first {
                 self.data.push('\n');
             }
-            let span = lines.line_span(text, line);
             let (from, to) = (span.start as usize, span.end as usize);
             let kept: Vec<Range<usize>> = if to - from <= LONG_LINE {
                 std::iter::once(from..to).collect()
