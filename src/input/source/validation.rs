@@ -11,7 +11,7 @@
 //!
 //! [`SourceFile::parse_description_speculative`]: super::SourceFile::parse_description_speculative
 
-use std::sync::{Arc, Mutex, OnceLock};
+use std::sync::{Arc, Mutex, OnceLock, PoisonError};
 use std::thread::JoinHandle;
 
 use super::lines::LineIndex;
@@ -76,7 +76,10 @@ impl Validation {
         if let Some(&passed) = self.found.passed.get() {
             return passed;
         }
-        if let Some(handle) = self.running.lock().ok().and_then(|mut h| h.take()) {
+        // Held while the thread is joined: another caller waits here rather than take
+        // a thread still running for one that ended without an answer.
+        let mut running = self.running.lock().unwrap_or_else(PoisonError::into_inner);
+        if let Some(handle) = running.take() {
             let _ = handle.join();
         }
         // The thread has ended: it answered, or it never will.
