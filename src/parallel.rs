@@ -35,6 +35,7 @@ pub(crate) fn map_in_order_here<T: Sync, R: Send>(
     spread(items, job, true)
 }
 
+/// [`map_in_order`], with the calling thread as one of the workers when `here`.
 fn spread<T: Sync, R: Send>(
     items: &[T],
     job: impl Fn(&T) -> R + Sync,

@@ -21,8 +21,9 @@
 //!
 //! Each choice is said in a note on standard error, with the files it checks.
 
-use foldhash::{HashSet, HashSetExt};
 use std::path::{Path, PathBuf};
+
+use foldhash::{HashSet, HashSetExt};
 
 use crate::analysis::check::{GivenPolicies, POLICY_FILE_NAMES};
 use crate::analysis::layers::detect::{HandedOver, LayerFile, handed_over};

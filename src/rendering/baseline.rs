@@ -10,9 +10,9 @@
 //! by the fingerprints of that version ([`legacy_fingerprints`]). Files are written in
 //! version 2.
 
-use foldhash::{HashMap, HashMapExt};
 use std::path::Path;
 
+use foldhash::{HashMap, HashMapExt};
 use serde::{Deserialize, Serialize};
 
 use crate::error::InputError;

@@ -8,8 +8,9 @@
 //! policy entry) is made once, and a file whose new text does not parse back is left as
 //! it was.
 
-use foldhash::{HashMap, HashMapExt, HashSet, HashSetExt};
 use std::path::PathBuf;
+
+use foldhash::{HashMap, HashMapExt, HashSet, HashSetExt};
 
 use crate::analysis::fix::edit::{Target, TextEdit};
 use crate::analysis::fix::{Change, Fix, Safety};

@@ -3,13 +3,13 @@
 //! the other open documents' unsaved texts instead of their files, and publishes a
 //! result only while the document still has the version that was checked.
 
-use foldhash::{HashMap, HashMapExt};
 use std::path::{Path, PathBuf};
 use std::sync::mpsc::{Receiver, RecvTimeoutError, Sender, channel};
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
+use foldhash::{HashMap, HashMapExt};
 use lsp_server::{Message, Notification};
 use lsp_types::notification::{Notification as _, PublishDiagnostics};
 use lsp_types::{Diagnostic, PublishDiagnosticsParams, Uri};

@@ -3,11 +3,10 @@
 //! change affects), and the diagnostics each description contributed to each file.
 
 use std::collections::BTreeMap;
-
-use foldhash::HashMap;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
+use foldhash::HashMap;
 use lsp_types::{Diagnostic, Uri};
 
 use super::config::Config;

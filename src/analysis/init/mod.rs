@@ -16,9 +16,9 @@
 //! file parses back to exactly the intended selectors whatever that text holds.
 
 use std::collections::BTreeMap;
+use std::fmt::Write;
 
 use foldhash::{HashMap, HashMapExt};
-use std::fmt::Write;
 
 use crate::analysis::contract::Contract;
 use crate::analysis::layers::chain::Bound;

@@ -9,8 +9,9 @@
 //! that carry it, and the others fall through: such a route is bound as an alternative,
 //! together with each later one up to the first that takes ordinary requests.
 
-use foldhash::{HashSet, HashSetExt};
 use std::sync::Arc;
+
+use foldhash::{HashSet, HashSetExt};
 
 use super::hosts::HostIndex;
 use super::{Layer, PathMatch, RouteMatch, RouteRegex, StringMatch};

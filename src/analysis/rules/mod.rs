@@ -15,8 +15,9 @@ mod suppression_warnings;
 #[cfg(test)]
 mod tester;
 
-use foldhash::HashMap;
 use std::sync::Arc;
+
+use foldhash::HashMap;
 
 use crate::analysis::contract::Contract;
 use crate::analysis::layers::chain::{Bound, LayerHop};

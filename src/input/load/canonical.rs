@@ -7,9 +7,10 @@
 //! parent, and a file costs one `lstat` to check that it is not itself a symbolic link,
 //! once per path it is named by. A symbolic link is resolved in full where it is met.
 
-use foldhash::HashMap;
 use std::ffi::OsString;
 use std::path::{Component, Path, PathBuf};
+
+use foldhash::HashMap;
 
 /// Resolved folders and files, by the path they were named with, byte for byte (paths
 /// compare by components, so `a.yaml/` would equal `a.yaml`, which does not resolve alike).

@@ -17,11 +17,12 @@ mod root_ahead;
 pub mod stdin;
 mod tracked;
 
-use foldhash::{HashMap, HashMapExt, HashSet, HashSetExt};
 use std::ffi::OsString;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
+
+use foldhash::{HashMap, HashMapExt, HashSet, HashSetExt};
 
 use crate::error::{ErrorSite, InputError};
 use crate::input::source::{ParseLimits, SourceFile, SyntaxError, path_text};

@@ -5,9 +5,10 @@
 //! Keyed by canonical path: a file is in the overlay only when it exists on disk (its
 //! path resolves), and it is held to the same root folder and size limit as its disk copy.
 
-use foldhash::HashMap;
 use std::ffi::OsString;
 use std::path::{Path, PathBuf};
+
+use foldhash::HashMap;
 
 use super::open::over_limit;
 use crate::error::InputError;

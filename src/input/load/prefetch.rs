@@ -12,9 +12,10 @@
 //! examples, and the `$ref` of a request body's schema. Files outside the root folder are
 //! not read ahead at all (unless the user allows references there).
 
-use foldhash::{HashMap, HashSet, HashSetExt};
 use std::ffi::OsString;
 use std::path::{Path, PathBuf};
+
+use foldhash::{HashMap, HashSet, HashSetExt};
 
 use super::{LoadOptions, Loader, join_display, read_resolved};
 use crate::error::InputError;

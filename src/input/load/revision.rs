@@ -13,13 +13,13 @@
 
 mod blobs;
 
-use foldhash::HashMap;
 use std::io::{BufRead, BufReader};
 use std::path::{Component, Path, PathBuf};
 use std::process::Stdio;
 use std::sync::Mutex;
 
 use blobs::BlobReader;
+use foldhash::HashMap;
 
 use super::git::{Git, failed};
 use crate::error::InputError;

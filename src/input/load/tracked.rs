@@ -2,10 +2,11 @@
 //! them, and so does a folder search. Without this, a change could hide a description
 //! from `retrylint check .` by adding one line to a `.gitignore`.
 
-use foldhash::HashSet;
 use std::io::BufRead;
 use std::path::{Component, Path, PathBuf};
 use std::process::Stdio;
+
+use foldhash::HashSet;
 
 use super::LoadOptions;
 use super::git::Git;

@@ -7,9 +7,10 @@
 mod build;
 mod methods;
 
-use foldhash::HashSet;
 use std::fmt;
 use std::sync::{Mutex, OnceLock, PoisonError};
+
+use foldhash::HashSet;
 
 pub use crate::input::source::proto::{IdempotencyLevel, Streaming};
 pub use build::build;

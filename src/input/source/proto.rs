@@ -13,6 +13,7 @@
 //! parser leaves uninterpreted, as protoc interprets it: an identifier naming a value of
 //! `MethodOptions.IdempotencyLevel` (google/protobuf/descriptor.proto).
 
+use foldhash::{HashMap, HashMapExt};
 use prost_types::source_code_info::Location;
 use prost_types::{FileDescriptorProto, MethodDescriptorProto, UninterpretedOption};
 
@@ -165,7 +166,7 @@ struct Spans<'a> {
     lines: Vec<usize>,
     /// The first location of each path (a file has one location per element and more:
     /// looked up by path, never searched, so a large file stays linear).
-    locations: foldhash::HashMap<&'a [i32], &'a Location>,
+    locations: HashMap<&'a [i32], &'a Location>,
 }
 
 impl<'a> Spans<'a> {
@@ -176,10 +177,7 @@ impl<'a> Spans<'a> {
             .source_code_info
             .as_ref()
             .map_or(&[][..], |info| info.location.as_slice());
-        let mut locations = foldhash::HashMap::with_capacity_and_hasher(
-            all.len(),
-            foldhash::fast::RandomState::default(),
-        );
+        let mut locations = HashMap::with_capacity(all.len());
         for location in all {
             locations
                 .entry(location.path.as_slice())

@@ -5,8 +5,9 @@
 //! operation by method and
 //! path template, and the JSON Pointer — or, for a comment, its text.
 
-use foldhash::{HashMap, HashMapExt};
 use std::path::Path;
+
+use foldhash::{HashMap, HashMapExt};
 
 use crate::analysis::rules::RuleId;
 use crate::analysis::rules::finding::Finding;

@@ -7,8 +7,9 @@
 //! messages are escaped Markdown text, so nothing in a description can add a link, an
 //! image, HTML or a mention to the page.
 
-use foldhash::{HashMap, HashMapExt};
 use std::fmt::Write;
+
+use foldhash::{HashMap, HashMapExt};
 
 use super::source_links::SourceLinks;
 use super::{CheckResult, Place, Summary};

@@ -8,8 +8,9 @@
 //! does not resolve leaves the body without properties rather than failing the
 //! description: schemas were never required to resolve for the facts retrying needs.
 
-use foldhash::HashMap;
 use std::sync::Arc;
+
+use foldhash::HashMap;
 
 use super::{At, through};
 use crate::input::load::{FileId, Loader};

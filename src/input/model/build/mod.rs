@@ -20,6 +20,8 @@ mod tests;
 
 use std::sync::Arc;
 
+use foldhash::{HashMap, HashMapExt, HashSet};
+
 use super::{Api, Extension, HeaderParam, Method, Operation, Place, RequestField, SpecVersion};
 use crate::error::InputError;
 use crate::input::load::{FileId, Loader, Target};
@@ -395,10 +397,7 @@ fn path_item(
 /// Refuses a description that states one operation twice (a method field and the same
 /// method in `additionalOperations`, or a key of both `paths` and `x-ms-paths`).
 fn unique(loader: &mut Loader, operations: &[Operation]) -> Result<(), InputError> {
-    let mut seen = foldhash::HashMap::with_capacity_and_hasher(
-        operations.len(),
-        foldhash::fast::RandomState::default(),
-    );
+    let mut seen = HashMap::with_capacity(operations.len());
     for op in operations {
         if let Some(first) = seen.insert((op.method, op.path.as_str()), &op.loc) {
             let file = loader.file(op.loc.file);
@@ -468,7 +467,7 @@ fn operation(
         mut query,
         body: param_body,
     } = params(loader, bodies, &op)?;
-    let own: foldhash::HashSet<String> = headers
+    let own: HashSet<String> = headers
         .iter()
         .map(|h| h.name.to_ascii_lowercase())
         .collect();
@@ -483,7 +482,7 @@ fn operation(
         }
     }
     // Query names compare as written: they are case-sensitive.
-    let own: foldhash::HashSet<String> = query.iter().map(|q| q.name.clone()).collect();
+    let own: HashSet<String> = query.iter().map(|q| q.name.clone()).collect();
     query.extend(
         path_params
             .query

@@ -1,6 +1,6 @@
 //! Finding the next byte that matters in JSON text, eight bytes at a time: where a
-//! string's plain part ends, and where whitespace ends. (Text already checked is passed over 64 bytes at a time:
-//! see `super::blocks`.)
+//! string's plain part ends, and where whitespace ends. (Text already checked is passed
+//! over 64 bytes at a time: see `super::blocks`.)
 
 /// Eight spaces, as one little-endian word.
 pub(super) const SPACES: u64 = u64::from_ne_bytes([b' '; 8]);

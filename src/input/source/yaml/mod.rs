@@ -9,7 +9,6 @@
 //! turned into byte offsets as the events arrive.
 
 use foldhash::{HashMap, HashMapExt, HashSet};
-
 use saphyr_parser::{Event, Parser, ScalarStyle, ScanError, Span as YamlSpan};
 
 mod offsets;
