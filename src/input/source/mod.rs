@@ -200,7 +200,9 @@ pub struct SourceFile {
     /// The check of its text still running beside, when its parse read ahead of it
     /// (see [`validation`]).
     validation: Option<Arc<validation::Validation>>,
-    lines: OnceLock<LineIndex>,
+    /// Shared with the file made from it without its tree, and with the check of its
+    /// text when that runs beside (which makes it once the text passed).
+    lines: Arc<OnceLock<LineIndex>>,
     identity: OnceLock<String>,
 }
 
@@ -221,7 +223,7 @@ impl SourceFile {
             documents: false,
             proto: None,
             validation: None,
-            lines: OnceLock::new(),
+            lines: Arc::default(),
             identity: OnceLock::new(),
         }
     }
@@ -240,7 +242,7 @@ impl SourceFile {
             documents: self.documents,
             proto: self.proto.clone(),
             validation: self.validation.clone(),
-            lines: OnceLock::new(),
+            lines: self.lines.clone(),
             identity: self.identity.clone(),
         }
     }
@@ -305,7 +307,8 @@ impl SourceFile {
             && shared.len() >= READ_AHEAD_FROM
             && crate::parallel::cores() > 1
             && !is_proto_path(&display)
-            && let Some(validation) = validation::Validation::start(&shared, limits)
+            && let lines = Arc::<OnceLock<LineIndex>>::default()
+            && let Some(validation) = validation::Validation::start(&shared, limits, &lines)
             && let Ok(root) = json::parse_speculative(&shared, limits)
         {
             let parsed = yaml::Parsed {
@@ -315,6 +318,7 @@ impl SourceFile {
             };
             let mut file = SourceFile::parsed(display, shared, parsed, Syntax::Json);
             file.validation = Some(Arc::new(validation));
+            file.lines = lines;
             return Ok(file);
         }
         SourceFile::parse_description_shared(display, shared, limits)
@@ -421,11 +425,7 @@ impl SourceFile {
 
     /// The file's line index, built on first use.
     pub fn lines(&self) -> &LineIndex {
-        match &self.validation {
-            // Made beside, once the text passed its check.
-            Some(validation) => validation.lines(&self.text),
-            None => self.lines.get_or_init(|| LineIndex::new(&self.text)),
-        }
+        self.lines.get_or_init(|| LineIndex::new(&self.text))
     }
 
     /// Whether a byte offset lies inside a scalar whose text holds a `#` (so a `#` there

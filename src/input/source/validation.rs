@@ -32,16 +32,20 @@ struct Found {
     names_other_files: OnceLock<bool>,
     /// Whether the text is valid.
     passed: OnceLock<bool>,
-    /// Where the text's lines start, made once the text passed: a finding's place needs
-    /// it when the report is written, and the thread is idle by then.
-    lines: OnceLock<LineIndex>,
 }
 
 impl Validation {
     /// Starts checking `text` on a thread of its own; `None` when no thread can be made
-    /// (then the file is parsed the ordinary way).
-    pub(super) fn start(text: &SharedText, limits: ParseLimits) -> Option<Validation> {
+    /// (then the file is parsed the ordinary way). Once the text passed, the thread also
+    /// makes its line index into `lines` (the file's): a finding's place needs it when
+    /// the report is written, and the thread is idle by then.
+    pub(super) fn start(
+        text: &SharedText,
+        limits: ParseLimits,
+        lines: &Arc<OnceLock<LineIndex>>,
+    ) -> Option<Validation> {
         let text = text.clone();
+        let lines = lines.clone();
         let found = Arc::new(Found::default());
         let finding = found.clone();
         let handle = std::thread::Builder::new()
@@ -53,7 +57,7 @@ impl Validation {
                 let passed = json::validate(&text, limits);
                 let _ = finding.passed.set(passed);
                 if passed {
-                    finding.lines.get_or_init(|| LineIndex::new(&text));
+                    lines.get_or_init(|| LineIndex::new(&text));
                 }
             })
             .ok()?;
@@ -84,12 +88,6 @@ impl Validation {
         }
         // The thread has ended: it answered, or it never will.
         *self.found.passed.get_or_init(|| false)
-    }
-
-    /// The line index of `text` (the text this check reads): the thread's, waiting for
-    /// it while the thread makes it; made here when the thread has not started on it.
-    pub(super) fn lines(&self, text: &str) -> &LineIndex {
-        self.found.lines.get_or_init(|| LineIndex::new(text))
     }
 }
 
@@ -194,8 +192,10 @@ mod tests {
 
     #[test]
     fn a_check_on_its_own_thread_answers_once_and_keeps_its_answer() {
-        let good = super::Validation::start(&Arc::new(SAMPLE.to_string()), limits());
-        let bad = super::Validation::start(&Arc::new("{\"a\": }".to_string()), limits());
+        let (good_lines, bad_lines) = (Arc::default(), Arc::default());
+        let good = super::Validation::start(&Arc::new(SAMPLE.to_string()), limits(), &good_lines);
+        let bad =
+            super::Validation::start(&Arc::new("{\"a\": }".to_string()), limits(), &bad_lines);
         let (Some(good), Some(bad)) = (good, bad) else {
             panic!("threads can be made")
         };
@@ -210,7 +210,10 @@ mod tests {
                 .map(|at| index.line_of(SAMPLE, at))
                 .collect::<Vec<_>>()
         };
-        assert_eq!(line_of(good.lines(SAMPLE)), line_of(&lines));
+        let made = good_lines.get_or_init(|| super::LineIndex::new(SAMPLE));
+        assert_eq!(line_of(made), line_of(&lines));
         assert!(!bad.passed() && !bad.passed());
+        // Text that failed its check gets no line index from the thread.
+        assert!(bad_lines.get().is_none());
     }
 }
