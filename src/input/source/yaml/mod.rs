@@ -11,6 +11,7 @@
 use foldhash::{HashMap, HashMapExt, HashSet};
 use saphyr_parser::{Event, Parser, ScalarStyle, ScanError, Span as YamlSpan};
 
+mod fast;
 mod offsets;
 
 use super::json::{map_node, unique_map};
@@ -50,6 +51,15 @@ pub(super) fn parse_stream(text: &str, limits: ParseLimits) -> Result<Parsed, Sy
 }
 
 fn parse_with(text: &str, limits: ParseLimits, stream: bool) -> Result<Parsed, SyntaxError> {
+    if !stream && let Some(parsed) = fast::parse(text, limits) {
+        return Ok(parsed);
+    }
+    events(text, limits, stream)
+}
+
+/// Parses `text` from `saphyr-parser`'s events: the reader of record, for everything the
+/// fast path leaves to it.
+fn events(text: &str, limits: ParseLimits, stream: bool) -> Result<Parsed, SyntaxError> {
     let mut builder = Builder {
         stream: stream.then(Vec::new),
         offsets: Offsets::new(text),
