@@ -5,7 +5,8 @@
 //! (`realpath`: one `readlink` per component) repeats the same work for each of them;
 //! here each folder (and each folder above it) is resolved once, from its resolved
 //! parent, and a file costs one `lstat` to check that it is not itself a symbolic link,
-//! once per path it is named by. A symbolic link is resolved in full where it is met.
+//! once per path it is named by; that `lstat` also gives a regular file's size. A
+//! symbolic link is resolved in full where it is met.
 
 use std::ffi::OsString;
 use std::path::{Component, Path, PathBuf};
@@ -17,12 +18,25 @@ use foldhash::HashMap;
 #[derive(Debug, Default)]
 pub(super) struct CanonicalPaths {
     folders: HashMap<OsString, Option<PathBuf>>,
-    files: HashMap<OsString, Option<PathBuf>>,
+    files: HashMap<OsString, Option<Resolved>>,
+}
+
+/// A file's canonical path, with its size when the path named a regular file itself (not
+/// a symbolic link to one).
+#[derive(Debug, Clone)]
+pub(super) struct Resolved {
+    pub path: PathBuf,
+    pub size: Option<u64>,
 }
 
 impl CanonicalPaths {
     /// What `std::fs::canonicalize(path)` gives, or `None` where it fails.
     pub(super) fn file(&mut self, path: &Path) -> Option<PathBuf> {
+        self.file_sized(path).map(|resolved| resolved.path)
+    }
+
+    /// [`CanonicalPaths::file`], with the file's size when the `lstat` gave it.
+    pub(super) fn file_sized(&mut self, path: &Path) -> Option<Resolved> {
         if let Some(known) = self.files.get(path.as_os_str()) {
             return known.clone();
         }
@@ -32,17 +46,23 @@ impl CanonicalPaths {
         resolved
     }
 
-    fn resolve(&mut self, path: &Path) -> Option<PathBuf> {
+    fn resolve(&mut self, path: &Path) -> Option<Resolved> {
+        let whole = |path: &Path| {
+            std::fs::canonicalize(path)
+                .ok()
+                .map(|path| Resolved { path, size: None })
+        };
         let Some((folder, name)) = split_plain(path) else {
-            return std::fs::canonicalize(path).ok();
+            return whole(path);
         };
         let folder = self.folder(folder, MAX_COMPONENTS)?;
         let joined = folder.join(name);
         let metadata = std::fs::symlink_metadata(&joined).ok()?;
         if metadata.file_type().is_symlink() {
-            return std::fs::canonicalize(&joined).ok();
+            return whole(&joined);
         }
-        Some(joined)
+        let size = metadata.is_file().then_some(metadata.len());
+        Some(Resolved { path: joined, size })
     }
 
     /// The canonical path of a folder, or `None` when it is not one. Resolved from its

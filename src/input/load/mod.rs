@@ -80,6 +80,17 @@ impl LoadOptions {
     /// The text of the file at `path` (`shown` in messages), at most `max_file_size`
     /// bytes: the overlay's stand-in when it has one, else the file on disk.
     pub fn read_text(&self, path: &Path, shown: &str) -> Result<String, InputError> {
+        self.read_text_of(path, shown, None)
+    }
+
+    /// [`LoadOptions::read_text`] of a path found to be a regular file of `regular_size`
+    /// bytes, when it was (see [`open::read_text_of`]).
+    fn read_text_of(
+        &self,
+        path: &Path,
+        shown: &str,
+        regular_size: Option<u64>,
+    ) -> Result<String, InputError> {
         if let Some(text) = self
             .overlay
             .as_ref()
@@ -87,7 +98,7 @@ impl LoadOptions {
         {
             return text;
         }
-        read_text(path, shown, self.max_file_size)
+        open::read_text_of(path, shown, self.max_file_size, regular_size)
     }
 
     /// Whether an unsaved text stands in for the file at canonical path `canonical`.
@@ -129,8 +140,13 @@ pub struct Loader {
     canonical: Vec<PathBuf>,
     /// (Keyed by the path's bytes: hashing a `Path` walks its components.)
     by_canonical: HashMap<OsString, FileId>,
-    /// References already resolved, by referring file and reference text.
+    /// References already resolved, by scope (see [`Loader::resolve`]) and reference text.
     resolved: HashMap<FileId, HashMap<String, Target>>,
+    /// For each file, the first file loaded from its folder: a reference to another file
+    /// means the same from every file of one folder.
+    scope: Vec<FileId>,
+    /// The first file loaded from each folder, by the folder's bytes.
+    folders: HashMap<OsString, FileId>,
     /// Files already reached, by the referring file's folder and the reference's file
     /// part: a reference means the same from every file of one folder, and a description's
     /// files mostly name the same few shared files.
@@ -168,6 +184,8 @@ impl Loader {
             by_canonical: HashMap::new(),
             by_reference: HashMap::new(),
             resolved: HashMap::new(),
+            scope: Vec::new(),
+            folders: HashMap::new(),
             root_dir: None,
             expanded: 0,
             reused: HashSet::new(),
@@ -247,8 +265,7 @@ impl Loader {
         file.canonical = Some(canonical.clone());
         self.expanded = self.expanded.saturating_add(file.expanded_bytes);
         let id = self.add(Arc::new(file));
-        self.canonical[id].clone_from(&canonical);
-        self.by_canonical.insert(canonical.into_os_string(), id);
+        self.place(id, canonical);
         Ok(id)
     }
 
@@ -261,7 +278,23 @@ impl Loader {
     pub fn add(&mut self, file: Arc<SourceFile>) -> FileId {
         self.files.push(file);
         self.canonical.push(PathBuf::new());
-        self.files.len() - 1
+        let id = self.files.len() - 1;
+        self.scope.push(id);
+        id
+    }
+
+    /// Records where file `id` is: its canonical path, and the first file loaded from its
+    /// folder (whose resolved references it shares).
+    fn place(&mut self, id: FileId, canonical: PathBuf) {
+        let folder = canonical.parent().unwrap_or(Path::new("")).as_os_str();
+        self.scope[id] = if let Some(&first) = self.folders.get(folder) {
+            first
+        } else {
+            self.folders.insert(folder.to_owned(), id);
+            id
+        };
+        self.canonical[id].clone_from(&canonical);
+        self.by_canonical.insert(canonical.into_os_string(), id);
     }
 
     pub fn file(&self, id: FileId) -> Arc<SourceFile> {
@@ -349,7 +382,7 @@ impl Loader {
         let read_ahead = self.take_read_ahead(&canonical, &display);
         let file = match read_ahead {
             Some(read) if !self.options.overlays(&canonical) => read,
-            _ => read_resolved(&canonical, display, &self.options),
+            _ => read_resolved(&canonical, display, &self.options, None),
         }
         .map_err(with_referrer)?;
         self.bytes_read = self.bytes_read.saturating_add(file.text.len() as u64);
@@ -373,8 +406,7 @@ impl Loader {
             ));
         }
         let id = self.add(Arc::new(file));
-        self.canonical[id].clone_from(&canonical);
-        self.by_canonical.insert(canonical.into_os_string(), id);
+        self.place(id, canonical);
         Ok(id)
     }
 }
@@ -393,24 +425,26 @@ pub fn read_source(
     display: PathBuf,
     options: &LoadOptions,
 ) -> Result<SourceFile, InputError> {
-    let mut file = read_parsed(path, display, options, SourceFile::parse)?;
+    let mut file = read_parsed(path, display, options, SourceFile::parse, None)?;
     file.canonical = std::fs::canonicalize(path).ok();
     Ok(file)
 }
 
 /// [`read_source`] for a file of the description whose path is already canonical: it is
 /// not resolved again, and its schemas and examples are built when first looked at.
+/// `regular_size`: the size an `lstat` of the path found, when it found a regular file.
 fn read_resolved(
     canonical: &Path,
     display: PathBuf,
     options: &LoadOptions,
+    regular_size: Option<u64>,
 ) -> Result<SourceFile, InputError> {
     let parse = if options.read_ahead_of_check.is_some() {
         SourceFile::parse_description_speculative
     } else {
         SourceFile::parse_description
     };
-    let mut file = read_parsed(canonical, display, options, parse)?;
+    let mut file = read_parsed(canonical, display, options, parse, regular_size)?;
     if let Some(read_ahead) = &options.read_ahead_of_check
         && file.read_ahead()
     {
@@ -425,8 +459,9 @@ fn read_parsed(
     display: PathBuf,
     options: &LoadOptions,
     parse: ParseFn,
+    regular_size: Option<u64>,
 ) -> Result<SourceFile, InputError> {
-    let text = options.read_text(path, &path_text(&display))?;
+    let text = options.read_text_of(path, &path_text(&display), regular_size)?;
     parse_source(display, "", text, options.parse, parse)
 }
 

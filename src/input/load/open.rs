@@ -18,20 +18,38 @@ use crate::input::source::LineIndex;
 ///
 /// `shown` is how messages name the file.
 pub fn read_text(path: &Path, shown: &str, max_size: u64) -> Result<String, InputError> {
+    read_text_of(path, shown, max_size, None)
+}
+
+/// [`read_text`] of a path that an `lstat` just found to be a regular file of
+/// `regular_size` bytes (not a link to one), when it did: that check stands for the one
+/// made before opening.
+pub(super) fn read_text_of(
+    path: &Path,
+    shown: &str,
+    max_size: u64,
+    regular_size: Option<u64>,
+) -> Result<String, InputError> {
     let cannot =
         |e: std::io::Error| InputError::new(format!("cannot read `{shown}`: {}", io_reason(&e)));
-    // The type is checked before the file is opened: opening a FIFO for reading blocks.
-    let metadata = std::fs::metadata(path).map_err(cannot)?;
-    regular_file(&metadata, shown)?;
-    if metadata.len() > max_size {
-        return Err(over_limit(shown, Some(metadata.len()), max_size));
+    // The type is checked before the file is opened: opening a FIFO for reading blocks,
+    // opening a device may do something.
+    let size = if let Some(size) = regular_size {
+        size
+    } else {
+        let metadata = std::fs::metadata(path).map_err(cannot)?;
+        regular_file(&metadata, shown)?;
+        metadata.len()
+    };
+    if size > max_size {
+        return Err(over_limit(shown, Some(size), max_size));
     }
     let file = open(path).map_err(cannot)?;
     // The path may have been swapped for something else since it was checked.
     regular_file(&file.metadata().map_err(cannot)?, shown)?;
     // Sized from the metadata: the whole file arrives in one `read` (and one more that
     // finds its end), not in a series of doubling ones.
-    read_bounded_sized(file, shown, max_size, metadata.len())
+    read_bounded_sized(file, shown, max_size, size)
 }
 
 /// The first `limit` bytes of a regular file, whatever they are.

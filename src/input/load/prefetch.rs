@@ -17,9 +17,13 @@ use std::path::{Path, PathBuf};
 
 use foldhash::{HashMap, HashSet, HashSetExt};
 
-use super::{LoadOptions, Loader, join_display, read_resolved};
+use super::{LoadOptions, Loader, canonical, join_display, read_resolved};
 use crate::error::InputError;
 use crate::input::source::{Node, SourceFile, Value, is_deferred_key, pointer};
+
+/// A file named by a reference: its canonical path, the name it is shown by, and its size
+/// when resolving its path found it.
+type Named = (PathBuf, PathBuf, Option<u64>);
 
 /// Files read ahead, by canonical path (its bytes), with the name they were read under.
 pub(super) type ReadAhead = HashMap<OsString, (PathBuf, Result<SourceFile, InputError>)>;
@@ -55,8 +59,10 @@ impl Loader {
                 .saturating_sub(bytes.saturating_add(self.bytes_read));
             let fits = wave
                 .iter()
-                .take_while(|(canonical, _)| {
-                    let size = std::fs::metadata(canonical).map_or(0, |m| m.len());
+                .take_while(|(canonical, _, size)| {
+                    // The size the path's resolution saw, else the file's metadata.
+                    let size =
+                        size.unwrap_or_else(|| std::fs::metadata(canonical).map_or(0, |m| m.len()));
                     let fits = size <= left;
                     left = left.saturating_sub(size);
                     fits
@@ -69,7 +75,7 @@ impl Loader {
             let read = read_all(&wave, &self.options);
             let mut next = Vec::new();
             let mut named = HashSet::new();
-            for ((canonical, display), (result, parts)) in wave.into_iter().zip(read) {
+            for ((canonical, display, _), (result, parts)) in wave.into_iter().zip(read) {
                 if let Ok(file) = &result {
                     bytes = bytes.saturating_add(file.text.len() as u64);
                     next.extend(self.named_by(file, parts, &mut named));
@@ -93,7 +99,7 @@ impl Loader {
         file: &SourceFile,
         mut file_parts: Vec<String>,
         named: &mut HashSet<OsString>,
-    ) -> Vec<(PathBuf, PathBuf)> {
+    ) -> Vec<Named> {
         let Some(canonical) = &file.canonical else {
             return Vec::new();
         };
@@ -122,7 +128,9 @@ impl Loader {
             let Some(decoded) = pointer::percent_decode(file_part) else {
                 continue;
             };
-            let Some(target) = self.paths.file(&base.join(&decoded)) else {
+            let Some(canonical::Resolved { path: target, size }) =
+                self.paths.file_sized(&base.join(&decoded))
+            else {
                 continue;
             };
             if self.by_canonical.contains_key(target.as_os_str())
@@ -144,7 +152,7 @@ impl Loader {
                 join_display(&file.display, &decoded)
             };
             named.insert(target.as_os_str().to_os_string());
-            out.push((target, display));
+            out.push((target, display, size));
         }
         out
     }
@@ -164,11 +172,11 @@ impl Loader {
 /// Reads and parses files on every core, each with the file parts of its references
 /// (see [`file_parts`]); results in the order of `files`.
 fn read_all(
-    files: &[(PathBuf, PathBuf)],
+    files: &[Named],
     options: &LoadOptions,
 ) -> Vec<(Result<SourceFile, InputError>, Vec<String>)> {
-    let read = |(canonical, display): &(PathBuf, PathBuf)| {
-        let file = read_resolved(canonical, display.clone(), options);
+    let read = |(canonical, display, size): &Named| {
+        let file = read_resolved(canonical, display.clone(), options, *size);
         let parts = file.as_ref().map(file_parts).unwrap_or_default();
         (file, parts)
     };

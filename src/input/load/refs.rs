@@ -81,12 +81,21 @@ impl Loader {
 
     /// Resolves the reference `text`, written at `span` of file `from`.
     pub fn resolve(&mut self, from: FileId, text: &str, span: Span) -> Result<Target, InputError> {
-        if let Some(target) = self.resolved.get(&from).and_then(|m| m.get(text)) {
+        // A reference within the file is the file's own; one to another file leads to the
+        // same place from every file of the folder (most of a multi-file description's
+        // files sit in a few folders and name the same shared files).
+        let file_part = text.split_once('#').map_or(text, |(file, _)| file);
+        let scope = if file_part.is_empty() {
+            from
+        } else {
+            self.scope[from]
+        };
+        if let Some(target) = self.resolved.get(&scope).and_then(|m| m.get(text)) {
             return Ok(target.clone());
         }
         let target = self.resolve_uncached(from, text, span)?;
         self.resolved
-            .entry(from)
+            .entry(scope)
             .or_default()
             .insert(text.to_string(), target.clone());
         Ok(target)

@@ -65,7 +65,7 @@ impl RootAhead {
             .name("root".into())
             .spawn(move || {
                 let canonical = std::fs::canonicalize(&owned).ok()?;
-                let file = read_resolved(&canonical, owned, &options);
+                let file = read_resolved(&canonical, owned, &options, None);
                 Some((canonical, file))
             })
             .ok()?;
