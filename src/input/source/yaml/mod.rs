@@ -51,7 +51,13 @@ pub(super) fn parse_stream(text: &str, limits: ParseLimits) -> Result<Parsed, Sy
 }
 
 fn parse_with(text: &str, limits: ParseLimits, stream: bool) -> Result<Parsed, SyntaxError> {
-    if !stream && let Some(parsed) = fast::parse(text, limits) {
+    if let Some(mut parsed) = fast::parse(text, limits) {
+        if stream {
+            // A stream of one document (the fast path reads no other): the list of it.
+            let document = std::mem::replace(&mut parsed.root, Node::new(Span::at(0), Value::Null));
+            let documents: std::sync::Arc<[Node]> = std::sync::Arc::new([document]);
+            parsed.root = Node::new(Span::new(0, text.len()), Value::Seq(documents));
+        }
         return Ok(parsed);
     }
     events(text, limits, stream)

@@ -3,7 +3,7 @@
 //! left whole to the parser.
 
 use super::super::super::{Node, ParseLimits, Span, Value};
-use super::super::events;
+use super::super::{events, parse_with};
 use super::parse;
 
 /// Compares both readers on `text`; gives whether the fast path read it.
@@ -21,6 +21,16 @@ fn same(text: &str) -> bool {
     }
     assert_eq!(fast.hash_scalars, full.hash_scalars, "{text}");
     assert_eq!(fast.expanded, full.expanded, "{text}");
+    // Read as a stream of documents (a layer file), the same.
+    let (stream, full_stream) = match (parse_with(text, limits, true), events(text, limits, true)) {
+        (Ok(stream), Ok(full_stream)) => (stream, full_stream),
+        (a, b) => panic!("as a stream, {:?} against {:?}:\n{text}", a.err(), b.err()),
+    };
+    if let Some(difference) =
+        first_difference(text, &stream.root, &full_stream.root, "stream".into())
+    {
+        panic!("the readers differ at {difference}\nin:\n{text}");
+    }
     true
 }
 
