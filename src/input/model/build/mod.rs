@@ -116,7 +116,7 @@ pub fn build(loader: &mut Loader, root: FileId) -> Result<Api, InputError> {
             .collect();
         // Built for this loop alone, when the parse left it unbuilt: the tree of each path
         // item is freed once its operations are read.
-        ahead::each_built(&entries, |entry, node| {
+        ahead::each_built(&entries, file.read_ahead(), |entry, node| {
             let item = At {
                 id: root,
                 file: &file,
