@@ -16,6 +16,34 @@ pub(crate) fn median(runs: usize, mut f: impl FnMut()) -> Duration {
     times[times.len() / 2]
 }
 
+/// `base` and `check` timed in turn, `runs` times each: the median of each, and the
+/// median of the ratios check ÷ base of each pair. Load that comes and goes on a shared
+/// machine then falls on both sides of a ratio alike, rather than on one side's runs.
+#[allow(dead_code)] // Only the check benchmark pairs its runs.
+pub(crate) fn paired(
+    runs: usize,
+    mut base: impl FnMut(),
+    mut check: impl FnMut(),
+) -> (Duration, Duration, f64) {
+    let time = |f: &mut dyn FnMut()| {
+        let start = Instant::now();
+        f();
+        start.elapsed()
+    };
+    let (mut bases, mut checks, mut ratios) = (Vec::new(), Vec::new(), Vec::new());
+    for _ in 0..runs {
+        let b = time(&mut base);
+        let c = time(&mut check);
+        ratios.push(c.as_secs_f64() / b.as_secs_f64().max(1e-9));
+        bases.push(b);
+        checks.push(c);
+    }
+    bases.sort();
+    checks.sort();
+    ratios.sort_by(f64::total_cmp);
+    (bases[runs / 2], checks[runs / 2], ratios[runs / 2])
+}
+
 /// The median wall time of the binary over `runs`, and its peak memory in KiB (from
 /// `/usr/bin/time` when it is installed).
 pub(crate) fn process(runs: usize, args: &[&str]) -> (Duration, Option<u64>) {
