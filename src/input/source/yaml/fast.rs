@@ -132,6 +132,11 @@ fn is_blank_or_break(c: Option<&u8>) -> bool {
     matches!(c, None | Some(b' ' | b'\n'))
 }
 
+/// Whether `c` is one of the flow indicators, which end a plain scalar in a flow collection.
+fn is_flow(c: Option<&u8>) -> bool {
+    matches!(c, Some(b',' | b'[' | b']' | b'{' | b'}'))
+}
+
 /// What the reader found where a key may be written.
 enum KeyScan {
     /// A key, where it is written, and the position just after its `:`.
@@ -503,11 +508,10 @@ impl Reader<'_> {
 }
 
 /// Whether a plain scalar may start with `c` (followed by `next`) in block context.
+/// (The same in a flow collection: the parser refuses a `-` before a flow indicator there.)
 fn starts_plain(c: u8, next: Option<&u8>) -> bool {
     match c {
-        b'-' | b'?' | b':' => {
-            !is_blank_or_break(next) && !matches!(next, Some(b',' | b'[' | b']' | b'{' | b'}'))
-        }
+        b'-' | b'?' | b':' => !is_blank_or_break(next) && !is_flow(next),
         b',' | b'[' | b']' | b'{' | b'}' | b'#' | b'&' | b'*' | b'!' | b'|' | b'>' | b'\''
         | b'"' | b'%' | b'@' | b'`' | b' ' | b'\n' => false,
         _ => true,

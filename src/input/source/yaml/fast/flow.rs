@@ -3,12 +3,7 @@
 
 use super::super::super::json::unique_map;
 use super::super::super::{Entry, Node, Span, Text, Value};
-use super::{KeyScan, Reader, is_blank_or_break, scalar};
-
-/// Whether `c` is one of the flow indicators that end a plain scalar in a flow collection.
-fn is_flow(c: Option<&u8>) -> bool {
-    matches!(c, Some(b',' | b'[' | b']' | b'{' | b'}'))
-}
+use super::{KeyScan, Reader, is_blank_or_break, is_flow, scalar, starts_plain};
 
 impl Reader<'_> {
     /// The flow collection that opens at `at`: its node (spanning its brackets, and the
@@ -122,15 +117,7 @@ impl Reader<'_> {
     /// and where the scan stopped (a flow indicator, or a `:` and a blank). `None` when it
     /// may not start here, or a comment or the line's end comes first.
     fn flow_plain(&self, at: usize) -> Option<(usize, usize)> {
-        let c = *self.b.get(at)?;
-        let next = self.b.get(at + 1);
-        let starts = match c {
-            b'-' | b'?' | b':' => !is_blank_or_break(next) && !is_flow(next),
-            b',' | b'[' | b']' | b'{' | b'}' | b'#' | b'&' | b'*' | b'!' | b'|' | b'>' | b'\''
-            | b'"' | b'%' | b'@' | b'`' | b' ' | b'\n' => false,
-            _ => true,
-        };
-        if !starts {
+        if !starts_plain(*self.b.get(at)?, self.b.get(at + 1)) {
             return None;
         }
         let mut i = at;

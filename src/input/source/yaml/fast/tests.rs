@@ -1,6 +1,10 @@
 //! The fast path against `saphyr-parser`'s events: whatever it reads must be read the same
 //! (values, spans, the places of scalars holding a `#`), and whatever it leaves must be
-//! left whole to the parser.
+//! left whole to the parser. The fast path's rules come from saphyr-parser 0.3.4's own
+//! source (github.com/saphyr-rs/saphyr, `parser/src/scanner.rs`: `scan_plain_scalar`,
+//! `scan_flow_scalar`, `scan_block_scalar`, `fetch_block_entry`, `skip_ws_to_eol`;
+//! `parser/src/parser.rs`: where an empty scalar and an indentless list are placed), and
+//! the parser itself, which runs here, is the oracle every text is compared with.
 
 use super::super::super::{Node, ParseLimits, Span, Value};
 use super::super::{events, parse_with};
