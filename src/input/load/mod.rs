@@ -147,11 +147,10 @@ pub struct Loader {
     scope: Vec<FileId>,
     /// The first file loaded from each folder, by the folder's bytes.
     folders: HashMap<OsString, FileId>,
-    /// Files already reached, by the referring file's folder and the reference's file
-    /// part: a reference means the same from every file of one folder, and a description's
-    /// files mostly name the same few shared files.
-    /// (Keyed by the folder's bytes, as `by_canonical`.)
-    by_reference: HashMap<OsString, HashMap<String, FileId>>,
+    /// Files already reached, by the referring file's scope (its folder, see `scope`) and
+    /// the reference's file part: a description's files mostly name the same few shared
+    /// files.
+    by_reference: HashMap<FileId, HashMap<String, FileId>>,
     /// The folder refs may not leave (see [`root_for`]).
     root_dir: Option<Root>,
     /// Bytes added by expansion so far: YAML aliases and merges of every file, and

@@ -215,15 +215,14 @@ impl Loader {
         file_part: &str,
         span: Span,
     ) -> Result<FileId, InputError> {
-        let base = self.canonical[from].parent().unwrap_or(Path::new(""));
-        if let Some(&id) = self
-            .by_reference
-            .get(base.as_os_str())
-            .and_then(|m| m.get(file_part))
-        {
+        let scope = self.scope[from];
+        if let Some(&id) = self.by_reference.get(&scope).and_then(|m| m.get(file_part)) {
             return Ok(id);
         }
-        let base = base.to_path_buf();
+        let base = self.canonical[from]
+            .parent()
+            .unwrap_or(Path::new(""))
+            .to_path_buf();
         // Where the reference is written, for a message: made only when one is needed.
         let referrer = || ErrorSite::new(&self.files[from], span, "referenced here");
         let lower = file_part.to_ascii_lowercase();
@@ -280,7 +279,7 @@ impl Loader {
             }
         };
         self.by_reference
-            .entry(base.into_os_string())
+            .entry(scope)
             .or_default()
             .insert(file_part.to_string(), id);
         Ok(id)
