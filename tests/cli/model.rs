@@ -241,15 +241,15 @@ fn side_effects_come_from_policy_extension_or_method() {
         effect("POST /orders").side_effect,
         SideEffect::NonIdempotent
     );
-    assert_eq!(effect("POST /orders").source, EffectSource::Method);
+    assert_eq!(effect("POST /orders").source, EffectSource::Description);
     assert_eq!(
         effect("PUT /orders/{id}").side_effect,
         SideEffect::NonIdempotent
     );
-    assert!(matches!(
-        effect("PUT /orders/{id}").source,
-        EffectSource::Extension(_)
-    ));
+    assert_eq!(effect("PUT /orders/{id}").source, EffectSource::Description);
+    let put = &s.api.operations[s.index("PUT /orders/{id}")];
+    let declared = put.effect.declaration().expect("x-idempotent declares it");
+    assert_eq!(declared.source.as_str(), "x-idempotent");
     assert_eq!(
         effect("DELETE /orders/{id}").side_effect,
         SideEffect::Idempotent

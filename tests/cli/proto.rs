@@ -300,10 +300,10 @@ fn report_and_simulate_read_a_proto() {
     assert!(
         report
             .stdout
-            .contains("\"effect\": \"non-idempotent (no idempotency_level: unknown)\"")
+            .contains("\"effect\": \"non-idempotent (operationId `CreatePayment`)\"")
             && report
                 .stdout
-                .contains("\"effect\": \"none (idempotency_level = NO_SIDE_EFFECTS)\""),
+                .contains("\"effect\": \"none (option idempotency_level = NO_SIDE_EFFECTS)\""),
         "{}",
         report.stdout
     );

@@ -191,7 +191,7 @@ fn every_kind_of_evidence_gives_its_contract_state() {
             "the link `GetOrder` to GET /orders/{orderId}",
         ),
         (
-            "cancelOrder",
+            "submitOrderCancellation",
             "retry-safe-with-reconcile",
             "the link `GetOrder` to GET /orders/{orderId}",
         ),

@@ -4,8 +4,7 @@
 use foldhash::HashMap;
 
 use super::{
-    BrokenLink, Contract, ContractState, EffectEvidence, KeyHeaders, StatusKind, StatusOffer,
-    Throttle, WaitHint,
+    BrokenLink, Contract, ContractState, KeyHeaders, StatusKind, StatusOffer, Throttle, WaitHint,
 };
 use crate::input::model::{Api, Link, LinkTarget, Method, Operation, Response};
 use crate::input::policy::SideEffect;
@@ -129,31 +128,7 @@ pub(super) fn contract(
     keys: &KeyHeaders,
     reads: &OperationIndex<'_>,
 ) -> Contract {
-    let fern_marked = op.fern_idempotent.as_ref().filter(|(v, _)| *v);
-    let (effect, effect_evidence) = match (&op.idempotent, fern_marked, &op.grpc) {
-        // A gRPC description states its effect with `idempotency_level`, or leaves it unknown.
-        (_, _, Some(grpc)) => (
-            SideEffect::of_level(grpc.level()),
-            EffectEvidence::IdempotencyLevel(
-                grpc.level(),
-                grpc.idempotency.as_ref().map(|(_, loc)| loc.clone()),
-            ),
-        ),
-        (Some((value, loc)), _, None) => (
-            if *value {
-                SideEffect::Idempotent
-            } else {
-                SideEffect::NonIdempotent
-            },
-            EffectEvidence::Idempotent(loc.clone()),
-        ),
-        // Fern marks the operations that take its idempotency headers; with none
-        // declared, the mark says the operation itself is idempotent.
-        (None, Some((_, loc)), None) if api.fern_idempotency_headers.is_empty() => {
-            (SideEffect::Idempotent, EffectEvidence::Fern(loc.clone()))
-        }
-        _ => (SideEffect::of_method(op.method), EffectEvidence::Method),
-    };
+    let effect = SideEffect::of_operation(op);
     let key = super::keys::key_offer(op, api, keys);
     let mut conflicts: Vec<&'static str> = CONFLICT_CODES
         .iter()
@@ -179,7 +154,9 @@ pub(super) fn contract(
     };
     Contract {
         effect,
-        effect_evidence,
+        effect_known: op.effect.repeat.is_some(),
+        effect_words: op.effect.text(op.method),
+        effect_loc: op.effect.cues.first().and_then(|c| c.loc.clone()),
         key,
         status,
         broken_links,

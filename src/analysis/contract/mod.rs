@@ -2,7 +2,7 @@
 //!
 //! A client's policy says what one client does; the description says what every client
 //! may do. [`derive`] reads, per operation, the evidence the description offers — its
-//! effect (method, `x-idempotent`, Fern's `x-fern-idempotent`), an idempotency key, a
+//! effect (as [`crate::input::model::effect`] reads it), an idempotency key, a
 //! status endpoint, how the server asks clients to slow down, and how it answers a reused
 //! key — and gives each operation a [`ContractState`]. Nothing is called safe without a
 //! place in the description that says so.
@@ -13,7 +13,7 @@ mod text;
 
 use serde::Serialize;
 
-use crate::input::model::{Api, HeaderFormat, IdempotencyLevel, LinkTarget, Place};
+use crate::input::model::{Api, HeaderFormat, LinkTarget, Place};
 use crate::input::policy::SideEffect;
 use crate::location::Loc;
 
@@ -79,31 +79,6 @@ impl ContractState {
             self,
             ContractState::RetrySafe | ContractState::RetrySafeWithReconcile
         )
-    }
-}
-
-/// Where an operation's effect comes from.
-#[derive(Debug, Clone)]
-pub enum EffectEvidence {
-    /// Its HTTP method.
-    Method,
-    /// `x-idempotent: true|false`.
-    Idempotent(Loc),
-    /// `x-fern-idempotent: true` with no idempotency headers declared.
-    Fern(Loc),
-    /// A gRPC rpc's `option idempotency_level`, where it is written (`None`: not written,
-    /// so `IDEMPOTENCY_UNKNOWN`).
-    IdempotencyLevel(IdempotencyLevel, Option<Loc>),
-}
-
-impl EffectEvidence {
-    /// Where the description states the effect; `None` when the method alone decides it.
-    pub fn loc(&self) -> Option<&Loc> {
-        match self {
-            EffectEvidence::Method => None,
-            EffectEvidence::Idempotent(loc) | EffectEvidence::Fern(loc) => Some(loc),
-            EffectEvidence::IdempotencyLevel(_, loc) => loc.as_ref(),
-        }
     }
 }
 
@@ -212,8 +187,15 @@ pub struct Throttle {
 /// One operation's contract.
 #[derive(Debug, Clone)]
 pub struct Contract {
+    /// What a repeat repeats (an unknown effect acts as non-idempotent).
     pub effect: SideEffect,
-    pub effect_evidence: EffectEvidence,
+    /// Whether the description's words settle the effect: `false` for unknown.
+    pub effect_known: bool,
+    /// The effect and its evidence in words: `none (operationId \`searchCustomers\`;
+    /// summary "Search customers")`.
+    pub effect_words: String,
+    /// Where the deciding evidence is written; `None` when the method alone decided.
+    pub effect_loc: Option<Loc>,
     pub key: Option<KeyOffer>,
     pub status: Option<StatusOffer>,
     /// The write's response links that lead to no operation (empty for other operations).
@@ -237,8 +219,8 @@ impl Contract {
     }
 
     /// What a repeat repeats, and where the description says so.
-    pub fn effect_text(&self, method: crate::input::model::Method) -> String {
-        text::effect(self, method)
+    pub fn effect_text(&self) -> &str {
+        &self.effect_words
     }
 
     /// The key the contract offers, as words (`required Idempotency-Key`), if any.

@@ -35,7 +35,7 @@ fn a_post_with_nothing_is_unprotected_and_a_put_is_retry_safe() {
         "  /orders:\n    put:\n      responses: { '200': { description: ok } }\n",
     );
     assert_eq!(put.state, ContractState::RetrySafe);
-    assert_eq!(put.reason(), "idempotent by its method");
+    assert_eq!(put.reason(), "idempotent (PUT method)");
 }
 
 #[test]

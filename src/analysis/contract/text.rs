@@ -1,7 +1,7 @@
 //! The contract's answers in plain words, for reports and findings.
 
-use super::{Contract, ContractState, EffectEvidence, KeySource, StatusKind, WaitHint};
-use crate::input::model::{HeaderFormat, Method, Place};
+use super::{Contract, ContractState, KeySource, StatusKind, WaitHint};
+use crate::input::model::{HeaderFormat, Place};
 use crate::input::policy::SideEffect;
 
 /// Why the operation has its state, in one line.
@@ -19,14 +19,7 @@ pub(super) fn reason(c: &Contract) -> String {
                 codes(&c.conflicts)
             ),
             (SideEffect::None, _) => "changes nothing: repeating it is harmless".into(),
-            _ => match &c.effect_evidence {
-                EffectEvidence::Idempotent(_) => "idempotent (x-idempotent: true)".into(),
-                EffectEvidence::Fern(_) => "idempotent (x-fern-idempotent: true)".into(),
-                EffectEvidence::Method => "idempotent by its method".into(),
-                EffectEvidence::IdempotencyLevel(level, _) => {
-                    format!("idempotent (option idempotency_level = {})", level.as_str())
-                }
-            },
+            _ => c.effect_words.clone(),
         },
         ContractState::RetrySafeWithReconcile => match status(c) {
             Some(status) => format!("no promised key, but {status} tells whether it happened"),
@@ -91,20 +84,6 @@ pub(super) fn throttling(c: &Contract) -> String {
         })
         .collect();
     parts.join("; ")
-}
-
-/// What repeats, and where that comes from.
-pub(super) fn effect(c: &Contract, method: Method) -> String {
-    let why = match &c.effect_evidence {
-        EffectEvidence::Method => format!("{method} method"),
-        EffectEvidence::Idempotent(_) => "x-idempotent".into(),
-        EffectEvidence::Fern(_) => "x-fern-idempotent".into(),
-        EffectEvidence::IdempotencyLevel(level, Some(_)) => {
-            format!("idempotency_level = {}", level.as_str())
-        }
-        EffectEvidence::IdempotencyLevel(_, None) => "no idempotency_level: unknown".into(),
-    };
-    format!("{} ({why})", c.effect.as_str())
 }
 
 /// `required Idempotency-Key`, `optional PayPal-Request-Id (lint.keyHeaders)`,

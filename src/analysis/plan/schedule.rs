@@ -327,7 +327,7 @@ mod tests {
             },
             effect: Effect {
                 side_effect: SideEffect::None,
-                source: EffectSource::Method,
+                source: EffectSource::Description,
             },
             description: None,
         }

@@ -41,19 +41,23 @@ impl Rule for PolicyContradictsSpec {
                 .related(&said.loc, "the description says maxAttempts: 1"),
             );
         }
-        if let (Some(stated), Some((idempotent, ext))) = (&p.side_effect, &op.idempotent)
+        if let (Some(stated), Some(declared)) = (&p.side_effect, op.effect.declaration())
+            && let Some(ext) = &declared.loc
             && stated.loc.file == file.file
         {
+            // One says a repeat repeats the write and the other does not.
+            let said_not = declared.says == crate::input::model::Repeat::NonIdempotent;
             let contradicts = match stated.value {
-                SideEffect::NonIdempotent => *idempotent,
-                SideEffect::Idempotent | SideEffect::None => !*idempotent,
+                SideEffect::NonIdempotent => !said_not,
+                SideEffect::Idempotent | SideEffect::None => said_not,
             };
+            let said = format!("{}: {}", declared.source.as_str(), declared.words);
             if contradicts {
                 out.push(
                     Finding::new(
                         Self::META.id,
                         format!(
-                            "{} {} is declared {} by the policy, but the description says x-idempotent: {idempotent}",
+                            "{} {} is declared {} by the policy, but the description says {said}",
                             op.method,
                             op.path,
                             stated.value.as_str()
@@ -62,7 +66,7 @@ impl Rule for PolicyContradictsSpec {
                     )
                     .about(op)
                     .help("make the policy and the description agree; the server's contract is the one to trust")
-                    .related(ext, format!("x-idempotent: {idempotent}")),
+                    .related(ext, said),
                 );
             }
         }

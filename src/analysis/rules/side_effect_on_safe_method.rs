@@ -2,10 +2,12 @@
 
 use super::{OperationContext, Rule, declared_here};
 use crate::analysis::rules::finding::{Finding, Label};
+use crate::input::model::Repeat;
 use crate::input::policy::{EffectSource, SideEffect};
 
 declare_rule!(
-    /// A safe method declared `non-idempotent` by the policy or by `x-idempotent: false`.
+    /// A safe method declared `non-idempotent` by the policy, by `x-idempotent: false` or
+    /// by `x-side-effect: non-idempotent`.
     SideEffectOnSafeMethod,
     "side-effect-on-safe-method",
     Warning,
@@ -24,21 +26,25 @@ impl Rule for SideEffectOnSafeMethod {
         if !safe {
             return;
         }
-        // Without a policy, the description's `x-idempotent: false` still says it.
+        // The description's own declaration (`x-idempotent: false`, `x-side-effect:
+        // non-idempotent`) says it with or without a policy.
+        let in_description = || {
+            op.effect
+                .declaration()
+                .filter(|cue| cue.says == Repeat::NonIdempotent)
+                .and_then(|cue| cue.loc.as_ref())
+        };
         let declared = match cx.policy {
             Some(policy) => match &policy.effect.source {
-                EffectSource::Policy(loc) | EffectSource::Extension(loc)
+                EffectSource::Policy(loc)
                     if policy.effect.side_effect == SideEffect::NonIdempotent =>
                 {
                     Some(loc)
                 }
-                _ => None,
+                EffectSource::Policy(_) => None,
+                EffectSource::Description => in_description(),
             },
-            None => op
-                .idempotent
-                .as_ref()
-                .filter(|(v, _)| !v)
-                .map(|(_, loc)| loc),
+            None => in_description(),
         };
         let Some(loc) = declared else { return };
         out.push(

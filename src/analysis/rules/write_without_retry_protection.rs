@@ -28,7 +28,7 @@ impl Rule for WriteWithoutRetryProtection {
                 &Self::META,
                 format!(
                     "is {} with no idempotency key and no status endpoint: a client whose request timed out can neither retry it safely nor find out whether it happened",
-                    contract.effect_text(op.method)
+                    contract.effect_text()
                 ),
                 Label::new(&op.loc, "no idempotency key, no status endpoint"),
             )

@@ -5,6 +5,7 @@
 //! came through a `$ref`, where the shared definition is.
 
 mod build;
+pub mod effect;
 mod methods;
 
 use std::fmt;
@@ -14,6 +15,7 @@ use foldhash::HashSet;
 
 pub use crate::input::source::proto::{IdempotencyLevel, Streaming};
 pub use build::build;
+pub use effect::{Confidence, Cue, CueSource, Inferred, Repeat};
 
 use crate::input::load::FileId;
 use crate::input::source::Node;
@@ -215,6 +217,9 @@ pub struct Operation {
     pub long_running: Option<Loc>,
     /// What a gRPC description says of the rpc (none for OpenAPI operations).
     pub grpc: Option<Box<Grpc>>,
+    /// What repeating it repeats, as everything its description says reads (see
+    /// [`effect`]).
+    pub effect: Inferred,
 }
 
 /// The path of a gRPC call, `/package.Service/Method`: the `:path` gRPC sends over

@@ -10,7 +10,7 @@ use super::selector_index::SelectorIndex;
 use super::{PolicyFile, PolicyObject, SideEffect, Signal, Spanned, parse_policy_object};
 use crate::error::InputError;
 use crate::input::load::Sources;
-use crate::input::model::{Api, IdempotencyLevel, Operation};
+use crate::input::model::{Api, IdempotencyLevel, Operation, Repeat};
 use crate::location::Loc;
 
 /// Where an operation's side effect comes from.
@@ -18,13 +18,10 @@ use crate::location::Loc;
 pub enum EffectSource {
     /// `sideEffect` in a policy (file or `x-retry-policy`).
     Policy(Loc),
-    /// `x-idempotent` in the description.
-    Extension(Loc),
-    /// The HTTP method's semantics.
-    Method,
-    /// A gRPC rpc's `option idempotency_level`, where it is written; `None` when the rpc
-    /// has none (its default, `IDEMPOTENCY_UNKNOWN`).
-    IdempotencyLevel(IdempotencyLevel, Option<Loc>),
+    /// The description, as the operation's [`Inferred`] effect reads it: a declaration
+    /// (`x-side-effect`, `x-idempotent`, `idempotency_level`), its words and structure,
+    /// or its method.
+    Description,
 }
 
 impl SideEffect {
@@ -39,13 +36,19 @@ impl SideEffect {
         }
     }
 
-    /// What the operation's description alone says it repeats: its gRPC level, else its
-    /// HTTP method.
-    pub fn of_operation(op: &Operation) -> SideEffect {
-        match &op.grpc {
-            Some(grpc) => SideEffect::of_level(grpc.level()),
-            None => SideEffect::of_method(op.method),
+    /// The side effect of a repeat as the model reads it.
+    pub fn of_repeat(repeat: Repeat) -> SideEffect {
+        match repeat {
+            Repeat::Read => SideEffect::None,
+            Repeat::Idempotent => SideEffect::Idempotent,
+            Repeat::NonIdempotent => SideEffect::NonIdempotent,
         }
+    }
+
+    /// What the operation's description alone says it repeats (an unknown effect acts
+    /// as a write that may repeat).
+    pub fn of_operation(op: &Operation) -> SideEffect {
+        SideEffect::of_repeat(op.effect.acts_as())
     }
 }
 
@@ -168,6 +171,8 @@ pub fn resolve(
     Ok((out, matches))
 }
 
+/// The operation's side effect: the policy's `sideEffect` when it states one, else what
+/// the description says (see [`crate::input::model::effect`]).
 pub fn effect_of(op: &Operation, policy: &PolicyObject) -> Effect {
     if let Some(stated) = &policy.side_effect {
         return Effect {
@@ -175,28 +180,9 @@ pub fn effect_of(op: &Operation, policy: &PolicyObject) -> Effect {
             source: EffectSource::Policy(stated.loc.clone()),
         };
     }
-    if let Some((idempotent, loc)) = &op.idempotent {
-        return Effect {
-            side_effect: if *idempotent {
-                SideEffect::Idempotent
-            } else {
-                SideEffect::NonIdempotent
-            },
-            source: EffectSource::Extension(loc.clone()),
-        };
-    }
-    if let Some(grpc) = &op.grpc {
-        return Effect {
-            side_effect: SideEffect::of_level(grpc.level()),
-            source: EffectSource::IdempotencyLevel(
-                grpc.level(),
-                grpc.idempotency.as_ref().map(|(_, loc)| loc.clone()),
-            ),
-        };
-    }
     Effect {
-        side_effect: SideEffect::of_method(op.method),
-        source: EffectSource::Method,
+        side_effect: SideEffect::of_operation(op),
+        source: EffectSource::Description,
     }
 }
 

@@ -99,6 +99,9 @@ pub struct ProtoMethod {
     pub streaming: Streaming,
     /// `option idempotency_level = …;`, the statement's span.
     pub idempotency: Option<(IdempotencyLevel, Span)>,
+    /// `option (google.api.http) = { get: "…" };`: the binding's verb (`get`, `put`,
+    /// `post`, `delete`, `patch`), and the statement's span.
+    pub http: Option<(&'static str, Span)>,
 }
 
 /// One `service`.
@@ -284,11 +287,21 @@ fn read_method(
         (true, true) => Streaming::Bidi,
     };
     let mut idempotency = None;
+    let mut http = None;
     let options = method
         .options
         .as_ref()
         .map_or(&[][..], |o| o.uninterpreted_option.as_slice());
     for (i, option) in options.iter().enumerate() {
+        if is_extension(option, "google.api.http") && http.is_none() {
+            let at = with(&[tag::OPTIONS, tag::UNINTERPRETED, i as i32]).unwrap_or(span);
+            http = option
+                .aggregate_value
+                .as_deref()
+                .and_then(http_verb)
+                .map(|v| (v, at));
+            continue;
+        }
         if !is_named(option, "idempotency_level") {
             continue;
         }
@@ -316,7 +329,45 @@ fn read_method(
         span,
         streaming,
         idempotency,
+        http,
     })
+}
+
+/// Whether an option is the extension `(name)` (`option (google.api.http) = {…}`).
+fn is_extension(option: &UninterpretedOption, name: &str) -> bool {
+    matches!(option.name.as_slice(), [part] if part.is_extension && part.name_part.trim_start_matches('.') == name)
+}
+
+/// The verb of a `google.api.HttpRule` written as an aggregate (`get: "/v1/{name=*}"`):
+/// its first field among the pattern fields of googleapis `google/api/http.proto`
+/// (`get`, `put`, `post`, `delete`, `patch`; `custom` names no standard verb).
+fn http_verb(aggregate: &str) -> Option<&'static str> {
+    const VERBS: [&str; 5] = ["get", "put", "post", "delete", "patch"];
+    let mut rest = aggregate;
+    while !rest.is_empty() {
+        let start = rest.find(|c: char| c.is_ascii_alphabetic())?;
+        rest = &rest[start..];
+        let end = rest
+            .find(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
+            .unwrap_or(rest.len());
+        let word = &rest[..end];
+        let after = rest[end..].trim_start();
+        if after.starts_with(':')
+            && let Some(verb) = VERBS.iter().find(|v| **v == word)
+        {
+            return Some(verb);
+        }
+        // Past the word, and past a quoted value whole.
+        rest = &rest[end..];
+        if let Some(open) = rest.find('"') {
+            let before = &rest[..open];
+            if !before.contains(|c: char| c.is_ascii_alphabetic()) {
+                let quoted = &rest[open + 1..];
+                rest = quoted.find('"').map_or("", |close| &quoted[close + 1..]);
+            }
+        }
+    }
+    None
 }
 
 /// Whether an option is the built-in one named `name` (`option idempotency_level`, not

@@ -8,11 +8,9 @@ use crate::input::policy::{EffectSource, Effective, SideEffect, UnknownOutcome};
 
 /// What repeating the operation repeats.
 pub(super) fn side_effect(op: &Operation, policy: Option<&Effective>) -> SideEffect {
-    match (policy, &op.idempotent) {
-        (Some(p), _) => p.effect.side_effect,
-        (None, Some((true, _))) => SideEffect::Idempotent,
-        (None, Some((false, _))) => SideEffect::NonIdempotent,
-        (None, None) => SideEffect::of_operation(op),
+    match policy {
+        Some(p) => p.effect.side_effect,
+        None => SideEffect::of_operation(op),
     }
 }
 
@@ -35,20 +33,10 @@ pub(super) fn answer(
 }
 
 fn effect_text(op: &Operation, policy: Option<&Effective>, effect: SideEffect) -> String {
-    let why = match policy.map(|p| &p.effect.source) {
-        Some(EffectSource::Policy(_)) => "sideEffect in the policy".to_string(),
-        Some(EffectSource::Extension(_)) => "x-idempotent in the description".to_string(),
-        Some(EffectSource::IdempotencyLevel(level, Some(_))) => {
-            format!("idempotency_level = {} in the description", level.as_str())
-        }
-        Some(EffectSource::IdempotencyLevel(_, None)) => "no idempotency_level: unknown".into(),
-        _ if op.idempotent.is_some() => "x-idempotent in the description".to_string(),
-        _ => match &op.grpc {
-            Some(grpc) => grpc.level_source(),
-            None => format!("{} method", op.method),
-        },
-    };
-    format!("{} ({why})", effect.as_str())
+    match policy.map(|p| &p.effect.source) {
+        Some(EffectSource::Policy(_)) => format!("{} (sideEffect in the policy)", effect.as_str()),
+        _ => op.effect.text(op.method),
+    }
 }
 
 fn safety(

@@ -19,8 +19,11 @@ pub(crate) struct ContractReport {
     pub reason: String,
     /// What a repeat repeats, and where the description says so.
     pub effect: String,
-    /// Whether it is a non-idempotent write, by the description alone.
+    /// Whether it is a non-idempotent write, by the description alone (an unknown effect
+    /// counts as one).
     pub write: bool,
+    /// The effect in fields: what the description says, how sure, and the evidence.
+    pub repeat: RepeatReport,
     /// The idempotency key offered: `required \`Idempotency-Key\``.
     pub key: Option<String>,
     /// The way to find out whether a write happened.
@@ -40,11 +43,58 @@ impl Default for ContractReport {
             reason: String::new(),
             effect: String::new(),
             write: false,
+            repeat: RepeatReport::default(),
             key: None,
             status_endpoint: None,
             throttling: String::new(),
             throttles: Vec::new(),
             conflict_responses: Vec::new(),
+        }
+    }
+}
+
+/// An operation's effect as the description says it.
+#[derive(Debug, Default, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub(crate) struct RepeatReport {
+    /// `read`, `idempotent-write`, `non-idempotent-write` or `unknown`.
+    pub effect: &'static str,
+    /// `declared`, `high`, `medium` or `low` (the method alone).
+    pub confidence: &'static str,
+    /// The cues that decided (for `unknown`, those that conflict), strongest first.
+    pub evidence: Vec<CueReport>,
+}
+
+/// One cue of an operation's effect.
+#[derive(Debug, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub(crate) struct CueReport {
+    /// `summary`, `operationId`, `path`, `description`, `x-side-effect`, …
+    pub source: &'static str,
+    /// What it says a repeat does.
+    pub says: &'static str,
+    /// The words, as written.
+    pub words: String,
+    /// Its JSON Pointer in the file that writes it.
+    pub pointer: Option<String>,
+}
+
+impl RepeatReport {
+    pub(crate) fn of(op: &Operation) -> RepeatReport {
+        RepeatReport {
+            effect: op.effect.repeat.map_or("unknown", |r| r.as_str()),
+            confidence: op.effect.confidence.as_str(),
+            evidence: op
+                .effect
+                .cues
+                .iter()
+                .map(|cue| CueReport {
+                    source: cue.source.as_str(),
+                    says: cue.says.as_str(),
+                    words: cue.words.to_string(),
+                    pointer: cue.loc.as_ref().map(|l| l.pointer.to_string()),
+                })
+                .collect(),
         }
     }
 }
@@ -69,8 +119,9 @@ pub(super) fn describe(c: &Contract, op: &Operation) -> ContractReport {
     ContractReport {
         state: c.state,
         reason: c.reason(),
-        effect: c.effect_text(op.method),
+        effect: c.effect_text().to_string(),
         write: c.effect == SideEffect::NonIdempotent,
+        repeat: RepeatReport::of(op),
         key: c.key_text(),
         status_endpoint: c.status_text(),
         throttling: c.throttling_text(),

@@ -28,6 +28,63 @@ pub(super) type SharedResponse = (Arc<Loc>, Arc<[ResponseHeader]>);
 pub(super) struct BodyCache {
     bodies: HashMap<(FileId, Arc<str>), Arc<[RequestField]>>,
     pub(super) headers: HashMap<(FileId, Arc<str>), SharedResponse>,
+    /// Whether Fern's `x-fern-idempotent: true` marks the operation itself idempotent:
+    /// the document declares no `x-fern-idempotency-headers` for it to take.
+    pub(super) fern_marks_idempotent: bool,
+}
+
+/// The request media types that say something of the effect — a JSON merge patch
+/// (RFC 7396), GraphQL — with where each is written: the keys of OpenAPI 3's
+/// `requestBody.content` (through its `$ref`), or Swagger 2.0's `consumes`.
+pub(super) fn telling_media_types(loader: &mut Loader, op: &At<'_>) -> Vec<(Box<str>, Loc)> {
+    let telling = |media: &str| {
+        let essence = media.split(';').next().unwrap_or_default().trim();
+        essence.eq_ignore_ascii_case("application/merge-patch+json")
+            || essence.eq_ignore_ascii_case("application/graphql")
+    };
+    let mut out = Vec::new();
+    if let Some(consumes) = op.node.as_map().and_then(|m| m.entry("consumes")) {
+        let list = op.loc.entry("consumes", consumes.key_span, &consumes.value);
+        for (i, item) in consumes
+            .value
+            .as_seq()
+            .unwrap_or_default()
+            .iter()
+            .enumerate()
+        {
+            if let Some(media) = item.as_str().filter(|m| telling(m)) {
+                out.push((media.into(), list.item(i, item)));
+            }
+        }
+    }
+    let Some(entry) = op.node.as_map().and_then(|m| m.entry("requestBody")) else {
+        return out;
+    };
+    let here = At {
+        id: op.id,
+        file: op.file,
+        node: &entry.value,
+        loc: op.loc.entry("requestBody", entry.key_span, &entry.value),
+    };
+    let Ok(target) = loader.follow(here.id, here.node) else {
+        return out;
+    };
+    let body = through(target.as_ref(), here);
+    if let Some(content) = body.node.as_map().and_then(|m| m.entry("content")) {
+        let base = body.loc.entry("content", content.key_span, &content.value);
+        let entries = content
+            .value
+            .as_map()
+            .map(crate::input::source::Map::entries)
+            .unwrap_or_default();
+        for media in entries.iter().filter(|m| telling(&m.key)) {
+            out.push((
+                (*media.key).into(),
+                base.entry(&media.key, media.key_span, &media.value),
+            ));
+        }
+    }
+    out
 }
 
 /// The properties of the JSON request body of the operation at `op` (OpenAPI 3).

@@ -22,6 +22,7 @@ use std::sync::Arc;
 
 use foldhash::{HashMap, HashMapExt, HashSet};
 
+use super::effect::{self, Cue, CueSource, Repeat};
 use super::{Api, Extension, HeaderParam, Method, Operation, Place, RequestField, SpecVersion};
 use crate::error::InputError;
 use crate::input::load::{FileId, Loader, Target};
@@ -102,6 +103,10 @@ pub fn build(loader: &mut Loader, root: FileId) -> Result<Api, InputError> {
         .sum::<usize>();
     let mut operations = Vec::with_capacity(written.min(loader.options().max_operations + 1));
     let mut bodies = BodyCache::default();
+    let fern_idempotency_headers = fern_headers(&doc)?;
+    // With no idempotency headers declared, Fern's mark says the operation itself is
+    // idempotent.
+    bodies.fern_marks_idempotent = fern_idempotency_headers.is_empty();
     for paths in PATH_MAPS {
         let Some(paths) = doc.map_child(paths)? else {
             continue;
@@ -154,7 +159,7 @@ pub fn build(loader: &mut Loader, root: FileId) -> Result<Api, InputError> {
         retry_policy: extension(&doc, "x-retry-policy"),
         servers: server_urls(&file.root),
         speakeasy_retries: extension(&doc, "x-speakeasy-retries"),
-        fern_idempotency_headers: fern_headers(&doc)?,
+        fern_idempotency_headers,
     })
 }
 
@@ -460,6 +465,12 @@ fn operation(
     };
     let idempotent = flag(op.file, op.node, "x-idempotent")?
         .map(|(value, e)| (value, op.loc.entry("x-idempotent", e.key_span, &e.value)));
+    let fern_idempotent = flag(op.file, op.node, "x-fern-idempotent")?.map(|(value, e)| {
+        (
+            value,
+            op.loc.entry("x-fern-idempotent", e.key_span, &e.value),
+        )
+    });
     // Operation-level parameters win over path-level ones of the same name (a set of
     // names, so many parameters on both levels stay linear).
     let Params {
@@ -495,6 +506,43 @@ fn operation(
         None => body::request_body(loader, bodies, &op),
     };
     let responses = responses(loader, bodies, &op)?;
+    let declared = declared_effect(&op, idempotent.as_ref(), fern_idempotent.as_ref(), bodies)?;
+    let text = |key: &'static str| {
+        let entry = op.node.as_map().and_then(|m| m.entry(key))?;
+        let text = entry.value.as_str()?;
+        Some(effect::Text {
+            text,
+            loc: op.loc.entry(key, entry.key_span, &entry.value),
+        })
+    };
+    let facts = effect::Facts {
+        method,
+        path,
+        site: &site,
+        operation_id: text("operationId"),
+        summary: text("summary"),
+        description: text("description"),
+        declared,
+        media_types: body::telling_media_types(loader, &op),
+        created_at: responses
+            .iter()
+            .find(|r| r.code == "201")
+            .map(|r| {
+                r.header("Location").map_or_else(
+                    || (false, false, r.loc.clone()),
+                    |h| (true, false, h.loc.clone()),
+                )
+            })
+            .or_else(|| {
+                responses
+                    .iter()
+                    .find(|r| r.code == "202")
+                    .map(|r| (false, true, r.loc.clone()))
+            }),
+        http_rule: None,
+        refusals: responses::refusals(loader, &op),
+    };
+    let effect = effect::infer(&facts);
     Ok(Operation {
         method,
         path: path.to_string(),
@@ -511,21 +559,78 @@ fn operation(
         retry_policy: extension(&op, "x-retry-policy").map(Box::new),
         speakeasy_retries: extension(&op, "x-speakeasy-retries").map(Box::new),
         ignore: extension(&op, "x-retrylint-ignore").map(Box::new),
-        fern_idempotent: flag(op.file, op.node, "x-fern-idempotent")?.map(|(value, e)| {
-            (
-                value,
-                op.loc.entry("x-fern-idempotent", e.key_span, &e.value),
-            )
-        }),
+        fern_idempotent,
         long_running: flag(op.file, op.node, "x-ms-long-running-operation")?
             .filter(|(value, _)| *value)
             .map(|(_, e)| {
                 op.loc
                     .entry("x-ms-long-running-operation", e.key_span, &e.value)
             }),
-
         grpc: None,
+        effect,
     })
+}
+
+/// The effect the operation declares: `x-side-effect` (the policy's `sideEffect` values),
+/// else `x-idempotent`, else Fern's `x-fern-idempotent: true` when the document declares
+/// no idempotency headers for it to take.
+fn declared_effect(
+    op: &At<'_>,
+    idempotent: Option<&(bool, Loc)>,
+    fern: Option<&(bool, Loc)>,
+    bodies: &BodyCache,
+) -> Result<Option<Cue>, InputError> {
+    const KEY: &str = "x-side-effect";
+    if let Some(entry) = op.node.as_map().and_then(|m| m.entry(KEY)) {
+        let value = entry.value.resolved();
+        let says = value
+            .as_str()
+            .and_then(Repeat::of_side_effect_name)
+            .ok_or_else(|| {
+                op.error(
+                    value.span,
+                    format!(
+                        "`{KEY}` must be none, idempotent or non-idempotent, found {}",
+                        value.kind()
+                    ),
+                )
+                .with_help("the values of the policy's `sideEffect`: none (a read), idempotent, non-idempotent")
+            })?;
+        return Ok(Some(Cue {
+            says,
+            source: CueSource::Declared(KEY),
+            words: says.side_effect_name().into(),
+            loc: Some(op.loc.entry(KEY, entry.key_span, &entry.value)),
+            weight: u8::MAX,
+        }));
+    }
+    if let Some((value, loc)) = idempotent {
+        let says = if *value {
+            Repeat::Idempotent
+        } else {
+            Repeat::NonIdempotent
+        };
+        return Ok(Some(Cue {
+            says,
+            source: CueSource::Declared("x-idempotent"),
+            words: if *value {
+                "true".into()
+            } else {
+                "false".into()
+            },
+            loc: Some(loc.clone()),
+            weight: u8::MAX,
+        }));
+    }
+    Ok(fern
+        .filter(|(value, _)| *value && bodies.fern_marks_idempotent)
+        .map(|(_, loc)| Cue {
+            says: Repeat::Idempotent,
+            source: CueSource::Declared("x-fern-idempotent"),
+            words: "true".into(),
+            loc: Some(loc.clone()),
+            weight: u8::MAX,
+        }))
 }
 
 /// Where a `{$ref: …}` node writes its reference (the node itself if it has none).

@@ -14,7 +14,8 @@
 
 use std::sync::Arc;
 
-use super::super::{Api, Grpc, Method, Operation, SpecVersion};
+use super::super::effect::{self, Cue, CueSource, Facts, Inferred, Repeat, Text};
+use super::super::{Api, Grpc, IdempotencyLevel, Method, Operation, SpecVersion};
 use crate::error::{ErrorSite, InputError};
 use crate::input::load::{FileId, Loader};
 use crate::input::source::proto::ProtoFile;
@@ -85,6 +86,16 @@ pub(super) fn build(
                 let at = pointer::push(&pointer::push(&op_pointer, "options"), "idempotency_level");
                 (level, Loc::new(root, at.as_str(), span))
             });
+            let effect = rpc_effect(
+                &loc,
+                &method.name,
+                idempotency.as_ref(),
+                method.http.map(|(verb, span)| {
+                    let at =
+                        pointer::push(&pointer::push(&op_pointer, "options"), "google.api.http");
+                    (verb, Loc::new(root, at.as_str(), span))
+                }),
+            );
             operations.push(Operation {
                 method: Method::Post,
                 path,
@@ -111,6 +122,7 @@ pub(super) fn build(
                     streaming: method.streaming,
                     idempotency,
                 })),
+                effect,
             });
         }
     }
@@ -124,6 +136,47 @@ pub(super) fn build(
         speakeasy_retries: None,
         fern_idempotency_headers: Vec::new(),
     })
+}
+
+/// What an rpc's repeat repeats: its `idempotency_level` when the rpc sets one (a
+/// declaration); else its name, read as an operationId (`GetBalance` reads, AIP-131) and
+/// its `google.api.http` binding (`get:` reads, `put:` and `delete:` are idempotent); else
+/// a write that promises nothing, as `IDEMPOTENCY_UNKNOWN` is.
+fn rpc_effect(
+    loc: &Loc,
+    name: &str,
+    level: Option<&(IdempotencyLevel, Loc)>,
+    http: Option<(&'static str, Loc)>,
+) -> Inferred {
+    let declared = level.map(|(level, at)| Cue {
+        says: match level {
+            IdempotencyLevel::NoSideEffects => Repeat::Read,
+            IdempotencyLevel::Idempotent => Repeat::Idempotent,
+            IdempotencyLevel::Unknown => Repeat::NonIdempotent,
+        },
+        source: CueSource::Declared("idempotency_level"),
+        words: level.as_str().into(),
+        loc: Some(at.clone()),
+        weight: u8::MAX,
+    });
+    let facts = Facts {
+        method: Method::Post,
+        // The rpc's name is its action: no path of its own says more.
+        path: "",
+        site: loc,
+        operation_id: Some(Text {
+            text: name,
+            loc: loc.clone(),
+        }),
+        summary: None,
+        description: None,
+        declared,
+        media_types: Vec::new(),
+        created_at: None,
+        http_rule: http.and_then(|(verb, at)| Method::parse(verb).map(|m| (m, at))),
+        refusals: Vec::new(),
+    };
+    effect::infer(&facts)
 }
 
 /// Loads every file `root` imports, directly or not, refusing an import that is missing,

@@ -70,6 +70,35 @@ pub(super) fn responses(
     Ok(out)
 }
 
+/// The descriptions of the operation's 4xx responses (`409`, `4XX`), through their
+/// `$ref`s, each with the response's entry: what the server answers a request it
+/// refuses. A response that does not resolve is passed over (`responses` reports it).
+pub(super) fn refusals(loader: &mut Loader, op: &At<'_>) -> Vec<(String, crate::location::Loc)> {
+    let Some(entry) = op.node.as_map().and_then(|m| m.entry("responses")) else {
+        return Vec::new();
+    };
+    let list = op.loc.entry("responses", entry.key_span, &entry.value);
+    let mut out = Vec::new();
+    let entries = entry
+        .value
+        .as_map()
+        .map(crate::input::source::Map::entries)
+        .unwrap_or_default();
+    for response in entries.iter().filter(|e| e.key.starts_with('4')) {
+        let Ok(target) = loader.follow(op.id, &response.value) else {
+            continue;
+        };
+        let node = target.as_ref().map_or(&response.value, |t| t.node());
+        if let Some(text) = node.get("description").and_then(Node::as_str) {
+            out.push((
+                text.to_string(),
+                list.entry(&response.key, response.key_span, &response.value),
+            ));
+        }
+    }
+    out
+}
+
 /// The headers of a response, with their names and what a `Retry-After` holds.
 fn headers(loader: &mut Loader, response: &At<'_>) -> Result<Arc<[ResponseHeader]>, InputError> {
     let mut headers = Vec::new();

@@ -185,7 +185,7 @@ fn a_budget_only_layer_is_capped_and_says_so() {
         policy: retrying_503(UNBOUNDED_ATTEMPTS),
         effect: crate::input::policy::Effect {
             side_effect: SideEffect::NonIdempotent,
-            source: crate::input::policy::EffectSource::Method,
+            source: crate::input::policy::EffectSource::Description,
         },
         description: None,
     };

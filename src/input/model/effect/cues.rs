@@ -1,0 +1,543 @@
+//! The cues of one operation: each place its description speaks of what a repeat does,
+//! read into a [`Cue`] with its words and place.
+
+use std::sync::OnceLock;
+
+use aho_corasick::{AhoCorasick, MatchKind};
+
+use super::words::{self, identifier_words, lead_verb, verb};
+use super::{Cue, CueSource, Repeat};
+use crate::input::model::Method;
+use crate::location::Loc;
+
+/// A text of the operation and where it is written.
+pub(crate) struct Text<'a> {
+    pub text: &'a str,
+    pub loc: Loc,
+}
+
+/// What the model knows of one operation that its effect can be read from.
+pub(crate) struct Facts<'a> {
+    pub method: Method,
+    pub path: &'a str,
+    /// The operation's entry (`post:`), for cues of the path and method.
+    pub site: &'a Loc,
+    pub operation_id: Option<Text<'a>>,
+    pub summary: Option<Text<'a>>,
+    pub description: Option<Text<'a>>,
+    /// A declaration, when the description makes one: it decides alone.
+    pub declared: Option<Cue>,
+    /// The request body's media types, with where each is written.
+    pub media_types: Vec<(Box<str>, Loc)>,
+    /// A `201 Created` response (RFC 9110 §15.3.2: the request creates a resource),
+    /// whether it has a `Location` header; or, failing one, a `202 Accepted` (the request
+    /// starts a job), marked by the second flag.
+    pub created_at: Option<(bool, bool, Loc)>,
+    /// A gRPC rpc's `google.api.http` verb, where the binding is written.
+    pub http_rule: Option<(Method, Loc)>,
+    /// The descriptions of its 4xx responses, each with the response's place: one may
+    /// say that a repeat is refused (`409: the folder already exists`).
+    pub refusals: Vec<(String, Loc)>,
+}
+
+/// How much each kind of cue weighs.
+pub(crate) mod weight {
+    /// The description says in words what a repeat does (`is idempotent`, `must be
+    /// unique`), or a gRPC binding says GET.
+    pub(crate) const STATED: u8 = 6;
+    /// A qualifier of the verb: an upsert, a message sent each time.
+    pub(crate) const QUALIFIER: u8 = 4;
+    pub(crate) const SUMMARY: u8 = 4;
+    pub(crate) const OPERATION_ID: u8 = 3;
+    pub(crate) const CUSTOM_METHOD: u8 = 3;
+    pub(crate) const STRUCTURE: u8 = 3;
+    pub(crate) const ADDS_NEW: u8 = 3;
+    pub(crate) const PATH: u8 = 2;
+    pub(crate) const DESCRIPTION: u8 = 2;
+    pub(crate) const CREATED: u8 = 1;
+    pub(crate) const METHOD: u8 = 1;
+}
+
+/// Whether a cue says what the request does (a verb, a media type), or qualifies a
+/// write (a message sent each time, a duplicate refused): qualifiers weigh only once the
+/// request is known to write.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum Kind {
+    Action,
+    Qualifier,
+}
+
+/// A cue and its kind.
+pub(super) struct Found {
+    pub cue: Cue,
+    pub kind: Kind,
+}
+
+/// At most this many bytes of words are quoted.
+const QUOTE_LIMIT: usize = 80;
+
+/// Every cue of the operation but its declaration and method.
+pub(super) fn gather(facts: &Facts<'_>) -> Vec<Found> {
+    let mut out = Vec::new();
+    let safe = facts.method.is_safe();
+    if let Some(summary) = &facts.summary
+        && let Some(found) = sentence_verb(summary, CueSource::Summary, weight::SUMMARY, facts)
+    {
+        out.push(found);
+    }
+    if let Some(id) = &facts.operation_id
+        && let Some(found) = identifier_verb(id, facts)
+    {
+        out.push(found);
+    }
+    if !safe && let Some(found) = path_action(facts) {
+        out.push(found);
+    }
+    if let Some(description) = &facts.description
+        && let Some(found) = sentence_verb(
+            description,
+            CueSource::Description,
+            weight::DESCRIPTION,
+            facts,
+        )
+    {
+        out.push(found);
+    }
+    if let Some(summary) = &facts.summary {
+        phrases(summary, CueSource::Summary, &mut out);
+    }
+    if let Some(description) = &facts.description {
+        phrases(description, CueSource::Description, &mut out);
+    }
+    for (text, loc) in &facts.refusals {
+        let mut said = Vec::new();
+        let text = Text {
+            text,
+            loc: loc.clone(),
+        };
+        phrases(&text, CueSource::Response, &mut said);
+        out.extend(
+            said.into_iter()
+                .filter(|f| f.cue.says == Repeat::Idempotent),
+        );
+    }
+    structure(facts, &mut out);
+    out
+}
+
+/// A one-line quote of at most [`QUOTE_LIMIT`] bytes from `text`, starting at `start`
+/// and cut at a sentence's end or a word boundary.
+fn quote(text: &str, start: usize) -> Box<str> {
+    let rest = text.get(start..).unwrap_or_default();
+    let mut end = rest.len().min(QUOTE_LIMIT);
+    while !rest.is_char_boundary(end) {
+        end -= 1;
+    }
+    let mut piece = &rest[..end];
+    if let Some(stop) = piece.find(['\n', '\r']) {
+        piece = &piece[..stop];
+    }
+    if let Some(stop) = piece.find(". ") {
+        piece = &piece[..=stop];
+    } else if end < rest.len()
+        && let Some(space) = piece.rfind(' ')
+    {
+        piece = &piece[..space];
+    }
+    let mut out: String = piece
+        .chars()
+        .map(|c| if c.is_control() { ' ' } else { c })
+        .collect();
+    let cut = end < rest.len() && !piece.ends_with('.');
+    if cut {
+        out.push('…');
+    }
+    out.into_boxed_str()
+}
+
+/// A create or add at a path that ends with a parameter, by PUT: the client names what
+/// it puts (RFC 9110 §9.3.4), so doing it twice leaves one (`PUT /user/starred/{repo}`,
+/// `PUT /files/{name}`). A non-idempotent verb is then idempotent.
+fn named_target(facts: &Facts<'_>, says: Repeat) -> Repeat {
+    let names_it = facts.path.trim_end_matches('/').ends_with('}');
+    if says == Repeat::NonIdempotent && facts.method == Method::Put && names_it {
+        Repeat::Idempotent
+    } else {
+        says
+    }
+}
+
+/// `X or Y` after a verb: `create or update`, `get or create`. With one side an update
+/// or a read and the other a create, the request makes the thing once and finds or
+/// replaces it after: an upsert.
+fn either(first: Repeat, text: &str, after: usize) -> Repeat {
+    let mut rest = words::words(text.get(after..).unwrap_or_default());
+    let (Some((_, or)), Some((_, second))) = (rest.next(), rest.next()) else {
+        return first;
+    };
+    if !or.eq_ignore_ascii_case("or") {
+        return first;
+    }
+    match (first, verb(second)) {
+        (Repeat::NonIdempotent, Some(Repeat::Idempotent | Repeat::Read))
+        | (Repeat::Idempotent | Repeat::Read, Some(Repeat::NonIdempotent)) => Repeat::Idempotent,
+        _ => first,
+    }
+}
+
+/// A read when `verb` is a carrier (`run`, `execute`, `send`) whose object, within the
+/// next few words, is a query or search: `Runs multiple search queries`, `Executes a
+/// GraphQL query`.
+fn carried(verb: &str, rest: &str) -> Option<Repeat> {
+    let lower = verb.to_ascii_lowercase();
+    let base = lower
+        .strip_suffix("es")
+        .filter(|b| words::CARRIERS.contains(b));
+    let base = base.or_else(|| {
+        lower
+            .strip_suffix('s')
+            .filter(|b| words::CARRIERS.contains(b))
+    });
+    if !words::CARRIERS.contains(&lower.as_str()) && base.is_none() {
+        return None;
+    }
+    words::words(rest)
+        .take(5)
+        .any(|(_, w)| words::READ_OBJECTS.contains(&w.to_ascii_lowercase().as_str()))
+        .then_some(Repeat::Read)
+}
+
+/// The verb that leads a summary or description.
+fn sentence_verb(
+    text: &Text<'_>,
+    source: CueSource,
+    weight: u8,
+    facts: &Facts<'_>,
+) -> Option<Found> {
+    let (start, word) = lead_verb(text.text)?;
+    let says = carried(word, &text.text[start + word.len()..]).or_else(|| verb(word))?;
+    let says = either(says, text.text, start + word.len());
+    Some(Found {
+        cue: Cue {
+            says: named_target(facts, says),
+            source,
+            words: quote(text.text, start),
+            loc: Some(text.loc.clone()),
+            weight,
+        },
+        kind: Kind::Action,
+    })
+}
+
+/// The operationId's verb: the first word of one of its parts (`chat_postMessage` →
+/// `post`, `repos/create-fork` → `create`), taken as written (`Charges` is a noun, not
+/// `charge`). A first word that only repeats the method (`postUsers`) says nothing, and
+/// the next word is read instead.
+fn identifier_verb(id: &Text<'_>, facts: &Facts<'_>) -> Option<Found> {
+    let says = identifier_says(id.text, facts.method)?;
+    Some(Found {
+        cue: Cue {
+            says: named_target(facts, says),
+            source: CueSource::OperationId,
+            words: quote(id.text, 0),
+            loc: Some(id.loc.clone()),
+            weight: weight::OPERATION_ID,
+        },
+        kind: Kind::Action,
+    })
+}
+
+/// What an identifier's verb says (see [`identifier_verb`]).
+pub(super) fn identifier_says(id: &str, method: Method) -> Option<Repeat> {
+    let echo = |t: &str| t.eq_ignore_ascii_case(method.as_str());
+    for part in id.split(['_', '.', '/', ':']) {
+        if echo(part) {
+            continue;
+        }
+        if let Some(whole) = base_verb(&part.replace('-', "")) {
+            return Some(whole);
+        }
+        let tokens = identifier_words(part);
+        let mut at = 0;
+        while tokens.get(at).is_some_and(|t| {
+            echo(t) || words::IDENTIFIER_PREFIXES.contains(&t.to_ascii_lowercase().as_str())
+        }) {
+            at += 1;
+        }
+        let Some(first) = tokens.get(at) else {
+            continue;
+        };
+        if let Some(says) = base_verb(first) {
+            let joined = tokens[at..].join(" ");
+            return Some(either(says, &joined, first.len()));
+        }
+    }
+    None
+}
+
+/// A verb as written in an identifier: its base form only (`Charges` is a noun).
+fn base_verb(word: &str) -> Option<Repeat> {
+    words::base(&word.to_ascii_lowercase())
+}
+
+/// The action of the path: an AIP-136 custom method (`/v1/{name}:search`), or a last
+/// literal segment (`/orders/{id}/cancel`), or a dotted method name (`/chat.postMessage`).
+fn path_action(facts: &Facts<'_>) -> Option<Found> {
+    let last = facts.path.trim_end_matches('/').rsplit('/').next()?;
+    let (action, weight) = match last.rsplit_once(':') {
+        Some((_, custom)) if !custom.is_empty() && !custom.contains('}') => {
+            (custom, weight::CUSTOM_METHOD)
+        }
+        _ if last.contains('{') => return None,
+        _ => (last.rsplit('.').next().unwrap_or(last), weight::PATH),
+    };
+    let says = base_verb(&action.replace(['-', '_'], ""))
+        .or_else(|| identifier_says(action, facts.method))?;
+    Some(Found {
+        cue: Cue {
+            says: named_target(facts, says),
+            source: CueSource::Path,
+            words: action.chars().take(QUOTE_LIMIT).collect::<String>().into(),
+            loc: Some(facts.site.clone()),
+            weight,
+        },
+        kind: Kind::Action,
+    })
+}
+
+/// The phrase lists, in one automaton: which list a pattern is of.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Phrase {
+    Idempotent,
+    NotIdempotent,
+    RefusesDuplicate,
+    Upsert,
+    Sends,
+    SendsNothing,
+    AddsNew,
+    ChangesNothing,
+}
+
+fn automaton() -> Option<&'static (AhoCorasick, Vec<Phrase>)> {
+    static PHRASES: OnceLock<Option<(AhoCorasick, Vec<Phrase>)>> = OnceLock::new();
+    PHRASES
+        .get_or_init(|| {
+            let lists: [(&[&str], Phrase); 8] = [
+                (words::SAYS_IDEMPOTENT, Phrase::Idempotent),
+                (words::SAYS_NOT_IDEMPOTENT, Phrase::NotIdempotent),
+                (words::REFUSES_DUPLICATE, Phrase::RefusesDuplicate),
+                (words::UPSERT, Phrase::Upsert),
+                (words::SENDS, Phrase::Sends),
+                (words::SENDS_NOTHING, Phrase::SendsNothing),
+                (words::ADDS_NEW, Phrase::AddsNew),
+                (words::CHANGES_NOTHING, Phrase::ChangesNothing),
+            ];
+            let mut patterns = Vec::new();
+            let mut kinds = Vec::new();
+            for (list, kind) in lists {
+                for phrase in list {
+                    patterns.push(*phrase);
+                    kinds.push(kind);
+                }
+            }
+            AhoCorasick::builder()
+                .ascii_case_insensitive(true)
+                .match_kind(MatchKind::LeftmostLongest)
+                .build(patterns)
+                .ok()
+                .map(|automaton| (automaton, kinds))
+        })
+        .as_ref()
+}
+
+/// The phrases of a summary or description that say what a repeat does, each list
+/// counted once per text, at its first place.
+fn phrases(text: &Text<'_>, source: CueSource, out: &mut Vec<Found>) {
+    let Some((automaton, kinds)) = automaton() else {
+        return;
+    };
+    let mut first: Vec<(Phrase, usize)> = Vec::new();
+    for found in automaton.find_iter(text.text) {
+        let Some(&kind) = kinds.get(found.pattern().as_usize()) else {
+            continue;
+        };
+        if kind == Phrase::RefusesDuplicate && about_a_key(text.text, found.start()) {
+            continue;
+        }
+        if !first.iter().any(|(k, _)| *k == kind) {
+            first.push((kind, found.start()));
+        }
+    }
+    let has = |kind| first.iter().any(|(k, _)| *k == kind);
+    for &(kind, start) in &first {
+        let (says, weight, kind) = match kind {
+            Phrase::Idempotent if !has(Phrase::NotIdempotent) => {
+                (Repeat::Idempotent, weight::STATED, Kind::Qualifier)
+            }
+            Phrase::NotIdempotent => (Repeat::NonIdempotent, weight::STATED, Kind::Qualifier),
+            Phrase::RefusesDuplicate => (Repeat::Idempotent, weight::STATED, Kind::Qualifier),
+            Phrase::Upsert => (Repeat::Idempotent, weight::QUALIFIER, Kind::Qualifier),
+            // A message sent each time is a second effect of every repeat.
+            Phrase::Sends if !has(Phrase::SendsNothing) => {
+                (Repeat::NonIdempotent, weight::STATED, Kind::Qualifier)
+            }
+            Phrase::ChangesNothing => (Repeat::Read, weight::STATED, Kind::Action),
+            Phrase::AddsNew => (Repeat::NonIdempotent, weight::ADDS_NEW, Kind::Qualifier),
+            _ => continue,
+        };
+        out.push(Found {
+            cue: Cue {
+                says,
+                source,
+                words: quote(text.text, sentence_start(text.text, start)),
+                loc: Some(text.loc.clone()),
+                weight,
+            },
+            kind,
+        });
+    }
+}
+
+/// Whether the sentence around `at` speaks of a key or token (`the idempotency key
+/// must be unique`): a unique key is not a refused duplicate.
+fn about_a_key(text: &str, at: usize) -> bool {
+    let start = sentence_start(text, at);
+    let end = text
+        .get(at..)
+        .and_then(|rest| rest.find(". ").map(|i| at + i))
+        .unwrap_or(text.len());
+    let sentence = text
+        .get(start..end)
+        .unwrap_or_default()
+        .to_ascii_lowercase();
+    ["key", "idempoten", "token", "request id", "request_id"]
+        .iter()
+        .any(|w| sentence.contains(w))
+}
+
+/// Where the sentence holding `at` starts.
+fn sentence_start(text: &str, at: usize) -> usize {
+    let before = text.get(..at).unwrap_or_default();
+    before
+        .rfind(". ")
+        .map(|i| i + 2)
+        .into_iter()
+        .chain(before.rfind('\n').map(|i| i + 1))
+        .max()
+        .unwrap_or(0)
+}
+
+/// The cues of the operation's structure: its media types, a GraphQL endpoint, a `201`
+/// with `Location`, a gRPC binding.
+fn structure(facts: &Facts<'_>, out: &mut Vec<Found>) {
+    for (media, loc) in &facts.media_types {
+        let essence = media.split(';').next().unwrap_or_default().trim();
+        if essence.eq_ignore_ascii_case("application/merge-patch+json") {
+            // RFC 7396: a merge patch sets what it names; applying it twice is applying
+            // it once.
+            out.push(Found {
+                cue: Cue {
+                    says: Repeat::Idempotent,
+                    source: CueSource::MediaType,
+                    words: essence.into(),
+                    loc: Some(loc.clone()),
+                    weight: weight::STRUCTURE,
+                },
+                kind: Kind::Action,
+            });
+        }
+    }
+    if let Some(found) = graphql(facts) {
+        out.push(found);
+    }
+    // A 201 of PUT (or another idempotent method: WebDAV's COPY) creates at the URI the
+    // request names; a safe method's is a slip of its description; any other method's
+    // creates, and a 202 starts a job, each time.
+    if !facts.method.is_idempotent()
+        && let Some((location, accepted, loc)) = &facts.created_at
+    {
+        out.push(Found {
+            cue: Cue {
+                says: Repeat::NonIdempotent,
+                source: CueSource::Response,
+                words: match (*location, *accepted) {
+                    (_, true) => "202".into(),
+                    (true, false) => "201 with Location".into(),
+                    (false, false) => "201".into(),
+                },
+                loc: Some(loc.clone()),
+                weight: weight::CREATED,
+            },
+            kind: Kind::Action,
+        });
+    }
+    if let Some((method, loc)) = &facts.http_rule {
+        let says = Repeat::of_method(*method);
+        out.push(Found {
+            cue: Cue {
+                says,
+                source: CueSource::HttpRule,
+                words: method.as_str().to_ascii_lowercase().into(),
+                loc: Some(loc.clone()),
+                weight: if says == Repeat::Read {
+                    weight::STATED
+                } else {
+                    weight::STRUCTURE
+                },
+            },
+            kind: Kind::Action,
+        });
+    }
+}
+
+/// A GraphQL endpoint (its path ends in `graphql`, or it takes `application/graphql`):
+/// a read when its text speaks of queries and never of mutations or subscriptions, a
+/// write that may repeat when it speaks of mutations.
+fn graphql(facts: &Facts<'_>) -> Option<Found> {
+    let by_path = facts
+        .path
+        .trim_end_matches('/')
+        .to_ascii_lowercase()
+        .ends_with("graphql");
+    let by_media = facts
+        .media_types
+        .iter()
+        .any(|(m, _)| m.to_ascii_lowercase().starts_with("application/graphql"));
+    if !by_path && !by_media {
+        return None;
+    }
+    let text: String = [&facts.summary, &facts.description]
+        .into_iter()
+        .flatten()
+        .map(|t| t.text.to_ascii_lowercase())
+        .collect::<Vec<_>>()
+        .join(" ");
+    let mutation = text.contains("mutation") || text.contains("subscription");
+    let query = text.contains("query") || text.contains("queries");
+    let says = if mutation {
+        Repeat::NonIdempotent
+    } else if query {
+        Repeat::Read
+    } else {
+        return None;
+    };
+    let loc = facts
+        .description
+        .as_ref()
+        .or(facts.summary.as_ref())
+        .map_or_else(|| facts.site.clone(), |t| t.loc.clone());
+    Some(Found {
+        cue: Cue {
+            says,
+            source: CueSource::Path,
+            words: if mutation {
+                "GraphQL, with mutations".into()
+            } else {
+                "GraphQL, queries only".into()
+            },
+            loc: Some(loc),
+            weight: weight::STRUCTURE,
+        },
+        kind: Kind::Action,
+    })
+}

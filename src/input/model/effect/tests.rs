@@ -1,0 +1,1 @@
+//! Each cue and each way they combine, on operations written as descriptions write them.

@@ -1,0 +1,598 @@
+//! The words a careful reader takes an operation's effect from: the verb that leads its
+//! summary, its operationId, its path's action, and the phrases of its description that
+//! say more than the verb (a repeat is refused, a message is sent, a record is added).
+//!
+//! Every table here is a principle written as words, not a list of operations: a verb is
+//! a *read* when asking twice changes nothing (search, list, preview, validate), an
+//! *idempotent write* when doing it twice leaves what doing it once left (update, set,
+//! delete, cancel, archive), and a *non-idempotent write* when each request adds or sends
+//! something new (create, send, charge, upload, increment). A word whose meaning turns on
+//! its object ("start" a machine or a job, "export", "merge", "apply") is in no table: it
+//! decides nothing, and the other evidence (or the method) does.
+
+use super::Repeat;
+
+/// Verbs that only look.
+const READ: &[&str] = &[
+    "get",
+    "gets",
+    "list",
+    "search",
+    "query",
+    "find",
+    "lookup",
+    "retrieve",
+    "fetch",
+    "read",
+    "browse",
+    "count",
+    "check",
+    "validate",
+    "preview",
+    "estimate",
+    "calculate",
+    "compute",
+    "evaluate",
+    "simulate",
+    "describe",
+    "render",
+    "compare",
+    "explain",
+    "inspect",
+    "analyze",
+    "analyse",
+    "scroll",
+    "recommend",
+    "discover",
+    "suggest",
+    "autocomplete",
+    "download",
+    "show",
+    "view",
+    "batchget",
+    "mget",
+    "multiget",
+    "lint",
+    "diff",
+    "aggregate",
+    "poll",
+    "introspect",
+    "detect",
+    "predict",
+    "classify",
+    "tokenize",
+    "parse",
+    "exists",
+    "whoami",
+    "expand",
+    "stream",
+    "testiampermissions",
+];
+
+/// Verbs whose second request leaves what the first left.
+const IDEMPOTENT: &[&str] = &[
+    "update",
+    "set",
+    "replace",
+    "put",
+    "upsert",
+    "delete",
+    "remove",
+    "clear",
+    "purge",
+    "cancel",
+    "archive",
+    "unarchive",
+    "disable",
+    "enable",
+    "close",
+    "reopen",
+    "rename",
+    "mark",
+    "unmark",
+    "lock",
+    "unlock",
+    "join",
+    "leave",
+    "revoke",
+    "deactivate",
+    "activate",
+    "suspend",
+    "unsuspend",
+    "pause",
+    "unpause",
+    "resume",
+    "stop",
+    "approve",
+    "reject",
+    "decline",
+    "modify",
+    "edit",
+    "change",
+    "configure",
+    "move",
+    "assign",
+    "unassign",
+    "follow",
+    "unfollow",
+    "star",
+    "unstar",
+    "mute",
+    "unmute",
+    "block",
+    "unblock",
+    "pin",
+    "unpin",
+    "hide",
+    "unhide",
+    "detach",
+    "unlink",
+    "invalidate",
+    "expire",
+    "void",
+    "finalize",
+    "dismiss",
+    "acknowledge",
+    "ack",
+    "snooze",
+    "overwrite",
+    "save",
+    "store",
+    "grant",
+    "ensure",
+    "reset",
+    "restore",
+    "shutdown",
+    "terminate",
+    "destroy",
+    "erase",
+    "wipe",
+    "uninstall",
+    "unregister",
+    "unshare",
+    "unwatch",
+    "deny",
+    "allow",
+    "reorder",
+    "patch",
+    "logout",
+    "signout",
+    "accept",
+    "attach",
+    "disconnect",
+    "release",
+    "complete",
+    "upgrade",
+    "reprioritize",
+];
+
+/// Verbs that add or send something new each time.
+const NON_IDEMPOTENT: &[&str] = &[
+    "create",
+    "add",
+    "post",
+    "send",
+    "submit",
+    "generate",
+    "upload",
+    "import",
+    "insert",
+    "append",
+    "increment",
+    "decrement",
+    "incr",
+    "decr",
+    "charge",
+    "pay",
+    "capture",
+    "confirm",
+    "refund",
+    "transfer",
+    "invite",
+    "notify",
+    "trigger",
+    "dispatch",
+    "run",
+    "rerun",
+    "retry",
+    "execute",
+    "invoke",
+    "schedule",
+    "register",
+    "enqueue",
+    "publish",
+    "copy",
+    "duplicate",
+    "clone",
+    "fork",
+    "reply",
+    "comment",
+    "share",
+    "raise",
+    "lower",
+    "rotate",
+    "regenerate",
+    "issue",
+    "redeliver",
+    "resend",
+    "reboot",
+    "restart",
+    "new",
+    "emit",
+    "record",
+    "initiate",
+    "request",
+    "book",
+    "purchase",
+    "buy",
+    "order",
+    "provision",
+    "allocate",
+    "deploy",
+    "build",
+    "report",
+    "log",
+    "track",
+    "enroll",
+    "redeem",
+    "reverse",
+    "split",
+    "ping",
+    "write",
+    "push",
+];
+
+/// Which way a verb leans, when it leans: `Creates` and `creating` are `create`.
+pub(crate) fn verb(word: &str) -> Option<Repeat> {
+    let lower = word.to_ascii_lowercase();
+    stems(&lower).iter().flatten().find_map(|form| base(form))
+}
+
+/// Which way a verb leans when written in its base form only (`create`, not `creates`):
+/// how identifiers and paths write verbs, where `charges` is a noun.
+pub(crate) fn base(lower: &str) -> Option<Repeat> {
+    if READ.contains(&lower) {
+        Some(Repeat::Read)
+    } else if IDEMPOTENT.contains(&lower) {
+        Some(Repeat::Idempotent)
+    } else if NON_IDEMPOTENT.contains(&lower) {
+        Some(Repeat::NonIdempotent)
+    } else {
+        None
+    }
+}
+
+/// The word as written and its base forms: `searches` → `search`, `applies` → `apply`,
+/// `creates` → `create`, `updated` is not a lead verb and stays as it is.
+fn stems(word: &str) -> [Option<String>; 4] {
+    let mut out = [Some(word.to_string()), None, None, None];
+    if let Some(base) = word.strip_suffix("ies") {
+        out[1] = Some(format!("{base}y"));
+    }
+    if let Some(base) = word.strip_suffix("es") {
+        out[2] = Some(base.to_string());
+    }
+    if let Some(base) = word.strip_suffix('s')
+        && !word.ends_with("ss")
+    {
+        out[3] = Some(base.to_string());
+    }
+    out
+}
+
+/// Words an operation's text puts before its verb ("This endpoint allows you to …").
+const LEAD_IN: &[&str] = &[
+    "this",
+    "endpoint",
+    "operation",
+    "api",
+    "method",
+    "call",
+    "route",
+    "resource",
+    "allows",
+    "allow",
+    "lets",
+    "let",
+    "enables",
+    "you",
+    "to",
+    "can",
+    "will",
+    "please",
+    "use",
+    "used",
+    "is",
+    "we",
+    "the",
+    "a",
+    "an",
+    "bulk",
+    "batch",
+    "asynchronously",
+    "synchronously",
+    "manually",
+    "permanently",
+    "immediately",
+    "partially",
+    "fully",
+    "beta",
+    "deprecated",
+    "experimental",
+    "admin",
+    "public",
+    "internal",
+];
+
+/// The first verb of a sentence, after the words that lead into it: `Searches customers`
+/// → `Searches`; `Allows you to update a project` → `update`; `This endpoint lists …` →
+/// `lists`. `None` when the sentence does not start with a verb of the tables (`User's
+/// profile`), so that a noun is never taken for one. A lead-in word that is also a verb
+/// (`preview`, `use`) is a verb when nothing but lead-ins comes before it and a known
+/// verb does not follow.
+pub(crate) fn lead_verb(text: &str) -> Option<(usize, &str)> {
+    for (start, word) in words(text).take(8) {
+        let lower = word.to_ascii_lowercase();
+        if LEAD_IN.contains(&lower.as_str()) {
+            continue;
+        }
+        return verb(word).is_some().then_some((start, word));
+    }
+    None
+}
+
+/// The words of a text with their byte offsets: runs of ASCII letters (an apostrophe
+/// ends a word, so `user's` gives `user`), with HTML tags passed over.
+pub(crate) fn words(text: &str) -> impl Iterator<Item = (usize, &str)> {
+    let bytes = text.as_bytes();
+    let mut i = 0;
+    std::iter::from_fn(move || {
+        while i < bytes.len() && !bytes[i].is_ascii_alphabetic() {
+            // An HTML tag (`<p>`, `</code>`) is markup, not words.
+            if bytes[i] == b'<'
+                && let Some(close) = bytes[i..].iter().take(40).position(|&b| b == b'>')
+            {
+                i += close;
+            }
+            i += 1;
+        }
+        if i >= bytes.len() {
+            return None;
+        }
+        let start = i;
+        while i < bytes.len() && bytes[i].is_ascii_alphabetic() {
+            i += 1;
+        }
+        Some((start, &text[start..i]))
+    })
+}
+
+/// The words of an identifier: `searchSingleIndex` → search, Single, Index;
+/// `chat_postMessage` → chat, post, Message; `repos/create-fork` → repos, create, fork;
+/// `HTTPServer` → HTTP, Server.
+pub(crate) fn identifier_words(id: &str) -> Vec<&str> {
+    let bytes = id.as_bytes();
+    let mut out = Vec::new();
+    let mut start = None;
+    for i in 0..bytes.len() {
+        let b = bytes[i];
+        if !b.is_ascii_alphanumeric() {
+            if let Some(s) = start.take() {
+                out.push(&id[s..i]);
+            }
+            continue;
+        }
+        match start {
+            None => start = Some(i),
+            Some(s) => {
+                let prev = bytes[i - 1];
+                let next_lower = bytes.get(i + 1).is_some_and(u8::is_ascii_lowercase);
+                let boundary = (b.is_ascii_uppercase() && prev.is_ascii_lowercase())
+                    || (b.is_ascii_uppercase() && prev.is_ascii_uppercase() && next_lower)
+                    || (b.is_ascii_alphabetic() != prev.is_ascii_alphabetic());
+                if boundary {
+                    out.push(&id[s..i]);
+                    start = Some(i);
+                }
+            }
+        }
+    }
+    if let Some(s) = start {
+        out.push(&id[s..]);
+    }
+    out
+}
+
+/// Phrases that state the effect of a repeat outright.
+pub(crate) const SAYS_IDEMPOTENT: &[&str] = &[
+    "is idempotent",
+    "are idempotent",
+    "idempotent operation",
+    "idempotent request",
+    "idempotent endpoint",
+    "safe to retry",
+    "safely retried",
+    "can be retried safely",
+    "has no effect if",
+    "have no effect if",
+    "no-op if",
+    "does nothing if",
+    "is a no-op",
+    "if they are not already",
+    "if it is not already",
+    "if not already",
+    "already added",
+    "already assigned",
+    "already attached",
+    "already a member",
+    "are not replaced",
+    "return the same",
+    "returns the same",
+];
+
+/// Words before an identifier's verb that say how many or how, not what:
+/// `batch-check`, `multi_search`, `streamed-list-objects`, `bulkDelete`.
+pub(crate) const IDENTIFIER_PREFIXES: &[&str] = &[
+    "batch", "bulk", "multi", "mass", "async", "streamed", "partial", "v",
+];
+
+/// Verbs whose effect is their object's: `runs search queries`, `executes a GraphQL
+/// query`, `sends a list of check operations` read; `runs a workflow` does not.
+pub(crate) const CARRIERS: &[&str] = &["run", "execute", "perform", "send", "submit", "process"];
+
+/// Objects that make a carrier verb a read.
+pub(crate) const READ_OBJECTS: &[&str] = &[
+    "query", "queries", "search", "searches", "lookup", "lookups", "read", "reads", "check",
+    "checks",
+];
+
+/// Phrases that say the request changes nothing.
+pub(crate) const CHANGES_NOTHING: &[&str] = &[
+    "not saved anywhere",
+    "are not saved",
+    "is not saved",
+    "not persisted",
+    "is a dry run",
+    "dry-run",
+    "does not modify",
+    "no changes are made",
+    "without making any changes",
+];
+
+/// Phrases that deny it.
+pub(crate) const SAYS_NOT_IDEMPOTENT: &[&str] = &[
+    "not idempotent",
+    "non-idempotent",
+    "nonidempotent",
+    "isn't idempotent",
+    "is never idempotent",
+];
+
+/// Phrases saying that a second identical create is refused: the name it creates must be
+/// unique, or the thing already exists.
+pub(crate) const REFUSES_DUPLICATE: &[&str] = &[
+    "must be unique",
+    "already exists",
+    "already exist",
+    "is already taken",
+    "already in use",
+    "duplicates are rejected",
+    "duplicate names are not allowed",
+];
+
+/// Phrases of a write that replaces what is there, or creates it once: an upsert.
+pub(crate) const UPSERT: &[&str] = &[
+    "create or update",
+    "creates or updates",
+    "create or replace",
+    "creates or replaces",
+    "add or update",
+    "adds or updates",
+    "add or replace",
+    "adds or replaces",
+    "insert or update",
+    "update or create",
+    "updates or creates",
+    "is replaced",
+    "are replaced",
+    "will be replaced",
+    "will be overwritten",
+    "is overwritten",
+    "are overwritten",
+    "replaces the",
+    "replaces all",
+    "replaces an existing",
+];
+
+/// Phrases of a write that sends a message, an email or a notification each time.
+pub(crate) const SENDS: &[&str] = &[
+    "sends an email",
+    "send an email",
+    "sends a message",
+    "send a message",
+    "sends an sms",
+    "sends a notification",
+    "send a notification",
+    "sends notifications",
+    "triggers notifications",
+    "triggers [notifications]",
+    "an email is sent",
+    "email will be sent",
+    "a notification is sent",
+    "notifies the",
+    "sends the invitation",
+    "sends an invitation",
+    "receive an email",
+    "receives an email",
+    "will be notified",
+    "be notified of",
+];
+
+/// Phrases that say no message is sent, which cancel [`SENDS`].
+pub(crate) const SENDS_NOTHING: &[&str] = &[
+    "does not send",
+    "without sending",
+    "no email is sent",
+    "no notification",
+    "not send",
+];
+
+/// Phrases of a write that makes a new record whose name the server picks, or adds to a
+/// count: each request adds one more.
+pub(crate) const ADDS_NEW: &[&str] = &[
+    "auto-generated",
+    "autogenerated",
+    "a new record",
+    "increments",
+    "appends",
+    "appended to",
+];
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn verbs_lean_by_their_base_form() {
+        assert_eq!(verb("Searches"), Some(Repeat::Read));
+        assert_eq!(verb("retrieves"), Some(Repeat::Read));
+        assert_eq!(verb("Creates"), Some(Repeat::NonIdempotent));
+        assert_eq!(verb("updates"), Some(Repeat::Idempotent));
+        assert_eq!(verb("Applies"), None);
+        assert_eq!(verb("access"), None, "a double s is not a plural");
+        assert_eq!(verb("profile"), None);
+    }
+
+    #[test]
+    fn the_lead_verb_comes_after_the_lead_in() {
+        assert_eq!(
+            lead_verb("Allows you to update a specific project"),
+            Some((14, "update"))
+        );
+        assert_eq!(
+            lead_verb("This endpoint lists all keys").map(|v| v.1),
+            Some("lists")
+        );
+        assert_eq!(lead_verb("User's profile").map(|v| v.1), None);
+        assert_eq!(lead_verb("Search customers").map(|v| v.1), Some("Search"));
+        assert_eq!(lead_verb("").map(|v| v.1), None);
+    }
+
+    #[test]
+    fn identifiers_split_at_case_and_punctuation() {
+        assert_eq!(
+            identifier_words("searchSingleIndex"),
+            ["search", "Single", "Index"]
+        );
+        assert_eq!(
+            identifier_words("chat_postMessage"),
+            ["chat", "post", "Message"]
+        );
+        assert_eq!(
+            identifier_words("repos/create-fork"),
+            ["repos", "create", "fork"]
+        );
+        assert_eq!(identifier_words("HTTPServer"), ["HTTP", "Server"]);
+        assert_eq!(identifier_words("v1Search"), ["v", "1", "Search"]);
+    }
+}
