@@ -1,1 +1,226 @@
 //! Each cue and each way they combine, on operations written as descriptions write them.
+
+use std::sync::Arc;
+
+use super::{Confidence, CueSource, Inferred, Repeat};
+use crate::input::load::{LoadOptions, Loader};
+use crate::input::model::build;
+use crate::input::source::{ParseLimits, SourceFile};
+
+/// The effect of the one operation `method` of the path `path`, written as `body` (the
+/// lines under the method, indented six spaces).
+fn effect(path: &str, method: &str, body: &str) -> Inferred {
+    let text = format!(
+        "openapi: 3.0.3\ninfo: {{title: t, version: '1'}}\npaths:\n  {path}:\n    {method}:\n{body}      responses: {{'200': {{description: ok}}}}\n"
+    );
+    let file = SourceFile::parse("openapi.yaml".into(), text.clone(), ParseLimits::default())
+        .unwrap_or_else(|(_, e)| panic!("{}\n{text}", e.message));
+    let mut loader = Loader::new(LoadOptions::default());
+    let root = loader.add(Arc::new(file));
+    let mut api = build(&mut loader, root).unwrap_or_else(|e| panic!("{}\n{text}", e.message));
+    api.operations.remove(0).effect
+}
+
+fn says(path: &str, method: &str, body: &str) -> Option<Repeat> {
+    effect(path, method, body).repeat
+}
+
+#[test]
+fn a_post_that_searches_reads() {
+    let e = effect(
+        "/v1/customers/search",
+        "post",
+        "      operationId: searchCustomers\n      summary: Search customers\n",
+    );
+    assert_eq!(e.repeat, Some(Repeat::Read));
+    assert_eq!(e.confidence, Confidence::High);
+    assert_eq!(
+        e.evidence(crate::input::model::Method::Post),
+        "summary \"Search customers\"; operationId `searchCustomers`; path `search`"
+    );
+    for (path, id) in [
+        ("/collections/{name}/points/query", "queryPoints"),
+        ("/stores/{id}/check", "Check"),
+        ("/v1/{name}:search", "x"),
+        ("/v1/{resource}:getIamPolicy", "x"),
+        ("/v1/{resource}:testIamPermissions", "x"),
+        ("/multi_search", "multiSearch"),
+    ] {
+        assert_eq!(
+            says(path, "post", &format!("      operationId: {id}\n")),
+            Some(Repeat::Read),
+            "{path}"
+        );
+    }
+}
+
+#[test]
+fn posts_and_patches_that_set_or_replace_are_idempotent() {
+    assert_eq!(
+        says("/chat.update", "post", "      operationId: chat_update\n"),
+        Some(Repeat::Idempotent)
+    );
+    assert_eq!(
+        says("/v1/{resource}:setIamPolicy", "post", ""),
+        Some(Repeat::Idempotent)
+    );
+    assert_eq!(
+        says(
+            "/things",
+            "post",
+            "      description: Creates the thing. This operation is idempotent.\n"
+        ),
+        Some(Repeat::Idempotent)
+    );
+    assert_eq!(
+        says(
+            "/things/{id}",
+            "patch",
+            "      requestBody:\n        content:\n          application/merge-patch+json: {schema: {type: object}}\n"
+        ),
+        Some(Repeat::Idempotent)
+    );
+    // A create whose duplicate is refused is not repeated.
+    assert_eq!(
+        says(
+            "/users",
+            "post",
+            "      summary: Create a new user. Username must be unique.\n"
+        ),
+        Some(Repeat::Idempotent)
+    );
+}
+
+#[test]
+fn puts_that_create_or_send_are_not_idempotent() {
+    assert_eq!(
+        says(
+            "/Invoices",
+            "put",
+            "      operationId: createInvoices\n      summary: Creates one or more sales invoices\n"
+        ),
+        Some(Repeat::NonIdempotent)
+    );
+    assert_eq!(
+        says(
+            "/users/{id}/reset-password-email",
+            "put",
+            "      description: Send an email to the user with a link they can click to reset their password.\n"
+        ),
+        Some(Repeat::NonIdempotent)
+    );
+    // A PUT that names what it creates creates it once.
+    assert_eq!(
+        says("/files/{name}", "put", "      summary: Create a file\n"),
+        Some(Repeat::Idempotent)
+    );
+    // Create or update is an upsert.
+    assert_eq!(
+        says(
+            "/items",
+            "put",
+            "      operationId: addOrUpdateItem\n      summary: Create or update an item\n"
+        ),
+        Some(Repeat::Idempotent)
+    );
+}
+
+#[test]
+fn graphql_reads_when_it_speaks_only_of_queries() {
+    assert_eq!(
+        says(
+            "/graphql",
+            "post",
+            "      description: Run GraphQL queries against the data.\n"
+        ),
+        Some(Repeat::Read)
+    );
+    assert_eq!(
+        says(
+            "/graphql",
+            "post",
+            "      description: Run GraphQL queries and mutations.\n"
+        ),
+        Some(Repeat::NonIdempotent)
+    );
+}
+
+#[test]
+fn a_declaration_decides_alone() {
+    let e = effect(
+        "/v1/customers/search",
+        "post",
+        "      operationId: createCustomer\n      x-side-effect: none\n",
+    );
+    assert_eq!(e.repeat, Some(Repeat::Read));
+    assert_eq!(e.confidence, Confidence::Declared);
+    let cue = e.declaration().expect("declared");
+    assert_eq!(cue.source, CueSource::Declared("x-side-effect"));
+    assert_eq!(
+        says(
+            "/search",
+            "post",
+            "      summary: Search\n      x-idempotent: false\n"
+        ),
+        Some(Repeat::NonIdempotent)
+    );
+}
+
+#[test]
+fn conflicting_words_are_unknown_and_name_both_sides() {
+    let e = effect(
+        "/things",
+        "post",
+        "      summary: Search things\n      description: Creates a thing for each match.\n",
+    );
+    // A read's words (the summary) outweigh a write's (the description): unknown, not read.
+    assert_eq!(e.repeat, None, "{e:?}");
+    assert_eq!(
+        e.text(crate::input::model::Method::Post),
+        "unknown (description \"Creates a thing for each match.\" says non-idempotent-write; summary \"Search things\" says read)"
+    );
+    let read_only = effect(
+        "/things/export",
+        "post",
+        "      operationId: createExport\n      summary: List the things\n",
+    );
+    // A read's words never outweigh a write's into a read.
+    assert_ne!(read_only.repeat, Some(Repeat::Read), "{read_only:?}");
+    assert_eq!(read_only.acts_as(), Repeat::NonIdempotent);
+}
+
+#[test]
+fn a_safe_method_stays_a_read_unless_its_words_outweigh_it() {
+    assert_eq!(
+        says("/orders", "get", "      operationId: createOrder\n"),
+        Some(Repeat::Read)
+    );
+    assert_eq!(
+        says(
+            "/builds/trigger",
+            "get",
+            "      operationId: triggerBuild\n      summary: Trigger a build\n"
+        ),
+        Some(Repeat::NonIdempotent)
+    );
+}
+
+#[test]
+fn the_method_alone_is_the_last_fallback() {
+    let e = effect("/things", "post", "");
+    assert_eq!(e.repeat, Some(Repeat::NonIdempotent));
+    assert_eq!(e.confidence, Confidence::Low);
+    assert!(e.cues.is_empty());
+    assert_eq!(says("/things/{id}", "delete", ""), Some(Repeat::Idempotent));
+}
+
+#[test]
+fn a_bad_declaration_is_an_input_error() {
+    let text = "openapi: 3.0.3\ninfo: {title: t, version: '1'}\npaths:\n  /a:\n    post:\n      x-side-effect: maybe\n      responses: {'200': {description: ok}}\n";
+    let file = SourceFile::parse("openapi.yaml".into(), text.into(), ParseLimits::default())
+        .unwrap_or_else(|(_, e)| panic!("{}", e.message));
+    let mut loader = Loader::new(LoadOptions::default());
+    let root = loader.add(Arc::new(file));
+    let err = build(&mut loader, root).expect_err("maybe is no side effect");
+    assert!(err.message.contains("x-side-effect"), "{}", err.message);
+}
