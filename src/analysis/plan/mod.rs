@@ -123,13 +123,7 @@ impl SideEffect {
     /// idempotent one, by the IANA HTTP Method Registry (see [`Method::is_safe`]). A method
     /// the registry does not list promises nothing, so it is taken as non-idempotent.
     pub fn of_method(method: Method) -> SideEffect {
-        if method.is_safe() {
-            SideEffect::None
-        } else if method.is_idempotent() {
-            SideEffect::Idempotent
-        } else {
-            SideEffect::NonIdempotent
-        }
+        SideEffect::of_repeat(crate::input::model::Repeat::of_method(method))
     }
 }
 

@@ -33,68 +33,50 @@ pub(super) struct BodyCache {
     pub(super) fern_marks_idempotent: bool,
 }
 
-/// The request media types that say something of the effect — a JSON merge patch
-/// (RFC 7396), GraphQL — with where each is written: the keys of OpenAPI 3's
-/// `requestBody.content` (through its `$ref`), or Swagger 2.0's `consumes`.
-pub(super) fn telling_media_types(loader: &mut Loader, op: &At<'_>) -> Vec<(Box<str>, Loc)> {
-    let telling = |media: &str| {
-        let essence = media.split(';').next().unwrap_or_default().trim();
-        essence.eq_ignore_ascii_case("application/merge-patch+json")
-            || essence.eq_ignore_ascii_case("application/graphql")
-    };
-    let mut out = Vec::new();
-    if let Some(consumes) = op.node.as_map().and_then(|m| m.entry("consumes")) {
-        let list = op.loc.entry("consumes", consumes.key_span, &consumes.value);
-        for (i, item) in consumes
-            .value
-            .as_seq()
-            .unwrap_or_default()
-            .iter()
-            .enumerate()
-        {
-            if let Some(media) = item.as_str().filter(|m| telling(m)) {
-                out.push((media.into(), list.item(i, item)));
-            }
-        }
-    }
-    let Some(entry) = op.node.as_map().and_then(|m| m.entry("requestBody")) else {
-        return out;
-    };
-    let here = At {
-        id: op.id,
-        file: op.file,
-        node: &entry.value,
-        loc: op.loc.entry("requestBody", entry.key_span, &entry.value),
-    };
-    let Ok(target) = loader.follow(here.id, here.node) else {
-        return out;
-    };
-    let body = through(target.as_ref(), here);
-    if let Some(content) = body.node.as_map().and_then(|m| m.entry("content")) {
-        let base = body.loc.entry("content", content.key_span, &content.value);
-        let entries = content
-            .value
-            .as_map()
-            .map(crate::input::source::Map::entries)
-            .unwrap_or_default();
-        for media in entries.iter().filter(|m| telling(&m.key)) {
-            out.push((
-                (*media.key).into(),
-                base.entry(&media.key, media.key_span, &media.value),
-            ));
-        }
-    }
-    out
+/// A request media type that says something of the effect: a JSON merge patch
+/// (RFC 7396), GraphQL.
+fn telling(media: &str) -> bool {
+    let essence = media.split(';').next().unwrap_or_default().trim();
+    essence.eq_ignore_ascii_case("application/merge-patch+json")
+        || essence.eq_ignore_ascii_case("application/graphql")
 }
 
-/// The properties of the JSON request body of the operation at `op` (OpenAPI 3).
-pub(super) fn request_body(
-    loader: &mut Loader,
-    cache: &mut BodyCache,
-    op: &At<'_>,
-) -> Arc<[RequestField]> {
+/// The media types of Swagger 2.0's `consumes` that say something of the effect, with
+/// where each is written.
+pub(super) fn consumed_media_types(op: &At<'_>) -> Vec<(Box<str>, Loc)> {
+    let Some(consumes) = op.node.as_map().and_then(|m| m.entry("consumes")) else {
+        return Vec::new();
+    };
+    let list = op.loc.entry("consumes", consumes.key_span, &consumes.value);
+    let items = consumes.value.as_seq().unwrap_or_default();
+    items
+        .iter()
+        .enumerate()
+        .filter_map(|(i, item)| {
+            let media = item.as_str().filter(|m| telling(m))?;
+            Some((media.into(), list.item(i, item)))
+        })
+        .collect()
+}
+
+/// What an OpenAPI 3 request body holds that the model reads.
+#[derive(Default)]
+pub(super) struct RequestBody {
+    /// The properties of its JSON schema.
+    pub fields: Arc<[RequestField]>,
+    /// The media types of `content` that say something of the effect, with their places.
+    pub telling: Vec<(Box<str>, Loc)>,
+}
+
+/// The request body of the operation at `op` (OpenAPI 3), through its `$ref`, read once:
+/// the properties of its JSON media type's schema and its telling media types.
+pub(super) fn request_body(loader: &mut Loader, cache: &mut BodyCache, op: &At<'_>) -> RequestBody {
+    let mut out = RequestBody {
+        fields: Arc::from([]),
+        telling: Vec::new(),
+    };
     let Some(entry) = op.node.as_map().and_then(|m| m.entry("requestBody")) else {
-        return Arc::from([]);
+        return out;
     };
     let here = At {
         id: op.id,
@@ -103,34 +85,41 @@ pub(super) fn request_body(
         loc: op.loc.entry("requestBody", entry.key_span, &entry.value),
     };
     let Ok(target) = loader.follow(here.id, here.node) else {
-        return Arc::from([]);
+        return out;
     };
     let body = through(target.as_ref(), here);
     let Some(content) = body.node.as_map().and_then(|m| m.entry("content")) else {
-        return Arc::from([]);
+        return out;
     };
+    let content_loc = body.loc.entry("content", content.key_span, &content.value);
     let media_types = content
         .value
         .as_map()
         .map(crate::input::source::Map::entries)
         .unwrap_or_default();
+    out.telling = media_types
+        .iter()
+        .filter(|m| telling(&m.key))
+        .map(|m| {
+            let loc = content_loc.entry(&m.key, m.key_span, &m.value);
+            ((*m.key).into(), loc)
+        })
+        .collect();
     let Some(media) = media_types.iter().find(|e| is_json(&e.key)) else {
-        return Arc::from([]);
+        return out;
     };
     let Some(schema) = media.value.as_map().and_then(|m| m.entry("schema")) else {
-        return Arc::from([]);
+        return out;
     };
-    let media_loc = body
-        .loc
-        .entry("content", content.key_span, &content.value)
-        .entry(&media.key, media.key_span, &media.value);
+    let media_loc = content_loc.entry(&media.key, media.key_span, &media.value);
     let at = At {
         id: body.id,
         file: body.file,
         node: &schema.value,
         loc: media_loc.entry("schema", schema.key_span, &schema.value),
     };
-    schema_properties(loader, cache, at)
+    out.fields = schema_properties(loader, cache, at);
+    out
 }
 
 /// The properties of the body schema at `schema` (which may be a `$ref`): of a Swagger

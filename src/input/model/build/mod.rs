@@ -501,11 +501,18 @@ fn operation(
             .filter(|q| !own.contains(&q.name))
             .cloned(),
     );
-    let body = match param_body.or_else(|| path_params.body.clone()) {
-        Some(swagger_body) => swagger_body,
+    let body::RequestBody {
+        fields: body,
+        telling: mut media_types,
+    } = match param_body.or_else(|| path_params.body.clone()) {
+        Some(swagger_body) => body::RequestBody {
+            fields: swagger_body,
+            telling: Vec::new(),
+        },
         None => body::request_body(loader, bodies, &op),
     };
-    let responses = responses(loader, bodies, &op)?;
+    media_types.extend(body::consumed_media_types(&op));
+    let (responses, refusals) = responses(loader, bodies, &op)?;
     let declared = declared_effect(&op, idempotent.as_ref(), fern_idempotent.as_ref(), bodies)?;
     let text = |key: &'static str| {
         let entry = op.node.as_map().and_then(|m| m.entry(key))?;
@@ -523,7 +530,7 @@ fn operation(
         summary: text("summary"),
         description: text("description"),
         declared,
-        media_types: body::telling_media_types(loader, &op),
+        media_types,
         created_at: responses
             .iter()
             .find(|r| r.code == "201")
@@ -540,7 +547,7 @@ fn operation(
                     .map(|r| (false, true, r.loc.clone()))
             }),
         http_rule: None,
-        refusals: responses::refusals(loader, &op),
+        refusals,
     };
     let effect = effect::infer(&facts);
     Ok(Operation {

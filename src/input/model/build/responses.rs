@@ -10,14 +10,20 @@ use crate::input::load::{FileId, Loader};
 use crate::input::model::{HeaderFormat, Link, LinkTarget, Response, ResponseHeader};
 use crate::input::source::Node;
 
-/// The responses an operation declares, with their header names.
+/// The description of a 4xx response, with the response's entry: what the server
+/// answers a request it refuses (`409: the folder already exists`).
+pub(super) type Refusal = (String, crate::location::Loc);
+
+/// The responses an operation declares, with their header names, and the descriptions
+/// of its 4xx responses (through their `$ref`s).
 pub(super) fn responses(
     loader: &mut Loader,
     shared: &mut BodyCache,
     op: &At<'_>,
-) -> Result<Vec<Response>, InputError> {
+) -> Result<(Vec<Response>, Vec<Refusal>), InputError> {
+    let mut refusals = Vec::new();
     let Some(list) = op.map_child("responses")? else {
-        return Ok(Vec::new());
+        return Ok((Vec::new(), refusals));
     };
     let entries = list
         .node
@@ -40,6 +46,11 @@ pub(super) fn responses(
             loc: site.clone(),
         };
         let response = through(target.as_ref(), here);
+        if entry.key.starts_with('4')
+            && let Some(text) = response.node.get("description").and_then(Node::as_str)
+        {
+            refusals.push((text.to_string(), site.clone()));
+        }
         // The headers of a `$ref`ed response are the definition's, read the first time:
         // every referrer would read the same ones, with the same outcome.
         let key = target
@@ -67,36 +78,7 @@ pub(super) fn responses(
             links,
         });
     }
-    Ok(out)
-}
-
-/// The descriptions of the operation's 4xx responses (`409`, `4XX`), through their
-/// `$ref`s, each with the response's entry: what the server answers a request it
-/// refuses. A response that does not resolve is passed over (`responses` reports it).
-pub(super) fn refusals(loader: &mut Loader, op: &At<'_>) -> Vec<(String, crate::location::Loc)> {
-    let Some(entry) = op.node.as_map().and_then(|m| m.entry("responses")) else {
-        return Vec::new();
-    };
-    let list = op.loc.entry("responses", entry.key_span, &entry.value);
-    let mut out = Vec::new();
-    let entries = entry
-        .value
-        .as_map()
-        .map(crate::input::source::Map::entries)
-        .unwrap_or_default();
-    for response in entries.iter().filter(|e| e.key.starts_with('4')) {
-        let Ok(target) = loader.follow(op.id, &response.value) else {
-            continue;
-        };
-        let node = target.as_ref().map_or(&response.value, |t| t.node());
-        if let Some(text) = node.get("description").and_then(Node::as_str) {
-            out.push((
-                text.to_string(),
-                list.entry(&response.key, response.key_span, &response.value),
-            ));
-        }
-    }
-    out
+    Ok((out, refusals))
 }
 
 /// The headers of a response, with their names and what a `Retry-After` holds.
