@@ -109,7 +109,7 @@ fn a_request_id_described_as_deduplicating_is_a_key() {
     assert_eq!(c["state"], "key-incomplete", "{c}");
     assert_eq!(
         c["key"],
-        "the body property `request_id`, required (its description says it de-duplicates)"
+        "the body property `request_id`, required (its description: \"Used to de-dupe signal w/ start requests\")"
     );
 }
 
@@ -197,21 +197,42 @@ fn a_swagger_body_parameter_key_is_a_body_key() {
 }
 
 #[test]
-fn init_does_not_retry_a_write_whose_key_is_in_the_body() {
+fn init_retries_a_write_with_its_required_body_key_and_not_one_whose_key_is_optional() {
     // Source: https://developer.squareup.com/docs/build-basics/common-api-patterns/idempotency
+    // A required body key is in every request: each attempt re-sends it, so the policy
+    // names it (`keyHeader` reads it in the body) and retries with it.
     let dir = folder("init", SQUARE, None);
+    let run = retrylint_in(&dir, &["init", "openapi.yaml"]);
+    assert_eq!(run.code, 0, "{}", run.transcript());
+    assert!(
+        run.stdout.contains(
+            "  \"CreatePayment\":  # POST /v2/payments\n    idempotency: { keyHeader: \"idempotency_key\", keyRetention: 24h }\n    onUnknownOutcome: retry-same-key\n"
+        ),
+        "{}",
+        run.stdout
+    );
+    std::fs::write(dir.join("retry-policy.yaml"), &run.stdout).unwrap();
+    let check = retrylint_in(&dir, &["check", "openapi.yaml"]);
+    assert_eq!(check.code, 0, "{}", check.transcript());
+    // Optional, the key is the application's choice: the write is never retried.
+    let optional = SQUARE.replace(
+        "required: [source_id, idempotency_key]",
+        "required: [source_id]",
+    );
+    let dir = folder("init-optional", &optional, None);
     let run = retrylint_in(&dir, &["init", "openapi.yaml"]);
     assert_eq!(run.code, 0, "{}", run.transcript());
     assert!(!run.stdout.contains("keyHeader:"), "{}", run.stdout);
     assert!(
         run.stdout.contains(
-            "\"CreatePayment\": { maxAttempts: 1, onUnknownOutcome: fail }  # POST /v2/payments, required body property idempotency_key"
+            "\"CreatePayment\": { maxAttempts: 1, onUnknownOutcome: fail }  # POST /v2/payments, optional body property idempotency_key"
         ),
         "{}",
         run.stdout
     );
     assert!(
-        run.stdout.contains("# or the query string: never retried."),
+        run.stdout
+            .contains("# request body or the query string: never retried."),
         "{}",
         run.stdout
     );
@@ -245,12 +266,24 @@ operations:
         .collect();
     assert!(!rules.contains(&"idempotency-key-undeclared"), "{rules:?}");
     assert!(!rules.contains(&"unprotected-write-retry"), "{rules:?}");
-    // Without the policy naming it, the write is unprotected, and the help names the body key.
     let unnamed = policy.replace(
         "    idempotency: { keyHeader: idempotency_key, keyRetention: 24h }\n    onUnknownOutcome: retry-same-key\n",
         "    onUnknownOutcome: fail\n",
     );
-    let dir = folder("policy-unnamed", SQUARE, Some(&unnamed));
+    // Required, the key is in every attempt the policy makes, named or not.
+    let dir = folder("policy-required", SQUARE, Some(&unnamed));
+    let run = retrylint_in(&dir, &["check", "openapi.yaml", "--format", "json"]);
+    assert!(
+        !run.stdout.contains("unprotected-write-retry"),
+        "{}",
+        run.stdout
+    );
+    // Optional and not named by the policy, it protects nothing, and the help names it.
+    let optional = SQUARE.replace(
+        "required: [source_id, idempotency_key]",
+        "required: [source_id]",
+    );
+    let dir = folder("policy-unnamed", &optional, Some(&unnamed));
     let run = retrylint_in(&dir, &["check", "openapi.yaml", "--format", "json"]);
     let doc: serde_json::Value = serde_json::from_str(&run.stdout).unwrap();
     let finding = doc["findings"]

@@ -15,7 +15,7 @@ paths:
     post:
       operationId: createOrder
       parameters:
-        - { name: X-Dedup-Token, in: header, required: true, schema: { type: string } }
+        - { name: X-Once-Token, in: header, required: true, schema: { type: string } }
       responses:
         '201': { description: created }
         '409': { description: a request with this token is in progress }
@@ -132,7 +132,7 @@ fn with_a_policy_contract_rules_wait_for_lint_rules_or_select() {
 #[test]
 fn lint_key_headers_name_a_key_the_contract_then_counts() {
     let keyed = format!(
-        "{POLICY}lint:\n  keyHeaders: [X-Dedup-Token]\n  rules: {{ write-without-retry-protection: info }}\n"
+        "{POLICY}lint:\n  keyHeaders: [X-Once-Token]\n  rules: {{ write-without-retry-protection: info }}\n"
     );
     let dir = folder("key-headers", &[("retry-policy.yaml", &keyed)]);
     let run = check(&dir, &["--format", "json"]);
@@ -155,7 +155,7 @@ fn lint_key_headers_name_a_key_the_contract_then_counts() {
     assert_eq!(post["contract"]["state"], "retry-safe");
     assert_eq!(
         post["contract"]["key"],
-        "required `X-Dedup-Token` (lint.keyHeaders)"
+        "required `X-Once-Token` (lint.keyHeaders)"
     );
 }
 

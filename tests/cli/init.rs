@@ -153,7 +153,7 @@ paths:
     post:
       operationId: pay
       parameters:
-        - { name: X-Dedup-Token, in: header, required: true, schema: { type: string } }
+        - { name: X-Once-Token, in: header, required: true, schema: { type: string } }
       responses:
         '201': { description: paid }
         '409': { description: in flight }
@@ -164,14 +164,14 @@ paths:
         plain.contains("  \"pay\": { maxAttempts: 1, onUnknownOutcome: fail }"),
         "{plain}"
     );
-    let (keyed, doc) = init_then_check(&dir, &["--force", "--key-header", "X-Dedup-Token"]);
+    let (keyed, doc) = init_then_check(&dir, &["--force", "--key-header", "X-Once-Token"]);
     assert_eq!(doc["findings"], serde_json::json!([]), "{keyed}");
     assert!(keyed.contains("lint:\n"), "{keyed}");
     assert!(
-        keyed.contains("  keyHeaders:\n    - \"X-Dedup-Token\"\n"),
+        keyed.contains("  keyHeaders:\n    - \"X-Once-Token\"\n"),
         "{keyed}"
     );
-    assert!(keyed.contains("keyHeader: \"X-Dedup-Token\""), "{keyed}");
+    assert!(keyed.contains("keyHeader: \"X-Once-Token\""), "{keyed}");
     // check reads lint.keyHeaders back: the contract counts the key too.
     let report = retrylint_in(&dir, &["report", "openapi.yaml", "--format", "json"]);
     let report: serde_json::Value = serde_json::from_str(&report.stdout).unwrap();

@@ -21,6 +21,7 @@ mod corpus;
 mod diff;
 mod distribution;
 mod docs;
+mod domain_keys;
 mod errors;
 mod files;
 mod fix;

@@ -3,9 +3,12 @@
 //!
 //! [`KEY_NAMES`] is the one table of the spellings recognised: headers by the IETF draft
 //! and vendors, and request-body properties or query parameters by the APIs that take
-//! the key there. Any name with `idempotency` in it is a key in any place. A request id
-//! is a key only where its description says the server de-duplicates on it; ordinary
-//! ids and tracing ids never are.
+//! the key there. Any name with `idempotency` or `dedup` in it is a key in any place
+//! (PagerDuty's `dedup_key`). Another body or query field named as a key, token, id or
+//! reference is one only where its description or title says the server de-duplicates
+//! on it (a `request_id` "used to de-duplicate"), or, for a `…_key`, that it identifies
+//! or correlates what the request acts on (PagerDuty's `incident_key`: "Identifies the
+//! incident to trigger"); credentials, ordinary ids and tracing ids never are.
 
 use super::{KeyHeaders, KeyOffer, KeySource};
 use crate::input::model::{Api, Operation, Place, RequestField};
@@ -16,31 +19,17 @@ pub(super) struct KeyName {
     pub name: &'static str,
     /// Where a request carries it.
     pub places: &'static [Place],
-    /// A key only when its description says the server de-duplicates on it (a
-    /// `request_id` is as often a tracing id).
-    pub needs_dedup_description: bool,
 }
 
 const HEADER: &[Place] = &[Place::Header];
 const BODY_OR_QUERY: &[Place] = &[Place::Body, Place::Query];
 
 const fn named(name: &'static str, places: &'static [Place]) -> KeyName {
-    KeyName {
-        name,
-        places,
-        needs_dedup_description: false,
-    }
+    KeyName { name, places }
 }
 
-const fn described(name: &'static str) -> KeyName {
-    KeyName {
-        name,
-        places: BODY_OR_QUERY,
-        needs_dedup_description: true,
-    }
-}
-
-/// Every spelling recognised besides names with `idempotency` in them.
+/// Every spelling recognised besides names with `idempotency` or `dedup` in them, and
+/// fields whose description makes them keys (Temporal's `request_id`).
 pub(super) const KEY_NAMES: &[KeyName] = &[
     // The IETF draft's header, and vendors' variants.
     named("Idempotency-Key", HEADER),
@@ -55,13 +44,103 @@ pub(super) const KEY_NAMES: &[KeyName] = &[
     // AWS's idempotency token (`ClientToken`, "ensuring idempotency").
     named("client_token", BODY_OR_QUERY),
     named("clientToken", BODY_OR_QUERY),
-    // Temporal's and others' request ids, when described as de-duplicating.
-    described("request_id"),
-    described("requestId"),
 ];
 
 /// Words of a description that say the server de-duplicates on the value.
 const DEDUP_WORDS: &[&str] = &["idempoten", "de-dup", "dedup", "deduplicat", "duplicate"];
+
+/// Words of a `…_key` field's description that say it names what the request acts on:
+/// a repeat with the same key reaches the same thing.
+const IDENTIFIES_WORDS: &[&str] = &["identifies the", "correlate"];
+
+/// The last word of a name that can carry a key chosen by the client.
+const KEY_LIKE_ENDINGS: &[&str] = &["key", "token", "id", "reference", "ref"];
+
+/// Words of a name that make it a credential, a trace or a bare identifier, never a key.
+const NEVER_KEYS: &[&str] = &[
+    "api",
+    "access",
+    "auth",
+    "secret",
+    "private",
+    "public",
+    "signing",
+    "license",
+    "service",
+    "routing",
+    "integration",
+    "session",
+    "trace",
+    "span",
+    "correlation",
+    "parent",
+];
+
+/// The words of an identifier, lower-cased: `incident_key`, `requestId` and
+/// `X-Dedup-Key` split at `_`, `-`, `.` and lower-to-upper case changes.
+fn name_words(name: &str) -> Vec<String> {
+    let mut words = Vec::new();
+    let mut word = String::new();
+    let mut previous_lower = false;
+    for c in name.chars() {
+        if matches!(c, '_' | '-' | '.' | ' ') {
+            if !word.is_empty() {
+                words.push(std::mem::take(&mut word));
+            }
+            previous_lower = false;
+            continue;
+        }
+        if c.is_uppercase() && previous_lower && !word.is_empty() {
+            words.push(std::mem::take(&mut word));
+        }
+        previous_lower = c.is_lowercase() || c.is_ascii_digit();
+        word.extend(c.to_lowercase());
+    }
+    if !word.is_empty() {
+        words.push(word);
+    }
+    words
+}
+
+/// Where a body or query field named `name`, described as `text` (lower-cased), says it
+/// is a key: a key-like name that is no credential or trace, whose text says the server
+/// de-duplicates on it (or, for a `…_key`, that it identifies what the request acts on).
+/// The byte offset of the deciding words; `None` when it is no key.
+fn described_key(name: &str, text: &str) -> Option<usize> {
+    let words = name_words(name);
+    let (Some(last), true) = (words.last(), words.len() > 1) else {
+        return None;
+    };
+    // A header's spelling (`X-Request-Id`) in a body or query is a forwarded header.
+    let header_style = words.first().is_some_and(|w| w == "x");
+    if header_style
+        || !KEY_LIKE_ENDINGS.contains(&last.as_str())
+        || words.iter().any(|w| NEVER_KEYS.contains(&w.as_str()))
+    {
+        return None;
+    }
+    let found = |list: &[&str]| list.iter().filter_map(|w| text.find(w)).min();
+    found(DEDUP_WORDS).or_else(|| (last == "key").then(|| found(IDENTIFIES_WORDS)).flatten())
+}
+
+/// At most this many characters of a description are quoted as why a field is a key.
+const SAID_LIMIT: usize = 60;
+
+/// The sentence of `text` holding byte `at`, cut to [`SAID_LIMIT`] characters.
+fn sentence_at(text: &str, at: usize) -> String {
+    let start = text
+        .get(..at)
+        .and_then(|before| before.rfind(". ").map(|i| i + 2))
+        .unwrap_or(0);
+    let sentence = text.get(start..).unwrap_or_default();
+    let end = sentence.find(". ").map_or(sentence.len(), |i| i + 1);
+    let sentence = sentence.get(..end).unwrap_or(sentence).trim();
+    let mut out: String = sentence.chars().take(SAID_LIMIT).collect();
+    if sentence.chars().count() > SAID_LIMIT {
+        out.push('…');
+    }
+    out
+}
 
 /// Why a value named `name` in `place`, described as `description`, is taken for an
 /// idempotency key; `None` when it is not one.
@@ -71,23 +150,41 @@ fn key_source(
     description: Option<&str>,
     keys: &KeyHeaders,
 ) -> Option<KeySource> {
+    key_judged(name, place, description, keys).map(|(source, _)| source)
+}
+
+/// [`key_source`], with the words of the description that decided a described key.
+fn key_judged(
+    name: &str,
+    place: Place,
+    description: Option<&str>,
+    keys: &KeyHeaders,
+) -> Option<(KeySource, Option<String>)> {
     if place == Place::Header && keys.configured.iter().any(|k| k.eq_ignore_ascii_case(name)) {
-        return Some(KeySource::Configured);
+        return Some((KeySource::Configured, None));
     }
-    if name.to_ascii_lowercase().contains("idempotency") {
-        return Some(KeySource::KnownName);
+    // A nested body property (`data.attributes.idempotencyKey`) is judged by its own name.
+    let name = match place {
+        Place::Body => name.rsplit('.').next().unwrap_or(name),
+        _ => name,
+    };
+    let lower = name.to_ascii_lowercase();
+    if lower.contains("idempotency") || lower.contains("dedup") {
+        return Some((KeySource::KnownName, None));
     }
-    let known = KEY_NAMES
+    if KEY_NAMES
         .iter()
-        .find(|k| k.places.contains(&place) && k.name.eq_ignore_ascii_case(name))?;
-    if !known.needs_dedup_description {
-        return Some(KeySource::KnownName);
+        .any(|k| k.places.contains(&place) && k.name.eq_ignore_ascii_case(name))
+    {
+        return Some((KeySource::KnownName, None));
     }
-    let text = description.unwrap_or_default().to_ascii_lowercase();
-    DEDUP_WORDS
-        .iter()
-        .any(|w| text.contains(w))
-        .then_some(KeySource::Described)
+    if place == Place::Header {
+        return None;
+    }
+    let description = description?;
+    // ASCII lower-casing keeps every byte offset of the description.
+    let at = described_key(name, &description.to_ascii_lowercase())?;
+    Some((KeySource::Described, Some(sentence_at(description, at))))
 }
 
 /// The key the operation offers: a required header key first, then a required query or
@@ -115,18 +212,20 @@ pub(super) fn key_offer(op: &Operation, api: &Api, keys: &KeyHeaders) -> Option<
                 place: Place::Header,
                 required: h.required,
                 source,
+                said: None,
                 loc: h.loc.clone(),
             })
         })
         .max_by_key(|k| k.required);
     let field = || {
         let offers = RequestField::of(op).filter_map(|f| {
-            let source = key_source(&f.name, f.place, f.description.as_deref(), keys)?;
+            let (source, said) = key_judged(&f.name, f.place, f.description.as_deref(), keys)?;
             Some(KeyOffer {
                 name: f.name.clone(),
                 place: f.place,
                 required: f.required,
                 source,
+                said,
                 loc: f.loc.clone(),
             })
         });
@@ -157,6 +256,7 @@ pub(super) fn key_offer(op: &Operation, api: &Api, keys: &KeyHeaders) -> Option<
             place: Place::Header,
             required: false,
             source: KeySource::Fern,
+            said: None,
             loc: loc.clone(),
         })
 }
@@ -208,6 +308,88 @@ mod tests {
             None
         );
         assert_eq!(source("request_id", Place::Body, None), None);
+    }
+
+    #[test]
+    fn a_name_that_says_dedup_is_a_key_in_any_place() {
+        // PagerDuty Events API v2 (PagerDuty/api-schema, reference/events-v2/openapiv3.json):
+        // `dedup_key`, "Identifies the alert to trigger, acknowledge, or resolve".
+        for place in [Place::Header, Place::Query, Place::Body] {
+            assert_eq!(source("dedup_key", place, None), Some(KeySource::KnownName));
+            assert_eq!(
+                source("X-Dedup-Key", place, None),
+                Some(KeySource::KnownName)
+            );
+        }
+    }
+
+    #[test]
+    fn a_key_that_identifies_what_the_request_acts_on_is_a_key() {
+        // PagerDuty Events API v1 (PagerDuty/api-schema, reference/events-v1/openapiv3.json).
+        let incident = Some("Identifies the incident to `trigger`, `acknowledge`, or `resolve`.");
+        assert_eq!(
+            source("incident_key", Place::Body, incident),
+            Some(KeySource::Described)
+        );
+        // A credential that identifies an account is not.
+        let service = Some("Identifies the \"Generic API\" service.");
+        assert_eq!(source("service_key", Place::Body, service), None);
+        assert_eq!(source("api_key", Place::Body, service), None);
+        // An id that identifies a related thing is not: only a `…_key` names the target.
+        let customer = Some("Identifies the customer to charge.");
+        assert_eq!(source("customer_id", Place::Body, customer), None);
+        // A key that says nothing of either is not.
+        assert_eq!(
+            source("sort_key", Place::Query, Some("The field to sort on.")),
+            None
+        );
+    }
+
+    #[test]
+    fn a_domain_named_field_described_as_deduplicating_is_a_key() {
+        for (name, text) in [
+            (
+                "external_reference",
+                "Requests with a duplicate external_reference are rejected.",
+            ),
+            (
+                "clientRequestToken",
+                "Used to de-duplicate retried requests.",
+            ),
+            (
+                "transferId",
+                "The server treats a repeated transferId as idempotent.",
+            ),
+        ] {
+            assert_eq!(
+                source(name, Place::Body, Some(text)),
+                Some(KeySource::Described),
+                "{name}"
+            );
+            // In a header only the known names and `lint.keyHeaders` are keys.
+            assert_eq!(source(name, Place::Header, Some(text)), None, "{name}");
+        }
+        // Not a key-like name: a unique e-mail address is a constraint, not a key.
+        assert_eq!(
+            source(
+                "email",
+                Place::Body,
+                Some("Duplicate e-mail addresses are rejected.")
+            ),
+            None
+        );
+    }
+
+    #[test]
+    fn names_split_into_words() {
+        assert_eq!(name_words("incident_key"), ["incident", "key"]);
+        assert_eq!(name_words("requestId"), ["request", "id"]);
+        assert_eq!(name_words("X-Dedup-Key"), ["x", "dedup", "key"]);
+        assert_eq!(
+            name_words("data.attributes.clientRef"),
+            ["data", "attributes", "client", "ref"]
+        );
+        assert_eq!(name_words("ID"), ["id"]);
     }
 
     #[test]

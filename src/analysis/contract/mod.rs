@@ -89,7 +89,9 @@ pub enum KeySource {
     /// A name known to carry idempotency keys in its place (one of [`KEY_NAMES`], or any
     /// name with `idempotency` in it).
     KnownName,
-    /// A request id (`request_id`) whose description says the server de-duplicates on it.
+    /// A body or query field named like a key (`request_id`, `incident_key`) whose
+    /// description or title says the server de-duplicates on it, or that it identifies
+    /// what the request acts on.
     Described,
     /// The document's `x-fern-idempotency-headers`, on an `x-fern-idempotent` operation.
     Fern,
@@ -107,6 +109,8 @@ pub struct KeyOffer {
     /// `required: true` on the parameter, or the property in the body's `required`.
     pub required: bool,
     pub source: KeySource,
+    /// For [`KeySource::Described`], the words of its description that made it a key.
+    pub said: Option<String>,
     /// The parameter, the body property, or the Fern declaration when the operation
     /// lists no parameter.
     pub loc: Loc,

@@ -120,14 +120,14 @@ fn vendor_key_names_are_known_and_tracing_ids_are_not() {
 
 #[test]
 fn lint_key_headers_name_more_keys() {
-    let paths = "  /payments:\n    post:\n      parameters:\n        - { name: X-Dedup, in: header, required: true }\n      responses: { '201': { description: ok }, '409': { description: in flight } }\n";
+    let paths = "  /payments:\n    post:\n      parameters:\n        - { name: X-Once, in: header, required: true }\n      responses: { '201': { description: ok }, '409': { description: in flight } }\n";
     assert_eq!(only("", paths).state, ContractState::Unprotected);
-    let keys = KeyHeaders::new(["x-dedup".to_string()]);
+    let keys = KeyHeaders::new(["x-once".to_string()]);
     let c = contract_with("", paths, &keys).remove(0);
     assert_eq!(c.state, ContractState::RetrySafe);
     assert_eq!(
         c.key_text().as_deref(),
-        Some("required `X-Dedup` (lint.keyHeaders)")
+        Some("required `X-Once` (lint.keyHeaders)")
     );
 }
 

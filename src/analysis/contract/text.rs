@@ -92,10 +92,13 @@ pub(super) fn key(c: &Contract) -> Option<String> {
     let key = c.key.as_ref()?;
     let need = if key.required { "required" } else { "optional" };
     let from = match key.source {
-        KeySource::KnownName => "",
-        KeySource::Described => " (its description says it de-duplicates)",
-        KeySource::Fern => " (x-fern-idempotency-headers)",
-        KeySource::Configured => " (lint.keyHeaders)",
+        KeySource::KnownName => String::new(),
+        KeySource::Described => match &key.said {
+            Some(words) => format!(" (its description: \"{words}\")"),
+            None => " (its description says it de-duplicates)".into(),
+        },
+        KeySource::Fern => " (x-fern-idempotency-headers)".into(),
+        KeySource::Configured => " (lint.keyHeaders)".into(),
     };
     Some(match key.place {
         Place::Header => format!("{need} {}{from}", key.named()),

@@ -30,9 +30,9 @@ pub(super) enum Choice {
 pub(super) enum Why {
     /// The key is declared but optional.
     OptionalKey(String),
-    /// The key travels in the request body or the query string, which a policy cannot
-    /// say the client sends (`idempotency.keyHeader` names a header): the note says
-    /// which key (`required body property idempotency_key`).
+    /// The key travels in the request body or the query string and is optional: the
+    /// application, not a retrying client, decides whether a request carries it. The note
+    /// says which key (`optional body property idempotency_key`).
     KeyOutsideHeaders(String),
     /// Its outcome is found through a 202's `Location` (or `Operation-Location`) or a long-running operation: no
     /// operation of the description to name as the status endpoint.
@@ -53,11 +53,9 @@ pub(super) fn choose(contract: &Contract) -> Choice {
     if contract.effect != SideEffect::NonIdempotent {
         return Choice::Retry;
     }
-    if let Some(key) = contract
-        .key
-        .as_ref()
-        .filter(|k| k.required && k.place == Place::Header)
-    {
+    // A required key, in a header or in the request itself: the policy names it
+    // (`keyHeader` reads a body or query key in its place) and retries with it.
+    if let Some(key) = contract.key.as_ref().filter(|k| k.required) {
         return Choice::Keyed {
             header: key.name.clone(),
             no_conflict_response: contract.conflicts.is_empty(),
@@ -80,8 +78,7 @@ pub(super) fn choose(contract: &Contract) -> Choice {
             Choice::Never(Why::OptionalKey(key.name.clone()))
         }
         Some(key) => Choice::Never(Why::KeyOutsideHeaders(format!(
-            "{} {} {}",
-            if key.required { "required" } else { "optional" },
+            "optional {} {}",
             key.place.noun(),
             key.name
         ))),

@@ -296,7 +296,8 @@ fn write_entries(out: &mut String, entries: &[&Entry], common: &[u16]) {
     if !keyed.is_empty() {
         out.push_str(
             "  # Non-idempotent, with an idempotency key the description requires: retried with\n  \
-             # the same key on every attempt. Check how long the server keeps keys.\n",
+             # the same key on every attempt (a key in the body or the query is named in\n  \
+             # keyHeader too, read in its place). Check how long the server keeps keys.\n",
         );
         for e in &keyed {
             let Choice::Keyed {
@@ -356,10 +357,10 @@ fn write_entries(out: &mut String, entries: &[&Entry], common: &[u16]) {
     never(
         out,
         &outside,
-        "Non-idempotent, with an idempotency key the description takes in the request body\n  \
-         # or the query string: never retried. The application, not a retrying client, puts\n  \
-         # that key in the request: once it sends the same key on every attempt, name the key\n  \
-         # in idempotency.keyHeader (read as the key in its place) and retry with it.",
+        "Non-idempotent, with an optional idempotency key the description takes in the\n  \
+         # request body or the query string: never retried. The application, not a retrying\n  \
+         # client, puts that key in the request: once it sends the same key on every attempt,\n  \
+         # name the key in idempotency.keyHeader (read as the key in its place) and retry with it.",
     );
     never(
         out,

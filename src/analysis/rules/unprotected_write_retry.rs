@@ -51,6 +51,11 @@ impl Rule for UnprotectedWriteRetry {
             .contracts
             .get(cx.op_index)
             .and_then(|c| c.key.as_ref());
+        // A key the request itself must carry (a required body or query field) is in every
+        // attempt that re-sends the request, whoever retries it: the SDK, a gateway, a mesh.
+        if offered.is_some_and(|k| k.required && k.place != Place::Header) {
+            return;
+        }
         let help = match offered {
             Some(key) => format!(
                 "the description declares {}; name it in idempotency.keyHeader so the client sends it and reuses it on every retry",
@@ -109,8 +114,8 @@ const KEY: &str = "Idempotency-Key";
 fn key_fix(cx: &OperationContext<'_>, offered: Option<&crate::analysis::contract::KeyOffer>) -> Option<Fix> {
     let op = cx.op;
     let (name, mut changes, safety) = match offered {
-        Some(key) if key.place == Place::Header => (key.name.clone(), Vec::new(), Safety::Safe),
-        Some(_) => return None,
+        // `keyHeader` names a body or query key too, read in its place.
+        Some(key) => (key.name.clone(), Vec::new(), Safety::Safe),
         None => (KEY.to_string(), declare_key(op, cx.run.api.version), Safety::Unsafe),
     };
     changes.push(name_in_policy(cx, &name)?);

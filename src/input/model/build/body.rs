@@ -1,12 +1,21 @@
-//! The top-level properties of an operation's JSON request body: OpenAPI 3's
-//! `requestBody` (its first JSON media type) or a Swagger 2.0 `in: body` parameter.
+//! The properties of an operation's JSON request body: OpenAPI 3's `requestBody` (its
+//! first JSON media type) or a Swagger 2.0 `in: body` parameter.
 //!
-//! Only the body schema's own `properties` are read, never nested schemas or
-//! compositions (`allOf`, …): a key the server deduplicates on is a field of the request
-//! itself. A schema reached through `$ref` is read once and shared by every operation
+//! A key the server deduplicates on may sit at the top of the body or inside it
+//! (`data.attributes.idempotencyKey`, JSON:API), and a schema may be composed
+//! (`allOf: [$ref: Base, …]`). The walk reads each schema's `properties`, the members of
+//! its `allOf` (whose properties are as required as the schema's own) and of its `oneOf`
+//! and `anyOf` (whose properties are sent only sometimes: never required), and the
+//! properties of nested objects, named by their dotted path. Nested objects are read
+//! [`MAX_NESTING`] levels deep and at most [`MAX_SCHEMAS`] schemas per body: a key is
+//! a field of the request, not of a deeply nested record, and a recursive or very large
+//! schema stays cheap. Each field keeps its `description` and `title`, which say whether
+//! the server de-duplicates on it.
+//!
+//! A schema reached through `$ref` at the top is read once and shared by every operation
 //! that uses it, so many operations on one large schema stay linear. A reference that
-//! does not resolve leaves the body without properties rather than failing the
-//! description: schemas were never required to resolve for the facts retrying needs.
+//! does not resolve leaves that part of the body without properties rather than failing
+//! the description: schemas were never required to resolve for the facts retrying needs.
 
 use std::sync::Arc;
 
@@ -137,44 +146,129 @@ pub(super) fn schema_properties(
     if let Some(known) = cache.bodies.get(&key) {
         return known.clone();
     }
-    let fields = properties(&schema);
+    let mut walk = Walk {
+        loader,
+        fields: Vec::new(),
+        schemas: 0,
+    };
+    walk.schema(&schema, "", true, 0);
+    let fields: Arc<[RequestField]> = walk.fields.into();
     cache.bodies.insert(key, fields.clone());
     fields
 }
 
-/// The schema's own `properties`, each required when its `required` list names it.
-fn properties(schema: &At<'_>) -> Arc<[RequestField]> {
-    let Some(entry) = schema.node.as_map().and_then(|m| m.entry("properties")) else {
-        return Arc::from([]);
-    };
-    let required: Vec<&str> = schema
-        .node
-        .get("required")
-        .and_then(Node::as_seq)
-        .unwrap_or_default()
-        .iter()
-        .filter_map(Node::scalar_text)
-        .collect();
-    let list = schema.loc.entry("properties", entry.key_span, &entry.value);
-    let entries = entry
-        .value
-        .as_map()
-        .map(crate::input::source::Map::entries)
-        .unwrap_or_default();
-    entries
-        .iter()
-        .map(|property| RequestField {
-            name: property.key.to_string(),
-            place: Place::Body,
-            required: required.contains(&&*property.key),
-            description: property
-                .value
-                .get("description")
-                .and_then(Node::as_str)
-                .map(str::to_string),
-            loc: list.entry(&property.key, property.key_span, &property.value),
-        })
-        .collect()
+/// How many levels of nested objects are read below the body: `data.attributes.key` is
+/// the third.
+const MAX_NESTING: usize = 3;
+
+/// How many schemas one body's walk reads at most, compositions and `$ref`s included.
+const MAX_SCHEMAS: usize = 256;
+
+/// A walk over one body schema, gathering its fields.
+struct Walk<'l> {
+    loader: &'l mut Loader,
+    fields: Vec<RequestField>,
+    schemas: usize,
+}
+
+impl Walk<'_> {
+    /// Reads the schema at `schema` (already through its `$ref`): its compositions and
+    /// properties, each property named after `prefix`, required only when `required` is
+    /// and its schema's `required` names it.
+    fn schema(&mut self, schema: &At<'_>, prefix: &str, required: bool, nesting: usize) {
+        self.schemas += 1;
+        if self.schemas > MAX_SCHEMAS {
+            return;
+        }
+        for (keyword, all) in [("allOf", true), ("oneOf", false), ("anyOf", false)] {
+            let Some(entry) = schema.node.as_map().and_then(|m| m.entry(keyword)) else {
+                continue;
+            };
+            let list = schema.loc.entry(keyword, entry.key_span, &entry.value);
+            for (i, member) in entry.value.as_seq().unwrap_or_default().iter().enumerate() {
+                let at = At {
+                    id: schema.id,
+                    file: schema.file,
+                    node: member,
+                    loc: list.item(i, member),
+                };
+                self.follow(at, prefix, required && all, nesting);
+            }
+        }
+        let Some(entry) = schema.node.as_map().and_then(|m| m.entry("properties")) else {
+            return;
+        };
+        let names: Vec<&str> = schema
+            .node
+            .get("required")
+            .and_then(Node::as_seq)
+            .unwrap_or_default()
+            .iter()
+            .filter_map(Node::scalar_text)
+            .collect();
+        let list = schema.loc.entry("properties", entry.key_span, &entry.value);
+        let entries = entry
+            .value
+            .as_map()
+            .map(crate::input::source::Map::entries)
+            .unwrap_or_default();
+        for property in entries {
+            let name = if prefix.is_empty() {
+                property.key.to_string()
+            } else {
+                format!("{prefix}.{}", property.key)
+            };
+            let required = required && names.contains(&&*property.key);
+            let loc = list.entry(&property.key, property.key_span, &property.value);
+            let mut description = words(&property.value);
+            if nesting < MAX_NESTING || description.is_none() {
+                let at = At {
+                    id: schema.id,
+                    file: schema.file,
+                    node: &property.value,
+                    loc: loc.clone(),
+                };
+                // A `$ref`ed property is described where it is defined.
+                if let Ok(Some(target)) = self.loader.follow(at.id, at.node) {
+                    description = description.or_else(|| words(target.node()));
+                    if nesting < MAX_NESTING {
+                        self.schema(&through(Some(&target), at), &name, required, nesting + 1);
+                    }
+                } else if nesting < MAX_NESTING {
+                    self.schema(&at, &name, required, nesting + 1);
+                }
+            }
+            self.fields.push(RequestField {
+                name,
+                place: Place::Body,
+                required,
+                description,
+                loc,
+            });
+        }
+    }
+
+    /// Reads the schema at `at` through its `$ref`.
+    fn follow(&mut self, at: At<'_>, prefix: &str, required: bool, nesting: usize) {
+        if self.schemas > MAX_SCHEMAS {
+            return;
+        }
+        match self.loader.follow(at.id, at.node) {
+            Ok(Some(target)) => self.schema(&through(Some(&target), at), prefix, required, nesting),
+            Ok(None) => self.schema(&at, prefix, required, nesting),
+            Err(_) => {}
+        }
+    }
+}
+
+/// A schema's `title` and `description`, as one text: what it says of the value.
+fn words(schema: &Node) -> Option<String> {
+    let title = schema.get("title").and_then(Node::as_str);
+    let description = schema.get("description").and_then(Node::as_str);
+    match (title, description) {
+        (Some(t), Some(d)) => Some(format!("{t}. {d}")),
+        (t, d) => t.or(d).map(str::to_string),
+    }
 }
 
 /// Whether a media type carries JSON: `application/json` (with parameters or not),
