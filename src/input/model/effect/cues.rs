@@ -315,6 +315,8 @@ enum Phrase {
     Sends,
     SendsNothing,
     AddsNew,
+    Compounds,
+    Creates,
     ChangesNothing,
 }
 
@@ -322,7 +324,7 @@ fn automaton() -> Option<&'static (AhoCorasick, Vec<Phrase>)> {
     static PHRASES: OnceLock<Option<(AhoCorasick, Vec<Phrase>)>> = OnceLock::new();
     PHRASES
         .get_or_init(|| {
-            let lists: [(&[&str], Phrase); 8] = [
+            let lists: [(&[&str], Phrase); 10] = [
                 (words::SAYS_IDEMPOTENT, Phrase::Idempotent),
                 (words::SAYS_NOT_IDEMPOTENT, Phrase::NotIdempotent),
                 (words::REFUSES_DUPLICATE, Phrase::RefusesDuplicate),
@@ -330,6 +332,8 @@ fn automaton() -> Option<&'static (AhoCorasick, Vec<Phrase>)> {
                 (words::SENDS, Phrase::Sends),
                 (words::SENDS_NOTHING, Phrase::SendsNothing),
                 (words::ADDS_NEW, Phrase::AddsNew),
+                (words::COMPOUNDS, Phrase::Compounds),
+                (words::CREATES, Phrase::Creates),
                 (words::CHANGES_NOTHING, Phrase::ChangesNothing),
             ];
             let mut patterns = Vec::new();
@@ -361,7 +365,10 @@ fn phrases(text: &Text<'_>, source: CueSource, out: &mut Vec<Found>) {
         let Some(&kind) = kinds.get(found.pattern().as_usize()) else {
             continue;
         };
-        if kind == Phrase::RefusesDuplicate && about_a_key(text.text, found.start()) {
+        // A sentence about a key says what the key does, not what the operation does.
+        if matches!(kind, Phrase::RefusesDuplicate | Phrase::Idempotent)
+            && about_a_key(text.text, found.start(), kind == Phrase::RefusesDuplicate)
+        {
             continue;
         }
         if !first.iter().any(|(k, _)| *k == kind) {
@@ -375,7 +382,11 @@ fn phrases(text: &Text<'_>, source: CueSource, out: &mut Vec<Found>) {
                 (Repeat::Idempotent, weight::STATED, Kind::Qualifier)
             }
             Phrase::NotIdempotent => (Repeat::NonIdempotent, weight::STATED, Kind::Qualifier),
-            Phrase::RefusesDuplicate => (Repeat::Idempotent, weight::STATED, Kind::Qualifier),
+            // "annotations are appended to those that already exist": what is appended
+            // is no refused duplicate.
+            Phrase::RefusesDuplicate if !has(Phrase::Compounds) => {
+                (Repeat::Idempotent, weight::STATED, Kind::Qualifier)
+            }
             Phrase::Upsert => (Repeat::Idempotent, weight::QUALIFIER, Kind::Qualifier),
             // A message sent each time is a second effect of every repeat.
             Phrase::Sends if !has(Phrase::SendsNothing) => {
@@ -383,6 +394,8 @@ fn phrases(text: &Text<'_>, source: CueSource, out: &mut Vec<Found>) {
             }
             Phrase::ChangesNothing => (Repeat::Read, weight::STATED, Kind::Action),
             Phrase::AddsNew => (Repeat::NonIdempotent, weight::ADDS_NEW, Kind::Qualifier),
+            Phrase::Compounds => (Repeat::NonIdempotent, weight::STATED, Kind::Qualifier),
+            Phrase::Creates => (Repeat::NonIdempotent, weight::DESCRIPTION, Kind::Action),
             _ => continue,
         };
         out.push(Found {
@@ -399,8 +412,11 @@ fn phrases(text: &Text<'_>, source: CueSource, out: &mut Vec<Found>) {
 }
 
 /// Whether the sentence around `at` speaks of a key or token (`the idempotency key
-/// must be unique`): a unique key is not a refused duplicate.
-fn about_a_key(text: &str, at: usize) -> bool {
+/// must be unique`, `a unique token used to ensure that multiple calls … do not result
+/// in multiple transactions`): a unique key is not a refused duplicate, and a key that
+/// makes repeats safe does not make the operation idempotent without it.
+/// With `idempotency_word`, a sentence that says "idempotency" is about a key too.
+fn about_a_key(text: &str, at: usize, idempotency_word: bool) -> bool {
     let start = sentence_start(text, at);
     let end = text
         .get(at..)
@@ -410,9 +426,10 @@ fn about_a_key(text: &str, at: usize) -> bool {
         .get(start..end)
         .unwrap_or_default()
         .to_ascii_lowercase();
-    ["key", "idempoten", "token", "request id", "request_id"]
+    ["key", "token", "request id", "request_id"]
         .iter()
         .any(|w| sentence.contains(w))
+        || (idempotency_word && sentence.contains("idempoten"))
 }
 
 /// Where the sentence holding `at` starts.

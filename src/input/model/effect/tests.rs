@@ -224,3 +224,27 @@ fn a_bad_declaration_is_an_input_error() {
     let err = build(&mut loader, root).expect_err("maybe is no side effect");
     assert!(err.message.contains("x-side-effect"), "{}", err.message);
 }
+
+#[test]
+fn appending_and_counting_compound_whatever_the_verb() {
+    // GitHub's `checks/update` (octokit/openapi, generated/api.github.com.json).
+    assert_eq!(
+        says(
+            "/repos/{owner}/{repo}/check-runs/{check_run_id}",
+            "patch",
+            "      summary: Update a check run\n      description: Each time you update the check run, annotations are appended to the list of annotations that already exist for the check run.\n"
+        ),
+        Some(Repeat::NonIdempotent)
+    );
+}
+
+#[test]
+fn a_sentence_about_a_key_does_not_make_the_operation_idempotent() {
+    // Twilio's `UpdatePayments` (twilio/twilio-oai, twilio_api_v2010.json), whose
+    // IdempotencyKey is described as "used to ensure that multiple API calls with the
+    // same information do not result in multiple transactions".
+    let text = "      operationId: createPayment\n      description: The token is idempotent, and a call with the same token is answered once.\n";
+    assert_eq!(says("/payments", "post", text), Some(Repeat::NonIdempotent));
+    let plain = "      description: Creates the thing. This operation is idempotent.\n";
+    assert_eq!(says("/things", "post", plain), Some(Repeat::Idempotent));
+}
