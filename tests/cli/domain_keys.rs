@@ -231,6 +231,19 @@ fn a_key_of_a_composed_schema_is_required_through_all_of_and_optional_through_on
         c["key"], "the body property `idempotency_key`, optional",
         "{c}"
     );
+    // The composing schema's `required` names a member's property, as DigitalOcean's
+    // `vpcs_create` does (digitalocean/openapi, specification/resources/vpcs/vpcs_create.yml).
+    let outer = spec
+        .replace("      required: [idempotency_key]\n", "")
+        .replace(
+            "    CreateTransfer:\n      allOf:",
+            "    CreateTransfer:\n      required: [idempotency_key]\n      allOf:",
+        );
+    let c = contract("all-of-outer", &outer, "/transfers");
+    assert_eq!(
+        c["key"], "the body property `idempotency_key`, required",
+        "{c}"
+    );
 }
 
 #[test]

@@ -22,6 +22,7 @@ mod diff;
 mod distribution;
 mod docs;
 mod domain_keys;
+mod effects;
 mod errors;
 mod files;
 mod fix;

@@ -66,6 +66,12 @@ impl Rule for UnprotectedWriteRetry {
             ),
             None => "send an idempotency key the server deduplicates on (idempotency.keyHeader), name a statusEndpoint to learn the first attempt's result, or retry only on connect-failure and refused-stream".to_string(),
         };
+        // An effect the policy does not state and the description's words leave unknown:
+        // the one line that settles it comes first.
+        let help = match (&policy.effect.source, op.effect.settle_hint()) {
+            (crate::input::policy::EffectSource::Description, Some(settle)) => format!("{settle}; {help}"),
+            _ => help,
+        };
         let mut finding = Finding::new(
             Self::META.id,
             format!(

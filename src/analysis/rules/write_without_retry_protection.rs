@@ -14,6 +14,11 @@ declare_rule!(
     "a write offers no idempotency key and no status endpoint: no client can retry it safely"
 );
 
+/// What protects a write that repeats.
+const PROTECT: &str = "declare a required `Idempotency-Key` header with a 409 response for a key in flight; \
+     or link the response to a GET that reports the result (`links`, or a 202 with `Location` or `Operation-Location`); \
+     or, if repeating it is harmless, say so with `x-idempotent: true`";
+
 impl Rule for WriteWithoutRetryProtection {
     fn check_operation(&self, cx: &OperationContext<'_>, out: &mut Vec<Finding>) {
         let Some(contract) = cx.run.contracts.get(cx.op_index) else {
@@ -32,11 +37,10 @@ impl Rule for WriteWithoutRetryProtection {
                 ),
                 Label::new(&op.loc, "no idempotency key, no status endpoint"),
             )
-            .help(
-                "declare a required `Idempotency-Key` header with a 409 response for a key in flight; \
-                 or link the response to a GET that reports the result (`links`, or a 202 with `Location` or `Operation-Location`); \
-                 or, if repeating it is harmless, say so with `x-idempotent: true`",
-            ),
+            .help(match op.effect.settle_hint() {
+                Some(settle) => format!("{settle}; {PROTECT}"),
+                None => PROTECT.to_string(),
+            }),
         );
     }
 }

@@ -435,6 +435,16 @@ pub(crate) fn report_contracts(
     dir: &Path,
 ) -> std::collections::BTreeMap<String, serde_json::Value> {
     let run = retrylint_in(dir, &["report", "openapi.yaml", "--format", "json"]);
+    report_operations(&run)
+        .into_iter()
+        .map(|(key, op)| (key, op["contract"].clone()))
+        .collect()
+}
+
+/// The operations of a `report --format json` run, by `METHOD /path`.
+pub(crate) fn report_operations(
+    run: &Run,
+) -> std::collections::BTreeMap<String, serde_json::Value> {
     assert_eq!(run.code, 0, "{}", run.transcript());
     let doc: serde_json::Value = serde_json::from_str(&run.stdout).unwrap();
     doc["operations"]
@@ -447,7 +457,7 @@ pub(crate) fn report_contracts(
                 op["method"].as_str().unwrap(),
                 op["path"].as_str().unwrap()
             );
-            (key, op["contract"].clone())
+            (key, op.clone())
         })
         .collect()
 }

@@ -4,7 +4,8 @@
 //! A key the server deduplicates on may sit at the top of the body or inside it
 //! (`data.attributes.idempotencyKey`, JSON:API), and a schema may be composed
 //! (`allOf: [$ref: Base, …]`). The walk reads each schema's `properties`, the members of
-//! its `allOf` (whose properties are as required as the schema's own) and of its `oneOf`
+//! its `allOf` (whose properties are required where the member's `required` or the
+//! composing schema's names them) and of its `oneOf`
 //! and `anyOf` (whose properties are sent only sometimes: never required), and the
 //! properties of nested objects, named by their dotted path. Nested objects are read
 //! [`MAX_NESTING`] levels deep and at most [`MAX_SCHEMAS`] schemas per body: a key is
@@ -151,7 +152,7 @@ pub(super) fn schema_properties(
         fields: Vec::new(),
         schemas: 0,
     };
-    walk.schema(&schema, "", true, 0);
+    walk.schema(&schema, "", true, 0, &[]);
     let fields: Arc<[RequestField]> = walk.fields.into();
     cache.bodies.insert(key, fields.clone());
     fields
@@ -174,12 +175,29 @@ struct Walk<'l> {
 impl Walk<'_> {
     /// Reads the schema at `schema` (already through its `$ref`): its compositions and
     /// properties, each property named after `prefix`, required only when `required` is
-    /// and its schema's `required` names it.
-    fn schema(&mut self, schema: &At<'_>, prefix: &str, required: bool, nesting: usize) {
+    /// and its schema's `required`, or the `required` of the schema that composes it with
+    /// `allOf` (`also`), names it.
+    fn schema(
+        &mut self,
+        schema: &At<'_>,
+        prefix: &str,
+        required: bool,
+        nesting: usize,
+        also: &[&str],
+    ) {
         self.schemas += 1;
         if self.schemas > MAX_SCHEMAS {
             return;
         }
+        let mut names: Vec<&str> = schema
+            .node
+            .get("required")
+            .and_then(Node::as_seq)
+            .unwrap_or_default()
+            .iter()
+            .filter_map(Node::scalar_text)
+            .collect();
+        names.extend_from_slice(also);
         for (keyword, all) in [("allOf", true), ("oneOf", false), ("anyOf", false)] {
             let Some(entry) = schema.node.as_map().and_then(|m| m.entry(keyword)) else {
                 continue;
@@ -192,20 +210,13 @@ impl Walk<'_> {
                     node: member,
                     loc: list.item(i, member),
                 };
-                self.follow(at, prefix, required && all, nesting);
+                let also: &[&str] = if all { &names } else { &[] };
+                self.follow(at, prefix, required && all, nesting, also);
             }
         }
         let Some(entry) = schema.node.as_map().and_then(|m| m.entry("properties")) else {
             return;
         };
-        let names: Vec<&str> = schema
-            .node
-            .get("required")
-            .and_then(Node::as_seq)
-            .unwrap_or_default()
-            .iter()
-            .filter_map(Node::scalar_text)
-            .collect();
         let list = schema.loc.entry("properties", entry.key_span, &entry.value);
         let entries = entry
             .value
@@ -232,10 +243,11 @@ impl Walk<'_> {
                 if let Ok(Some(target)) = self.loader.follow(at.id, at.node) {
                     description = description.or_else(|| words(target.node()));
                     if nesting < MAX_NESTING {
-                        self.schema(&through(Some(&target), at), &name, required, nesting + 1);
+                        let at = through(Some(&target), at);
+                        self.schema(&at, &name, required, nesting + 1, &[]);
                     }
                 } else if nesting < MAX_NESTING {
-                    self.schema(&at, &name, required, nesting + 1);
+                    self.schema(&at, &name, required, nesting + 1, &[]);
                 }
             }
             self.fields.push(RequestField {
@@ -249,13 +261,16 @@ impl Walk<'_> {
     }
 
     /// Reads the schema at `at` through its `$ref`.
-    fn follow(&mut self, at: At<'_>, prefix: &str, required: bool, nesting: usize) {
+    fn follow(&mut self, at: At<'_>, prefix: &str, required: bool, nesting: usize, also: &[&str]) {
         if self.schemas > MAX_SCHEMAS {
             return;
         }
         match self.loader.follow(at.id, at.node) {
-            Ok(Some(target)) => self.schema(&through(Some(&target), at), prefix, required, nesting),
-            Ok(None) => self.schema(&at, prefix, required, nesting),
+            Ok(Some(target)) => {
+                let at = through(Some(&target), at);
+                self.schema(&at, prefix, required, nesting, also);
+            }
+            Ok(None) => self.schema(&at, prefix, required, nesting, also),
             Err(_) => {}
         }
     }

@@ -548,6 +548,12 @@ fn operation(
             }),
         http_rule: None,
         refusals,
+        required_fields: query
+            .iter()
+            .chain(body.iter())
+            .filter(|f| f.required)
+            .filter_map(|f| Some((f.description.clone()?, f.loc.clone())))
+            .collect(),
     };
     let effect = effect::infer(&facts);
     Ok(Operation {

@@ -38,6 +38,9 @@ pub(crate) struct Facts<'a> {
     /// The descriptions of its 4xx responses, each with the response's place: one may
     /// say that a repeat is refused (`409: the folder already exists`).
     pub refusals: Vec<(String, Loc)>,
+    /// The descriptions of the request's required fields, with where each is written: a
+    /// name the client must give and the server keeps unique makes a repeat a conflict.
+    pub required_fields: Vec<(String, Loc)>,
 }
 
 /// How much each kind of cue weighs.
@@ -109,17 +112,30 @@ pub(super) fn gather(facts: &Facts<'_>) -> Vec<Found> {
     if let Some(description) = &facts.description {
         phrases(description, CueSource::Description, &mut out);
     }
-    for (text, loc) in &facts.refusals {
-        let mut said = Vec::new();
-        let text = Text {
-            text,
-            loc: loc.clone(),
-        };
-        phrases(&text, CueSource::Response, &mut said);
-        out.extend(
-            said.into_iter()
-                .filter(|f| f.cue.says == Repeat::Idempotent),
-        );
+    // A 4xx that refuses a repeat ("the tuple already exists"), and a required field the
+    // server keeps unique ("The name of the app. Must be unique across all apps"): the
+    // client names what it creates, and a repeat is refused. Only what says idempotent
+    // is taken from them.
+    for (texts, source, least) in [
+        (&facts.refusals, CueSource::Response, 0),
+        (
+            &facts.required_fields,
+            CueSource::RequestField,
+            weight::STATED,
+        ),
+    ] {
+        for (text, loc) in texts {
+            let mut said = Vec::new();
+            let text = Text {
+                text,
+                loc: loc.clone(),
+            };
+            phrases(&text, source, &mut said);
+            out.extend(
+                said.into_iter()
+                    .filter(|f| f.cue.says == Repeat::Idempotent && f.cue.weight >= least),
+            );
+        }
     }
     structure(facts, &mut out);
     out
@@ -171,11 +187,12 @@ fn named_target(facts: &Facts<'_>, says: Repeat) -> Repeat {
 /// or a read and the other a create, the request makes the thing once and finds or
 /// replaces it after: an upsert.
 fn either(first: Repeat, text: &str, after: usize) -> Repeat {
+    let first = both(first, text, after);
     let mut rest = words::words(text.get(after..).unwrap_or_default());
-    let (Some((_, or)), Some((_, second))) = (rest.next(), rest.next()) else {
+    let (Some((_, joint)), Some((_, second))) = (rest.next(), rest.next()) else {
         return first;
     };
-    if !or.eq_ignore_ascii_case("or") {
+    if !joint.eq_ignore_ascii_case("or") {
         return first;
     }
     match (first, verb(second)) {
@@ -183,6 +200,51 @@ fn either(first: Repeat, text: &str, after: usize) -> Repeat {
         | (Repeat::Idempotent | Repeat::Read, Some(Repeat::NonIdempotent)) => Repeat::Idempotent,
         _ => first,
     }
+}
+
+/// How many words after the lead verb are searched for `and` and a second verb.
+const AND_WINDOW: usize = 8;
+
+/// Words that open a verb's object: after `and send`, `it` or `the report` says `send`
+/// is a verb (`artifact and log retention` is a noun phrase).
+const OBJECT_OPENERS: &[&str] = &[
+    "it", "them", "the", "a", "an", "its", "their", "this", "these", "to",
+];
+
+/// `X and Y` right after a verb (`Preview and send the report`, `previewAndSendReport`),
+/// or `X … and Y it` in the same clause (`Preview the report and send it`). Both happen,
+/// and the one that repeats worst is what a repeat does.
+fn both(first: Repeat, text: &str, after: usize) -> Repeat {
+    let rest = text.get(after..).unwrap_or_default();
+    let clause = rest
+        .split(['.', ',', ';', ':', '\n'])
+        .next()
+        .unwrap_or_default();
+    let words: Vec<&str> = words::words(clause)
+        .take(AND_WINDOW)
+        .map(|(_, w)| w)
+        .collect();
+    let rank = |r: Repeat| match r {
+        Repeat::Read => 0,
+        Repeat::Idempotent => 1,
+        Repeat::NonIdempotent => 2,
+    };
+    let mut worst = first;
+    for (i, word) in words.iter().enumerate() {
+        if !word.eq_ignore_ascii_case("and") {
+            continue;
+        }
+        let Some(second) = words.get(i + 1).and_then(|w| verb(w)) else {
+            continue;
+        };
+        let object = words
+            .get(i + 2)
+            .is_some_and(|w| OBJECT_OPENERS.contains(&w.to_ascii_lowercase().as_str()));
+        if (i == 0 || object) && rank(second) > rank(worst) {
+            worst = second;
+        }
+    }
+    worst
 }
 
 /// A read when `verb` is a carrier (`run`, `execute`, `send`) whose object, within the
@@ -371,6 +433,11 @@ fn phrases(text: &Text<'_>, source: CueSource, out: &mut Vec<Found>) {
         {
             continue;
         }
+        // "For Enterprise Managed Users, this endpoint does not send invitations": a
+        // message left out for some callers is still sent to the others.
+        if kind == Phrase::SendsNothing && conditional(text.text, found.start()) {
+            continue;
+        }
         if !first.iter().any(|(k, _)| *k == kind) {
             first.push((kind, found.start()));
         }
@@ -395,6 +462,11 @@ fn phrases(text: &Text<'_>, source: CueSource, out: &mut Vec<Found>) {
             Phrase::ChangesNothing => (Repeat::Read, weight::STATED, Kind::Action),
             Phrase::AddsNew => (Repeat::NonIdempotent, weight::ADDS_NEW, Kind::Qualifier),
             Phrase::Compounds => (Repeat::NonIdempotent, weight::STATED, Kind::Qualifier),
+            // "If the collection does not exist, it will be created": created once, then
+            // found; a write that a repeat does not repeat.
+            Phrase::Creates if conditional(text.text, start) => {
+                (Repeat::Idempotent, weight::DESCRIPTION, Kind::Action)
+            }
             Phrase::Creates => (Repeat::NonIdempotent, weight::DESCRIPTION, Kind::Action),
             _ => continue,
         };
@@ -430,6 +502,19 @@ fn about_a_key(text: &str, at: usize, idempotency_word: bool) -> bool {
         .iter()
         .any(|w| sentence.contains(w))
         || (idempotency_word && sentence.contains("idempoten"))
+}
+
+/// Whether the sentence holding `at` opens with a condition (`For …,`, `If …`, `When …`,
+/// `Unless …`): what it says holds for some requests only.
+fn conditional(text: &str, at: usize) -> bool {
+    let sentence = text.get(sentence_start(text, at)..).unwrap_or_default();
+    let first = sentence
+        .split(|c: char| !c.is_alphanumeric())
+        .find(|w| !w.is_empty())
+        .unwrap_or_default();
+    ["for", "if", "when", "unless"]
+        .iter()
+        .any(|w| first.eq_ignore_ascii_case(w))
 }
 
 /// Where the sentence holding `at` starts.
@@ -546,11 +631,11 @@ fn graphql(facts: &Facts<'_>) -> Option<Found> {
     Some(Found {
         cue: Cue {
             says,
-            source: CueSource::Path,
+            source: CueSource::GraphQl,
             words: if mutation {
-                "GraphQL, with mutations".into()
+                "mutations".into()
             } else {
-                "GraphQL, queries only".into()
+                "queries only".into()
             },
             loc: Some(loc),
             weight: weight::STRUCTURE,

@@ -113,8 +113,12 @@ pub enum CueSource {
     MediaType,
     /// A response (`201` with `Location`).
     Response,
+    /// A required field of the request (`name`: "Must be unique across all apps").
+    RequestField,
     /// A gRPC rpc's `google.api.http` binding.
     HttpRule,
+    /// A GraphQL endpoint, by what its text says it takes: queries only, or mutations.
+    GraphQl,
     /// The HTTP method alone.
     Method,
 }
@@ -130,7 +134,9 @@ impl CueSource {
             CueSource::Path => "path",
             CueSource::MediaType => "request media type",
             CueSource::Response => "response",
+            CueSource::RequestField => "request field",
             CueSource::HttpRule => "google.api.http",
+            CueSource::GraphQl => "GraphQL",
             CueSource::Method => "method",
         }
     }
@@ -232,9 +238,14 @@ impl Inferred {
         format!("{name} ({})", self.evidence(method))
     }
 
-    /// The one line that settles an unknown or weakly read effect.
-    pub fn settle_hint(&self) -> String {
-        "declare it on the operation with `x-side-effect: none | idempotent | non-idempotent` (or `sideEffect` in the policy)".to_string()
+    /// The one line that settles an unknown effect, as a finding's help opens with it;
+    /// `None` when the words settled it.
+    pub fn settle_hint(&self) -> Option<&'static str> {
+        self.repeat.is_none().then_some(
+            "its words disagree on what a repeat does, so it is taken for a write that may repeat: \
+             settle it with one line on the operation, `x-side-effect: none | idempotent | non-idempotent` \
+             (or `sideEffect` in the policy)",
+        )
     }
 }
 
@@ -249,6 +260,9 @@ fn write_cue(out: &mut String, cue: &Cue) {
         }
         CueSource::Declared(name) => {
             let _ = write!(out, "{name}: {}", cue.words);
+        }
+        CueSource::GraphQl => {
+            let _ = write!(out, "GraphQL {}", cue.words);
         }
         CueSource::OperationId | CueSource::Path | CueSource::HttpRule => {
             let _ = write!(out, "{} `{}`", cue.source.as_str(), cue.words);

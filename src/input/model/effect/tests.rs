@@ -248,3 +248,54 @@ fn a_sentence_about_a_key_does_not_make_the_operation_idempotent() {
     let plain = "      description: Creates the thing. This operation is idempotent.\n";
     assert_eq!(says("/things", "post", plain), Some(Repeat::Idempotent));
 }
+
+#[test]
+fn a_second_verb_joined_by_and_counts_when_it_takes_an_object() {
+    let sends = "      summary: Preview the report and send it to its subscribers\n";
+    assert_eq!(
+        says("/reports/{id}/preview", "post", sends),
+        Some(Repeat::NonIdempotent)
+    );
+    let id = "      operationId: previewAndSendReport\n";
+    assert_eq!(
+        says("/reports/{id}", "post", id),
+        Some(Repeat::NonIdempotent)
+    );
+    // GitHub's `actions/get-artifact-and-log-retention-settings-organization`: a noun
+    // phrase, not a second verb.
+    let noun = "      summary: Get artifact and log retention settings\n";
+    assert_eq!(
+        says("/orgs/{org}/retention", "get", noun),
+        Some(Repeat::Read)
+    );
+}
+
+#[test]
+fn a_required_name_the_server_keeps_unique_makes_a_repeat_a_conflict() {
+    // DigitalOcean's `vpcs_create` (digitalocean/openapi, specification/resources/vpcs).
+    let body = "      summary: Create a New VPC\n      requestBody:\n        content:\n          application/json:\n            schema:\n              type: object\n              required: [name]\n              properties:\n                name: { type: string, description: The name of the VPC. Must be unique and may only contain alphanumeric characters. }\n";
+    let e = effect("/v2/vpcs", "post", body);
+    assert_eq!(e.repeat, Some(Repeat::Idempotent));
+    assert!(
+        e.cues.iter().any(|c| c.source == CueSource::RequestField),
+        "{e:?}"
+    );
+    // Optional, the name may be left out, and the create repeats.
+    let optional = body.replace("required: [name]", "required: []");
+    assert_eq!(
+        says("/v2/vpcs", "post", &optional),
+        Some(Repeat::NonIdempotent)
+    );
+}
+
+#[test]
+fn created_if_absent_is_idempotent_and_created_each_time_is_not() {
+    // Qdrant's `recover_from_snapshot` (qdrant/qdrant, docs/redoc/master/openapi.json).
+    let once = "      description: Recover local collection data from a snapshot. If collection does not exist - it will be created.\n";
+    assert_eq!(
+        says("/collections/{name}/snapshots/recover", "put", once),
+        Some(Repeat::Idempotent)
+    );
+    let each = "      description: Returns the batch. A new export is created.\n";
+    assert_eq!(says("/exports", "post", each), Some(Repeat::NonIdempotent));
+}
