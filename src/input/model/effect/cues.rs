@@ -1,10 +1,7 @@
 //! The cues of one operation: each place its description speaks of what a repeat does,
 //! read into a [`Cue`] with its words and place.
 
-use std::sync::OnceLock;
-
-use aho_corasick::{AhoCorasick, MatchKind};
-
+use super::phrases::phrases;
 use super::words::{self, identifier_words, lead_verb, verb};
 use super::{Cue, CueSource, Repeat};
 use crate::input::model::Method;
@@ -143,7 +140,7 @@ pub(super) fn gather(facts: &Facts<'_>) -> Vec<Found> {
 
 /// A one-line quote of at most [`QUOTE_LIMIT`] bytes from `text`, starting at `start`
 /// and cut at a sentence's end or a word boundary.
-fn quote(text: &str, start: usize) -> Box<str> {
+pub(super) fn quote(text: &str, start: usize) -> Box<str> {
     let rest = text.get(start..).unwrap_or_default();
     let mut end = rest.len().min(QUOTE_LIMIT);
     while !rest.is_char_boundary(end) {
@@ -367,158 +364,8 @@ fn path_action(facts: &Facts<'_>) -> Option<Found> {
     })
 }
 
-/// The phrase lists, in one automaton: which list a pattern is of.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Phrase {
-    Idempotent,
-    NotIdempotent,
-    RefusesDuplicate,
-    Upsert,
-    Sends,
-    SendsNothing,
-    AddsNew,
-    Compounds,
-    Creates,
-    ChangesNothing,
-}
-
-fn automaton() -> Option<&'static (AhoCorasick, Vec<Phrase>)> {
-    static PHRASES: OnceLock<Option<(AhoCorasick, Vec<Phrase>)>> = OnceLock::new();
-    PHRASES
-        .get_or_init(|| {
-            let lists: [(&[&str], Phrase); 10] = [
-                (words::SAYS_IDEMPOTENT, Phrase::Idempotent),
-                (words::SAYS_NOT_IDEMPOTENT, Phrase::NotIdempotent),
-                (words::REFUSES_DUPLICATE, Phrase::RefusesDuplicate),
-                (words::UPSERT, Phrase::Upsert),
-                (words::SENDS, Phrase::Sends),
-                (words::SENDS_NOTHING, Phrase::SendsNothing),
-                (words::ADDS_NEW, Phrase::AddsNew),
-                (words::COMPOUNDS, Phrase::Compounds),
-                (words::CREATES, Phrase::Creates),
-                (words::CHANGES_NOTHING, Phrase::ChangesNothing),
-            ];
-            let mut patterns = Vec::new();
-            let mut kinds = Vec::new();
-            for (list, kind) in lists {
-                for phrase in list {
-                    patterns.push(*phrase);
-                    kinds.push(kind);
-                }
-            }
-            AhoCorasick::builder()
-                .ascii_case_insensitive(true)
-                .match_kind(MatchKind::LeftmostLongest)
-                .build(patterns)
-                .ok()
-                .map(|automaton| (automaton, kinds))
-        })
-        .as_ref()
-}
-
-/// The phrases of a summary or description that say what a repeat does, each list
-/// counted once per text, at its first place.
-fn phrases(text: &Text<'_>, source: CueSource, out: &mut Vec<Found>) {
-    let Some((automaton, kinds)) = automaton() else {
-        return;
-    };
-    let mut first: Vec<(Phrase, usize)> = Vec::new();
-    for found in automaton.find_iter(text.text) {
-        let Some(&kind) = kinds.get(found.pattern().as_usize()) else {
-            continue;
-        };
-        // A sentence about a key says what the key does, not what the operation does.
-        if matches!(kind, Phrase::RefusesDuplicate | Phrase::Idempotent)
-            && about_a_key(text.text, found.start(), kind == Phrase::RefusesDuplicate)
-        {
-            continue;
-        }
-        // "For Enterprise Managed Users, this endpoint does not send invitations": a
-        // message left out for some callers is still sent to the others.
-        if kind == Phrase::SendsNothing && conditional(text.text, found.start()) {
-            continue;
-        }
-        if !first.iter().any(|(k, _)| *k == kind) {
-            first.push((kind, found.start()));
-        }
-    }
-    let has = |kind| first.iter().any(|(k, _)| *k == kind);
-    for &(kind, start) in &first {
-        let (says, weight, kind) = match kind {
-            Phrase::Idempotent if !has(Phrase::NotIdempotent) => {
-                (Repeat::Idempotent, weight::STATED, Kind::Qualifier)
-            }
-            Phrase::NotIdempotent => (Repeat::NonIdempotent, weight::STATED, Kind::Qualifier),
-            // "annotations are appended to those that already exist": what is appended
-            // is no refused duplicate.
-            Phrase::RefusesDuplicate if !has(Phrase::Compounds) => {
-                (Repeat::Idempotent, weight::STATED, Kind::Qualifier)
-            }
-            Phrase::Upsert => (Repeat::Idempotent, weight::QUALIFIER, Kind::Qualifier),
-            // A message sent each time is a second effect of every repeat.
-            Phrase::Sends if !has(Phrase::SendsNothing) => {
-                (Repeat::NonIdempotent, weight::STATED, Kind::Qualifier)
-            }
-            Phrase::ChangesNothing => (Repeat::Read, weight::STATED, Kind::Action),
-            Phrase::AddsNew => (Repeat::NonIdempotent, weight::ADDS_NEW, Kind::Qualifier),
-            Phrase::Compounds => (Repeat::NonIdempotent, weight::STATED, Kind::Qualifier),
-            // "If the collection does not exist, it will be created": created once, then
-            // found; a write that a repeat does not repeat.
-            Phrase::Creates if conditional(text.text, start) => {
-                (Repeat::Idempotent, weight::DESCRIPTION, Kind::Action)
-            }
-            Phrase::Creates => (Repeat::NonIdempotent, weight::DESCRIPTION, Kind::Action),
-            _ => continue,
-        };
-        out.push(Found {
-            cue: Cue {
-                says,
-                source,
-                words: quote(text.text, sentence_start(text.text, start)),
-                loc: Some(text.loc.clone()),
-                weight,
-            },
-            kind,
-        });
-    }
-}
-
-/// Whether the sentence around `at` speaks of a key or token (`the idempotency key
-/// must be unique`, `a unique token used to ensure that multiple calls … do not result
-/// in multiple transactions`): a unique key is not a refused duplicate, and a key that
-/// makes repeats safe does not make the operation idempotent without it.
-/// With `idempotency_word`, a sentence that says "idempotency" is about a key too.
-fn about_a_key(text: &str, at: usize, idempotency_word: bool) -> bool {
-    let start = sentence_start(text, at);
-    let end = text
-        .get(at..)
-        .and_then(|rest| rest.find(". ").map(|i| at + i))
-        .unwrap_or(text.len());
-    let sentence = text
-        .get(start..end)
-        .unwrap_or_default()
-        .to_ascii_lowercase();
-    ["key", "token", "request id", "request_id"]
-        .iter()
-        .any(|w| sentence.contains(w))
-        || (idempotency_word && sentence.contains("idempoten"))
-}
-
-/// Whether the sentence holding `at` opens with a condition (`For …,`, `If …`, `When …`,
-/// `Unless …`): what it says holds for some requests only.
-fn conditional(text: &str, at: usize) -> bool {
-    let sentence = text.get(sentence_start(text, at)..).unwrap_or_default();
-    let first = sentence
-        .split(|c: char| !c.is_alphanumeric())
-        .find(|w| !w.is_empty())
-        .unwrap_or_default();
-    ["for", "if", "when", "unless"]
-        .iter()
-        .any(|w| first.eq_ignore_ascii_case(w))
-}
-
 /// Where the sentence holding `at` starts.
-fn sentence_start(text: &str, at: usize) -> usize {
+pub(super) fn sentence_start(text: &str, at: usize) -> usize {
     let before = text.get(..at).unwrap_or_default();
     before
         .rfind(". ")

@@ -12,7 +12,8 @@
 //!    path's action (an AIP-136 custom method `:search`, a last segment `/cancel`, a
 //!    dotted method `/chat.postMessage`), the description's first verb, and the phrases
 //!    that say more than a verb (`is idempotent`, `must be unique`, `sends an email`,
-//!    `create or update`); and the structure: a request in `application/merge-patch+json`,
+//!    `create or update`, `are appended to`), in the text, a 4xx response or a required
+//!    request field; and the structure: a request in `application/merge-patch+json`,
 //!    a GraphQL endpoint, a `201` with `Location`, a gRPC rpc's `google.api.http` verb;
 //! 3. the method is the last fallback, and a weak vote beside the words.
 //!
@@ -20,9 +21,13 @@
 //! a write, since calling a write a read is the costliest mistake. Then the writes' cues
 //! weigh idempotent against not. A tie is *unknown*, which every rule treats as a write
 //! that may repeat, and whose message names the declaration that settles it.
+//!
+//! `cues` reads the places into cues, `words` holds the verb tables, `phrases` the phrase
+//! lists and their matching, and `decide` weighs the cues.
 
 mod cues;
 mod decide;
+mod phrases;
 #[cfg(test)]
 mod tests;
 pub(crate) mod words;
