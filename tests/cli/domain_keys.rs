@@ -301,3 +301,33 @@ fn a_required_body_key_protects_the_retries_of_a_speakeasy_sdk() {
         "{fired:?}"
     );
 }
+
+#[test]
+fn a_key_in_a_form_body_is_a_key() {
+    // Twilio's `CreatePayments` (twilio/twilio-oai, spec/json/twilio_api_v2010.json) takes
+    // its `IdempotencyKey` in an `application/x-www-form-urlencoded` body.
+    let spec = "openapi: 3.0.1
+info: { title: Twilio, version: '1' }
+paths:
+  /Calls/{CallSid}/Payments.json:
+    post:
+      operationId: CreatePayments
+      parameters: [{ name: CallSid, in: path, required: true, schema: { type: string } }]
+      requestBody:
+        content:
+          application/x-www-form-urlencoded:
+            schema:
+              type: object
+              required: [IdempotencyKey, StatusCallback]
+              properties:
+                IdempotencyKey: { type: string, description: A unique token that will be used to ensure that multiple API calls with the same information do not result in multiple transactions. }
+                StatusCallback: { type: string, format: uri }
+      responses: { '201': { description: Created } }
+";
+    let c = contract("form", spec, "/Calls/{CallSid}/Payments.json");
+    assert_eq!(
+        c["key"], "the body property `IdempotencyKey`, required",
+        "{c}"
+    );
+    assert_eq!(c["state"], "key-incomplete", "{c}");
+}

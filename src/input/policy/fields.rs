@@ -203,7 +203,7 @@ pub static FIELDS: &[Field] = &[
     Field::new(
         "sideEffect",
         Enum(SideEffect::NAMES),
-        "What repeating the request repeats; from x-idempotent or the method when not given.",
+        "What repeating the request repeats; when not given, read from the description (x-side-effect, x-idempotent, its words), the method last.",
     )
     .compare("sideEffect"),
     Field::new(

@@ -1,5 +1,5 @@
-//! The properties of an operation's JSON request body: OpenAPI 3's `requestBody` (its
-//! first JSON media type) or a Swagger 2.0 `in: body` parameter.
+//! The properties of an operation's request body: OpenAPI 3's `requestBody` (its first
+//! JSON media type, else its form) or a Swagger 2.0 `in: body` parameter.
 //!
 //! A key the server deduplicates on may sit at the top of the body or inside it
 //! (`data.attributes.idempotencyKey`, JSON:API), and a schema may be composed
@@ -46,9 +46,8 @@ pub(super) struct BodyCache {
 /// A request media type that says something of the effect: a JSON merge patch
 /// (RFC 7396), GraphQL.
 fn telling(media: &str) -> bool {
-    let essence = media.split(';').next().unwrap_or_default().trim();
-    essence.eq_ignore_ascii_case("application/merge-patch+json")
-        || essence.eq_ignore_ascii_case("application/graphql")
+    let essence = essence(media);
+    essence == "application/merge-patch+json" || essence == "application/graphql"
 }
 
 /// The media types of Swagger 2.0's `consumes` that say something of the effect, with
@@ -115,7 +114,13 @@ pub(super) fn request_body(loader: &mut Loader, cache: &mut BodyCache, op: &At<'
             ((*m.key).into(), loc)
         })
         .collect();
-    let Some(media) = media_types.iter().find(|e| is_json(&e.key)) else {
+    // A JSON body first; else a form, whose schema names its fields the same way
+    // (Stripe's and Twilio's bodies are `application/x-www-form-urlencoded`).
+    let media = media_types
+        .iter()
+        .find(|e| is_json(&e.key))
+        .or_else(|| media_types.iter().find(|e| is_form(&e.key)));
+    let Some(media) = media else {
         return out;
     };
     let Some(schema) = media.value.as_map().and_then(|m| m.entry("schema")) else {
@@ -286,15 +291,27 @@ fn words(schema: &Node) -> Option<String> {
     }
 }
 
-/// Whether a media type carries JSON: `application/json` (with parameters or not),
-/// `text/json`, or a `+json` suffix (`application/merge-patch+json`).
-fn is_json(media_type: &str) -> bool {
-    let essence = media_type
+/// A media type without its parameters, lower-cased: `application/json`.
+fn essence(media_type: &str) -> String {
+    media_type
         .split(';')
         .next()
         .unwrap_or_default()
         .trim()
-        .to_ascii_lowercase();
+        .to_ascii_lowercase()
+}
+
+/// Whether a media type is a form: `application/x-www-form-urlencoded` or
+/// `multipart/form-data`, with or without parameters.
+fn is_form(media_type: &str) -> bool {
+    let essence = essence(media_type);
+    essence == "application/x-www-form-urlencoded" || essence == "multipart/form-data"
+}
+
+/// Whether a media type carries JSON: `application/json` (with parameters or not),
+/// `text/json`, or a `+json` suffix (`application/merge-patch+json`).
+fn is_json(media_type: &str) -> bool {
+    let essence = essence(media_type);
     essence == "application/json" || essence == "text/json" || essence.ends_with("+json")
 }
 

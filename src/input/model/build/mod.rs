@@ -548,11 +548,12 @@ fn operation(
             }),
         http_rule: None,
         refusals,
-        required_fields: query
+        // The request's own fields: a nested one describes a part of a record.
+        fields: query
             .iter()
             .chain(body.iter())
-            .filter(|f| f.required)
-            .filter_map(|f| Some((f.description.clone()?, f.loc.clone())))
+            .filter(|f| f.place != Place::Body || !f.name.contains('.'))
+            .filter_map(|f| Some((f.description.clone()?, f.loc.clone(), f.required)))
             .collect(),
     };
     let effect = effect::infer(&facts);

@@ -1,7 +1,7 @@
 //! The cues of one operation: each place its description speaks of what a repeat does,
 //! read into a [`Cue`] with its words and place.
 
-use super::phrases::phrases;
+use super::phrases::{Phrase, phrases, phrases_among};
 use super::words::{self, identifier_words, lead_verb, verb};
 use super::{Cue, CueSource, Repeat};
 use crate::input::model::Method;
@@ -35,9 +35,10 @@ pub(crate) struct Facts<'a> {
     /// The descriptions of its 4xx responses, each with the response's place: one may
     /// say that a repeat is refused (`409: the folder already exists`).
     pub refusals: Vec<(String, Loc)>,
-    /// The descriptions of the request's required fields, with where each is written: a
-    /// name the client must give and the server keeps unique makes a repeat a conflict.
-    pub required_fields: Vec<(String, Loc)>,
+    /// The descriptions of the request's fields, with where each is written and whether
+    /// it is required: a name the client must give and the server keeps unique makes a
+    /// repeat a conflict, and a value that makes something each time repeats it.
+    pub fields: Vec<(String, Loc, bool)>,
 }
 
 /// How much each kind of cue weighs.
@@ -109,30 +110,48 @@ pub(super) fn gather(facts: &Facts<'_>) -> Vec<Found> {
     if let Some(description) = &facts.description {
         phrases(description, CueSource::Description, &mut out);
     }
-    // A 4xx that refuses a repeat ("the tuple already exists"), and a required field the
-    // server keeps unique ("The name of the app. Must be unique across all apps"): the
-    // client names what it creates, and a repeat is refused. Only what says idempotent
-    // is taken from them.
-    for (texts, source, least) in [
-        (&facts.refusals, CueSource::Response, 0),
-        (
-            &facts.required_fields,
-            CueSource::RequestField,
-            weight::STATED,
-        ),
-    ] {
-        for (text, loc) in texts {
-            let mut said = Vec::new();
-            let text = Text {
-                text,
-                loc: loc.clone(),
-            };
-            phrases(&text, source, &mut said);
-            out.extend(
-                said.into_iter()
-                    .filter(|f| f.cue.says == Repeat::Idempotent && f.cue.weight >= least),
+    // A 4xx that refuses a repeat ("the tuple already exists"): only what says idempotent
+    // is taken from it.
+    for (text, loc) in &facts.refusals {
+        let text = Text {
+            text,
+            loc: loc.clone(),
+        };
+        let mut said = Vec::new();
+        phrases(&text, CueSource::Response, &mut said);
+        out.extend(
+            said.into_iter()
+                .filter(|f| f.cue.says == Repeat::Idempotent),
+        );
+    }
+    // A request field: one the client must give and the server keeps unique ("The name of
+    // the app. Must be unique across all apps") makes a repeated create a conflict; one
+    // whose value makes something each time ("generate invoice items appended to the next
+    // invoice", "creates a PaymentMethod") makes a repeat repeat it. A field speaks of
+    // what it does, not of the whole operation: it weighs as a description.
+    for (text, loc, required) in &facts.fields {
+        let text = Text {
+            text,
+            loc: loc.clone(),
+        };
+        let mut said = Vec::new();
+        // Not `Creates`: a field's "after the property is created" tells of another time.
+        let adds = [Phrase::Compounds, Phrase::AddsNew];
+        phrases_among(&text, CueSource::RequestField, Some(&adds), &mut said);
+        if *required {
+            phrases_among(
+                &text,
+                CueSource::RequestField,
+                Some(&[Phrase::RefusesDuplicate]),
+                &mut said,
             );
         }
+        out.extend(said.into_iter().map(|mut f| {
+            if f.cue.says == Repeat::NonIdempotent {
+                f.cue.weight = weight::DESCRIPTION;
+            }
+            f
+        }));
     }
     structure(facts, &mut out);
     out

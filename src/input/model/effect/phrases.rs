@@ -155,7 +155,7 @@ const COMPOUNDS: &[&str] = &[
 
 /// The phrase lists, in one automaton: which list a pattern is of.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Phrase {
+pub(super) enum Phrase {
     Idempotent,
     NotIdempotent,
     RefusesDuplicate,
@@ -205,6 +205,16 @@ fn automaton() -> Option<&'static (AhoCorasick, Vec<Phrase>)> {
 /// The phrases of a summary or description that say what a repeat does, each list
 /// counted once per text, at its first place.
 pub(super) fn phrases(text: &Text<'_>, source: CueSource, out: &mut Vec<Found>) {
+    phrases_among(text, source, None, out);
+}
+
+/// [`phrases`], of the lists in `only` when it is given.
+pub(super) fn phrases_among(
+    text: &Text<'_>,
+    source: CueSource,
+    only: Option<&[Phrase]>,
+    out: &mut Vec<Found>,
+) {
     let Some((automaton, kinds)) = automaton() else {
         return;
     };
@@ -230,6 +240,9 @@ pub(super) fn phrases(text: &Text<'_>, source: CueSource, out: &mut Vec<Found>) 
     }
     let has = |kind| first.iter().any(|(k, _)| *k == kind);
     for &(kind, start) in &first {
+        if only.is_some_and(|only| !only.contains(&kind)) {
+            continue;
+        }
         let (says, weight, kind) = match kind {
             Phrase::Idempotent if !has(Phrase::NotIdempotent) => {
                 (Repeat::Idempotent, weight::STATED, Kind::Qualifier)

@@ -299,3 +299,23 @@ fn created_if_absent_is_idempotent_and_created_each_time_is_not() {
     let each = "      description: Returns the batch. A new export is created.\n";
     assert_eq!(says("/exports", "post", each), Some(Repeat::NonIdempotent));
 }
+
+#[test]
+fn a_form_field_that_appends_makes_an_update_repeat() {
+    // Stripe's `PostSubscriptionsSubscriptionExposedId` (stripe/openapi, openapi/spec3.yaml):
+    // a form body whose `add_invoice_items` "will generate invoice items appended to the
+    // next invoice".
+    let body = "      description: Updates an existing subscription to match the specified parameters.\n      requestBody:\n        content:\n          application/x-www-form-urlencoded:\n            schema:\n              type: object\n              properties:\n                add_invoice_items: { type: array, description: A list of prices and quantities that will generate invoice items appended to the next invoice for this subscription. }\n";
+    let e = effect("/v1/subscriptions/{id}", "post", body);
+    assert_eq!(e.repeat, Some(Repeat::NonIdempotent), "{e:?}");
+    assert!(
+        e.cues.iter().any(|c| c.source == CueSource::RequestField),
+        "{e:?}"
+    );
+    // Without that field, the update sets what it names.
+    let plain = body.replace("appended to the next invoice", "on the next invoice");
+    assert_eq!(
+        says("/v1/subscriptions/{id}", "post", &plain),
+        Some(Repeat::Idempotent)
+    );
+}
