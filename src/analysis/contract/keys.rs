@@ -182,6 +182,16 @@ fn key_judged(
         return None;
     }
     let description = description?;
+    // Most fields end in no key-like word: they are passed over before any allocation.
+    let ends_key_like = KEY_LIKE_ENDINGS.iter().any(|e| {
+        name.len() >= e.len()
+            && name
+                .get(name.len() - e.len()..)
+                .is_some_and(|tail| tail.eq_ignore_ascii_case(e))
+    });
+    if !ends_key_like {
+        return None;
+    }
     // ASCII lower-casing keeps every byte offset of the description.
     let at = described_key(name, &description.to_ascii_lowercase())?;
     Some((KeySource::Described, Some(sentence_at(description, at))))

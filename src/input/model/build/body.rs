@@ -8,7 +8,7 @@
 //! composing schema's names them) and of its `oneOf`
 //! and `anyOf` (whose properties are sent only sometimes: never required), and the
 //! properties of nested objects, named by their dotted path. Nested objects are read
-//! [`MAX_NESTING`] levels deep and at most [`MAX_SCHEMAS`] schemas per body: a key is
+//! [`MAX_NESTING`] levels below the body's own and at most [`MAX_SCHEMAS`] schemas per body: a key is
 //! a field of the request, not of a deeply nested record, and a recursive or very large
 //! schema stays cheap. Each field keeps its `description` and `title`, which say whether
 //! the server de-duplicates on it.
@@ -163,9 +163,9 @@ pub(super) fn schema_properties(
     fields
 }
 
-/// How many levels of nested objects are read below the body: `data.attributes.key` is
-/// the third.
-const MAX_NESTING: usize = 3;
+/// How many levels of objects below the body's own are read: `data.attributes.key`
+/// reads two (`attributes`, then `key`).
+const MAX_NESTING: usize = 2;
 
 /// How many schemas one body's walk reads at most, compositions and `$ref`s included.
 const MAX_SCHEMAS: usize = 256;
@@ -236,8 +236,10 @@ impl Walk<'_> {
             };
             let required = required && names.contains(&&*property.key);
             let loc = list.entry(&property.key, property.key_span, &property.value);
-            let mut description = words(&property.value);
-            if nesting < MAX_NESTING || description.is_none() {
+            // A nested field's words are kept only where its name could make it a key.
+            let worded = nesting == 0 || key_like(&property.key);
+            let mut description = if worded { words(&property.value) } else { None };
+            if nesting < MAX_NESTING || (worded && description.is_none()) {
                 let at = At {
                     id: schema.id,
                     file: schema.file,
@@ -246,7 +248,9 @@ impl Walk<'_> {
                 };
                 // A `$ref`ed property is described where it is defined.
                 if let Ok(Some(target)) = self.loader.follow(at.id, at.node) {
-                    description = description.or_else(|| words(target.node()));
+                    if worded && description.is_none() {
+                        description = words(target.node());
+                    }
                     if nesting < MAX_NESTING {
                         let at = through(Some(&target), at);
                         self.schema(&at, &name, required, nesting + 1, &[]);
@@ -279,6 +283,20 @@ impl Walk<'_> {
             Err(_) => {}
         }
     }
+}
+
+/// Whether a property's name could make it an idempotency key by its words: it ends in
+/// a key-like word (`…key`, `…token`, `…id`, `…ref`, `…reference`), as
+/// `analysis::contract::keys` reads described keys.
+fn key_like(name: &str) -> bool {
+    ["key", "token", "id", "ref", "reference"]
+        .iter()
+        .any(|end| {
+            name.len() >= end.len()
+                && name
+                    .get(name.len() - end.len()..)
+                    .is_some_and(|tail| tail.eq_ignore_ascii_case(end))
+        })
 }
 
 /// A schema's `title` and `description`, as one text: what it says of the value.

@@ -107,6 +107,17 @@ pub(super) fn gather(facts: &Facts<'_>) -> Vec<Found> {
     if let Some(summary) = &facts.summary {
         phrases(summary, CueSource::Summary, &mut out);
     }
+    // On a safe method, what the rest says of a repeat can matter only where the verbs
+    // already call it a write: a phrase alone weighs less than the method's promise (see
+    // `decide`). Most operations of a large description are reads; their long texts are
+    // then not scanned.
+    let verbs_write = out
+        .iter()
+        .any(|f| f.kind == Kind::Action && f.cue.says != Repeat::Read);
+    if safe && !verbs_write {
+        structure(facts, &mut out);
+        return out;
+    }
     if let Some(description) = &facts.description {
         phrases(description, CueSource::Description, &mut out);
     }
@@ -136,16 +147,12 @@ pub(super) fn gather(facts: &Facts<'_>) -> Vec<Found> {
         };
         let mut said = Vec::new();
         // Not `Creates`: a field's "after the property is created" tells of another time.
-        let adds = [Phrase::Compounds, Phrase::AddsNew];
-        phrases_among(&text, CueSource::RequestField, Some(&adds), &mut said);
-        if *required {
-            phrases_among(
-                &text,
-                CueSource::RequestField,
-                Some(&[Phrase::RefusesDuplicate]),
-                &mut said,
-            );
-        }
+        let lists: &[Phrase] = if *required {
+            &[Phrase::Compounds, Phrase::AddsNew, Phrase::RefusesDuplicate]
+        } else {
+            &[Phrase::Compounds, Phrase::AddsNew]
+        };
+        phrases_among(&text, CueSource::RequestField, Some(lists), &mut said);
         out.extend(said.into_iter().map(|mut f| {
             if f.cue.says == Repeat::NonIdempotent {
                 f.cue.weight = weight::DESCRIPTION;
@@ -176,10 +183,14 @@ pub(super) fn quote(text: &str, start: usize) -> Box<str> {
     {
         piece = &piece[..space];
     }
-    let mut out: String = piece
-        .chars()
-        .map(|c| if c.is_control() { ' ' } else { c })
-        .collect();
+    let mut out: String = if piece.chars().any(char::is_control) {
+        piece
+            .chars()
+            .map(|c| if c.is_control() { ' ' } else { c })
+            .collect()
+    } else {
+        piece.to_string()
+    };
     let cut = end < rest.len() && !piece.ends_with('.');
     if cut {
         out.push('…');
@@ -332,13 +343,21 @@ pub(super) fn identifier_says(id: &str, method: Method) -> Option<Repeat> {
         if echo(part) {
             continue;
         }
-        if let Some(whole) = base_verb(&part.replace('-', "")) {
+        let whole = if part.contains('-') {
+            base_verb(&part.replace('-', ""))
+        } else {
+            base_verb(part)
+        };
+        if let Some(whole) = whole {
             return Some(whole);
         }
         let tokens = identifier_words(part);
         let mut at = 0;
         while tokens.get(at).is_some_and(|t| {
-            echo(t) || words::IDENTIFIER_PREFIXES.contains(&t.to_ascii_lowercase().as_str())
+            echo(t)
+                || words::IDENTIFIER_PREFIXES
+                    .iter()
+                    .any(|p| p.eq_ignore_ascii_case(t))
         }) {
             at += 1;
         }
@@ -355,7 +374,7 @@ pub(super) fn identifier_says(id: &str, method: Method) -> Option<Repeat> {
 
 /// A verb as written in an identifier: its base form only (`Charges` is a noun).
 fn base_verb(word: &str) -> Option<Repeat> {
-    words::base(&word.to_ascii_lowercase())
+    words::base_any_case(word)
 }
 
 /// The action of the path: an AIP-136 custom method (`/v1/{name}:search`), or a last

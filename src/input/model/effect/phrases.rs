@@ -5,7 +5,7 @@
 
 use std::sync::OnceLock;
 
-use aho_corasick::{AhoCorasick, MatchKind};
+use aho_corasick::{AhoCorasick, AhoCorasickKind, MatchKind};
 
 use super::cues::{Found, Kind, Text, quote, sentence_start, weight};
 use super::{Cue, CueSource, Repeat};
@@ -188,13 +188,16 @@ fn automaton() -> Option<&'static (AhoCorasick, Vec<Phrase>)> {
             let mut kinds = Vec::new();
             for (list, kind) in lists {
                 for phrase in list {
-                    patterns.push(*phrase);
+                    patterns.push(phrase.to_ascii_lowercase());
                     kinds.push(kind);
                 }
             }
+            // A DFA over lower-case patterns: each text is lower-cased (ASCII, which keeps
+            // every byte offset) before the scan, so the automaton needs no case folding
+            // and builds and runs faster.
             AhoCorasick::builder()
-                .ascii_case_insensitive(true)
                 .match_kind(MatchKind::LeftmostLongest)
+                .kind(Some(AhoCorasickKind::DFA))
                 .build(patterns)
                 .ok()
                 .map(|automaton| (automaton, kinds))
@@ -219,7 +222,8 @@ pub(super) fn phrases_among(
         return;
     };
     let mut first: Vec<(Phrase, usize)> = Vec::new();
-    for found in automaton.find_iter(text.text) {
+    let lowered = text.text.to_ascii_lowercase();
+    for found in automaton.find_iter(lowered.as_str()) {
         let Some(&kind) = kinds.get(found.pattern().as_usize()) else {
             continue;
         };

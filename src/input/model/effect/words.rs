@@ -10,6 +10,10 @@
 //! its object ("start" a machine or a job, "export", "merge", "apply") is in no table: it
 //! decides nothing, and the other evidence (or the method) does.
 
+use std::sync::OnceLock;
+
+use foldhash::HashMap;
+
 use super::Repeat;
 
 /// Verbs that only look.
@@ -243,40 +247,61 @@ const NON_IDEMPOTENT: &[&str] = &[
 
 /// Which way a verb leans, when it leans: `Creates` and `creating` are `create`.
 pub(crate) fn verb(word: &str) -> Option<Repeat> {
-    let lower = word.to_ascii_lowercase();
-    stems(&lower).iter().flatten().find_map(|form| base(form))
+    // No verb is longer; a longer word is read no further. The word is lower-cased on
+    // the stack: this runs for every word near an operation's verbs.
+    let mut buffer = [0u8; LONGEST_VERB + 3];
+    let lower = buffer.get_mut(..word.len())?;
+    lower.copy_from_slice(word.as_bytes());
+    lower.make_ascii_lowercase();
+    let lower = std::str::from_utf8(lower).ok()?;
+    base(lower)
+        .or_else(|| {
+            let stem = lower.strip_suffix("ies")?;
+            let mut with_y = [0u8; LONGEST_VERB + 3];
+            let out = with_y.get_mut(..=stem.len())?;
+            out[..stem.len()].copy_from_slice(stem.as_bytes());
+            out[stem.len()] = b'y';
+            base(std::str::from_utf8(out).ok()?)
+        })
+        .or_else(|| base(lower.strip_suffix("es")?))
+        .or_else(|| {
+            let stem = lower.strip_suffix('s').filter(|_| !lower.ends_with("ss"))?;
+            base(stem)
+        })
 }
+
+/// [`base`] of a word in any case, lower-cased on the stack.
+pub(crate) fn base_any_case(word: &str) -> Option<Repeat> {
+    let mut buffer = [0u8; LONGEST_VERB + 3];
+    let lower = buffer.get_mut(..word.len())?;
+    lower.copy_from_slice(word.as_bytes());
+    lower.make_ascii_lowercase();
+    base(std::str::from_utf8(lower).ok()?)
+}
+
+/// The longest verb of the tables, in bytes.
+const LONGEST_VERB: usize = 24;
 
 /// Which way a verb leans when written in its base form only (`create`, not `creates`):
 /// how identifiers and paths write verbs, where `charges` is a noun.
 pub(crate) fn base(lower: &str) -> Option<Repeat> {
-    if READ.contains(&lower) {
-        Some(Repeat::Read)
-    } else if IDEMPOTENT.contains(&lower) {
-        Some(Repeat::Idempotent)
-    } else if NON_IDEMPOTENT.contains(&lower) {
-        Some(Repeat::NonIdempotent)
-    } else {
-        None
-    }
-}
-
-/// The word as written and its base forms: `searches` → `search`, `applies` → `apply`,
-/// `creates` → `create`, `updated` is not a lead verb and stays as it is.
-fn stems(word: &str) -> [Option<String>; 4] {
-    let mut out = [Some(word.to_string()), None, None, None];
-    if let Some(base) = word.strip_suffix("ies") {
-        out[1] = Some(format!("{base}y"));
-    }
-    if let Some(base) = word.strip_suffix("es") {
-        out[2] = Some(base.to_string());
-    }
-    if let Some(base) = word.strip_suffix('s')
-        && !word.ends_with("ss")
-    {
-        out[3] = Some(base.to_string());
-    }
-    out
+    static TABLE: OnceLock<HashMap<&'static str, Repeat>> = OnceLock::new();
+    let table = TABLE.get_or_init(|| {
+        // A verb in two tables leans as the earlier of READ, IDEMPOTENT, NON_IDEMPOTENT:
+        // the later insert wins.
+        let mut table = HashMap::default();
+        for (list, repeat) in [
+            (NON_IDEMPOTENT, Repeat::NonIdempotent),
+            (IDEMPOTENT, Repeat::Idempotent),
+            (READ, Repeat::Read),
+        ] {
+            for verb in list {
+                table.insert(*verb, repeat);
+            }
+        }
+        table
+    });
+    table.get(lower).copied()
 }
 
 /// Words an operation's text puts before its verb ("This endpoint allows you to …").
@@ -331,8 +356,7 @@ const LEAD_IN: &[&str] = &[
 /// verb does not follow.
 pub(crate) fn lead_verb(text: &str) -> Option<(usize, &str)> {
     for (start, word) in words(text).take(8) {
-        let lower = word.to_ascii_lowercase();
-        if LEAD_IN.contains(&lower.as_str()) {
+        if LEAD_IN.iter().any(|w| w.eq_ignore_ascii_case(word)) {
             continue;
         }
         return verb(word).is_some().then_some((start, word));
@@ -421,6 +445,13 @@ pub(crate) const READ_OBJECTS: &[&str] = &[
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn no_verb_is_longer_than_the_longest_read() {
+        for verb in READ.iter().chain(IDEMPOTENT).chain(NON_IDEMPOTENT) {
+            assert!(verb.len() <= LONGEST_VERB, "{verb}");
+        }
+    }
 
     #[test]
     fn verbs_lean_by_their_base_form() {
