@@ -173,13 +173,13 @@ pub(super) fn quote(text: &str, start: usize) -> Box<str> {
         end -= 1;
     }
     let mut piece = &rest[..end];
-    if let Some(stop) = piece.find(['\n', '\r']) {
+    if let Some(stop) = piece.bytes().position(|b| b == b'\n' || b == b'\r') {
         piece = &piece[..stop];
     }
-    if let Some(stop) = piece.find(". ") {
+    if let Some(stop) = piece.as_bytes().windows(2).position(|w| w == b". ") {
         piece = &piece[..=stop];
     } else if end < rest.len()
-        && let Some(space) = piece.rfind(' ')
+        && let Some(space) = piece.bytes().rposition(|b| b == b' ')
     {
         piece = &piece[..space];
     }
@@ -243,14 +243,18 @@ const OBJECT_OPENERS: &[&str] = &[
 /// and the one that repeats worst is what a repeat does.
 fn both(first: Repeat, text: &str, after: usize) -> Repeat {
     let rest = text.get(after..).unwrap_or_default();
-    let clause = rest
-        .split(['.', ',', ';', ':', '\n'])
-        .next()
-        .unwrap_or_default();
-    let words: Vec<&str> = words::words(clause)
-        .take(AND_WINDOW)
-        .map(|(_, w)| w)
-        .collect();
+    let end = rest
+        .bytes()
+        .position(|b| matches!(b, b'.' | b',' | b';' | b':' | b'\n'))
+        .unwrap_or(rest.len());
+    let clause = rest.get(..end).unwrap_or_default();
+    let mut words = [""; AND_WINDOW];
+    let mut count = 0;
+    for (slot, (_, word)) in words.iter_mut().zip(words::words(clause)) {
+        *slot = word;
+        count += 1;
+    }
+    let words = &words[..count];
     let rank = |r: Repeat| match r {
         Repeat::Read => 0,
         Repeat::Idempotent => 1,
@@ -266,7 +270,7 @@ fn both(first: Repeat, text: &str, after: usize) -> Repeat {
         };
         let object = words
             .get(i + 2)
-            .is_some_and(|w| OBJECT_OPENERS.contains(&w.to_ascii_lowercase().as_str()));
+            .is_some_and(|w| OBJECT_OPENERS.iter().any(|o| o.eq_ignore_ascii_case(w)));
         if (i == 0 || object) && rank(second) > rank(worst) {
             worst = second;
         }
