@@ -1,17 +1,13 @@
 //! The cues of one operation: each place its description speaks of what a repeat does,
 //! read into a [`Cue`] with its words and place.
 
+pub(crate) use super::found::Text;
+use super::found::{Found, Kind, QUOTE_LIMIT, quote, weight};
 use super::phrases::{Phrase, phrases, phrases_among};
 use super::words::{self, identifier_words, lead_verb, verb};
 use super::{Cue, CueSource, Repeat};
 use crate::input::model::Method;
 use crate::location::Loc;
-
-/// A text of the operation and where it is written.
-pub(crate) struct Text<'a> {
-    pub text: &'a str,
-    pub loc: Loc,
-}
 
 /// What the model knows of one operation that its effect can be read from.
 pub(crate) struct Facts<'a> {
@@ -40,42 +36,6 @@ pub(crate) struct Facts<'a> {
     /// repeat a conflict, and a value that makes something each time repeats it.
     pub fields: Vec<(String, Loc, bool)>,
 }
-
-/// How much each kind of cue weighs.
-pub(crate) mod weight {
-    /// The description says in words what a repeat does (`is idempotent`, `must be
-    /// unique`), or a gRPC binding says GET.
-    pub(crate) const STATED: u8 = 6;
-    /// A qualifier of the verb: an upsert, a message sent each time.
-    pub(crate) const QUALIFIER: u8 = 4;
-    pub(crate) const SUMMARY: u8 = 4;
-    pub(crate) const OPERATION_ID: u8 = 3;
-    pub(crate) const CUSTOM_METHOD: u8 = 3;
-    pub(crate) const STRUCTURE: u8 = 3;
-    pub(crate) const ADDS_NEW: u8 = 3;
-    pub(crate) const PATH: u8 = 2;
-    pub(crate) const DESCRIPTION: u8 = 2;
-    pub(crate) const CREATED: u8 = 1;
-    pub(crate) const METHOD: u8 = 1;
-}
-
-/// Whether a cue says what the request does (a verb, a media type), or qualifies a
-/// write (a message sent each time, a duplicate refused): qualifiers weigh only once the
-/// request is known to write.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(super) enum Kind {
-    Action,
-    Qualifier,
-}
-
-/// A cue and its kind.
-pub(super) struct Found {
-    pub cue: Cue,
-    pub kind: Kind,
-}
-
-/// At most this many bytes of words are quoted.
-const QUOTE_LIMIT: usize = 80;
 
 /// Every cue of the operation but its declaration and method.
 pub(super) fn gather(facts: &Facts<'_>) -> Vec<Found> {
@@ -162,40 +122,6 @@ pub(super) fn gather(facts: &Facts<'_>) -> Vec<Found> {
     }
     structure(facts, &mut out);
     out
-}
-
-/// A one-line quote of at most [`QUOTE_LIMIT`] bytes from `text`, starting at `start`
-/// and cut at a sentence's end or a word boundary.
-pub(super) fn quote(text: &str, start: usize) -> Box<str> {
-    let rest = text.get(start..).unwrap_or_default();
-    let mut end = rest.len().min(QUOTE_LIMIT);
-    while !rest.is_char_boundary(end) {
-        end -= 1;
-    }
-    let mut piece = &rest[..end];
-    if let Some(stop) = piece.bytes().position(|b| b == b'\n' || b == b'\r') {
-        piece = &piece[..stop];
-    }
-    if let Some(stop) = piece.as_bytes().windows(2).position(|w| w == b". ") {
-        piece = &piece[..=stop];
-    } else if end < rest.len()
-        && let Some(space) = piece.bytes().rposition(|b| b == b' ')
-    {
-        piece = &piece[..space];
-    }
-    let mut out: String = if piece.chars().any(char::is_control) {
-        piece
-            .chars()
-            .map(|c| if c.is_control() { ' ' } else { c })
-            .collect()
-    } else {
-        piece.to_string()
-    };
-    let cut = end < rest.len() && !piece.ends_with('.');
-    if cut {
-        out.push('…');
-    }
-    out.into_boxed_str()
 }
 
 /// A create or add at a path that ends with a parameter, by PUT: the client names what
@@ -404,18 +330,6 @@ fn path_action(facts: &Facts<'_>) -> Option<Found> {
         },
         kind: Kind::Action,
     })
-}
-
-/// Where the sentence holding `at` starts.
-pub(super) fn sentence_start(text: &str, at: usize) -> usize {
-    let before = text.get(..at).unwrap_or_default();
-    before
-        .rfind(". ")
-        .map(|i| i + 2)
-        .into_iter()
-        .chain(before.rfind('\n').map(|i| i + 1))
-        .max()
-        .unwrap_or(0)
 }
 
 /// The cues of the operation's structure: its media types, a GraphQL endpoint, a `201`

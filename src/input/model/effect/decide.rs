@@ -1,6 +1,7 @@
 //! Weighing an operation's cues into one effect, or *unknown*.
 
-use super::cues::{self, Facts, Found, Kind, weight};
+use super::cues::{self, Facts};
+use super::found::{Found, Kind, weight};
 use super::{Confidence, Cue, Inferred, Repeat};
 use crate::input::model::Method;
 

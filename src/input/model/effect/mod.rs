@@ -22,11 +22,13 @@
 //! weigh idempotent against not. A tie is *unknown*, which every rule treats as a write
 //! that may repeat, and whose message names the declaration that settles it.
 //!
-//! `cues` reads the places into cues, `words` holds the verb tables, `phrases` the phrase
-//! lists and their matching, and `decide` weighs the cues.
+//! `cues` reads the places into cues (`found` holds what a cue is made of), `words` holds
+//! the verb tables, `phrases` the phrase lists and their matching, and `decide` weighs the
+//! cues.
 
 mod cues;
 mod decide;
+mod found;
 mod phrases;
 #[cfg(test)]
 mod tests;

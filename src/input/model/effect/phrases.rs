@@ -7,7 +7,7 @@ use std::sync::OnceLock;
 
 use aho_corasick::{AhoCorasick, AhoCorasickKind, MatchKind};
 
-use super::cues::{Found, Kind, Text, quote, sentence_start, weight};
+use super::found::{Found, Kind, Text, quote, sentence_start, weight};
 use super::{Cue, CueSource, Repeat};
 
 /// Phrases that state the effect of a repeat outright.
