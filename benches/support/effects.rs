@@ -136,7 +136,17 @@ pub(crate) fn score(
     let description = description_of(folder, corpus)?;
     let labels = std::fs::read_to_string(folder.join("labels.jsonl"))
         .map_err(|e| format!("{}: {e}", folder.display()))?;
-    let run = |args: &[&str]| -> Result<serde_json::Value, String> {
+    let path = description.to_string_lossy().to_string();
+    // `report` for the effects, `check` for the write findings, of every operation.
+    let run = |command: &str| -> Result<serde_json::Value, String> {
+        let args = [
+            command,
+            &path,
+            "--format",
+            "json",
+            "--max-operations",
+            "100000",
+        ];
         let out = Command::new(bin)
             .args(args)
             .output()
@@ -148,23 +158,8 @@ pub(crate) fn score(
             )
         })
     };
-    let path = description.to_string_lossy().to_string();
-    let report = run(&[
-        "report",
-        &path,
-        "--format",
-        "json",
-        "--max-operations",
-        "100000",
-    ])?;
-    let check = run(&[
-        "check",
-        &path,
-        "--format",
-        "json",
-        "--max-operations",
-        "100000",
-    ])?;
+    let report = run("report")?;
+    let check = run("check")?;
     let mut effects: BTreeMap<(String, String), String> = BTreeMap::new();
     for op in report["operations"].as_array().into_iter().flatten() {
         let key = (

@@ -10,20 +10,12 @@ use common::retrylint_in;
 
 /// A scratch folder holding `openapi.yaml` (and a policy, when given).
 fn folder(name: &str, spec: &str, policy: Option<&str>) -> PathBuf {
-    let dir = common::scratch(&format!("body-keys-{name}"));
-    std::fs::write(dir.join("openapi.yaml"), spec).unwrap();
-    if let Some(policy) = policy {
-        std::fs::write(dir.join("retry-policy.yaml"), policy).unwrap();
-    }
-    dir
+    common::description_folder(&format!("body-keys-{name}"), spec, policy)
 }
 
 /// The `contract` of `POST path` in `report --format json`.
 fn contract(name: &str, spec: &str, path: &str) -> serde_json::Value {
-    let dir = folder(name, spec, None);
-    common::report_contracts(&dir)
-        .remove(&format!("POST {path}"))
-        .unwrap()
+    common::post_contract(&format!("body-keys-{name}"), spec, path)
 }
 
 /// Modelled on Square's Payments API: `CreatePaymentRequest` takes a required

@@ -12,20 +12,12 @@ use common::retrylint_in;
 
 /// A scratch folder holding `openapi.yaml` (and a policy, when given).
 fn folder(name: &str, spec: &str, policy: Option<&str>) -> PathBuf {
-    let dir = common::scratch(&format!("domain-keys-{name}"));
-    std::fs::write(dir.join("openapi.yaml"), spec).unwrap();
-    if let Some(policy) = policy {
-        std::fs::write(dir.join("retry-policy.yaml"), policy).unwrap();
-    }
-    dir
+    common::description_folder(&format!("domain-keys-{name}"), spec, policy)
 }
 
 /// The `contract` of `POST path` in `report --format json`.
 fn contract(name: &str, spec: &str, path: &str) -> serde_json::Value {
-    let dir = folder(name, spec, None);
-    common::report_contracts(&dir)
-        .remove(&format!("POST {path}"))
-        .unwrap()
+    common::post_contract(&format!("domain-keys-{name}"), spec, path)
 }
 
 /// The rules of `check --format json`'s findings.
@@ -111,7 +103,7 @@ fn pagerduty_incident_key_is_a_key_by_what_its_description_says() {
     let c = contract("pagerduty-v1", &v1, "/create_event.json");
     assert_eq!(
         c["key"],
-        "the body property `incident_key`, optional (its description: \"Identifies the incident to `trigger`, `acknowledge`, or `res…\")",
+        "the body property `incident_key`, optional (its description: \"Identifies the incident to `trigger`, `acknowledge`, or `resolve`.\")",
         "{c}"
     );
 }
@@ -153,7 +145,7 @@ fn a_request_id_described_only_in_its_title_is_a_key() {
     let c = contract("title", &spec, "/transfers");
     assert_eq!(
         c["key"],
-        "the body property `requestId`, required (its description: \"A client-chosen id the server uses to deduplicate retried tr…\")",
+        "the body property `requestId`, required (its description: \"A client-chosen id the server uses to deduplicate retried transfers\")",
         "{c}"
     );
     assert_eq!(c["state"], "retry-safe", "{c}");

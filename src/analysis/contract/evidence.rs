@@ -154,7 +154,6 @@ pub(super) fn contract(
     };
     Contract {
         effect,
-        effect_known: op.effect.repeat.is_some(),
         effect_words: op.effect.text(op.method),
         effect_loc: op.effect.cues.first().and_then(|c| c.loc.clone()),
         key,

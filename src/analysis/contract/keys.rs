@@ -11,7 +11,9 @@
 //! incident to trigger"); credentials, ordinary ids and tracing ids never are.
 
 use super::{KeyHeaders, KeyOffer, KeySource};
-use crate::input::model::{Api, Operation, Place, RequestField};
+use crate::input::model::effect::words::identifier_words;
+use crate::input::model::effect::{quote, sentence_start};
+use crate::input::model::{Api, KEY_LIKE_ENDINGS, Operation, Place, RequestField, ends_key_like};
 
 /// A name known to carry idempotency keys.
 pub(super) struct KeyName {
@@ -53,9 +55,6 @@ const DEDUP_WORDS: &[&str] = &["idempoten", "de-dup", "dedup", "deduplicat", "du
 /// a repeat with the same key reaches the same thing.
 const IDENTIFIES_WORDS: &[&str] = &["identifies the", "correlate"];
 
-/// The last word of a name that can carry a key chosen by the client.
-const KEY_LIKE_ENDINGS: &[&str] = &["key", "token", "id", "reference", "ref"];
-
 /// Words of a name that make it a credential, a trace or a bare identifier, never a key.
 const NEVER_KEYS: &[&str] = &[
     "api",
@@ -76,70 +75,28 @@ const NEVER_KEYS: &[&str] = &[
     "parent",
 ];
 
-/// The words of an identifier, lower-cased: `incident_key`, `requestId` and
-/// `X-Dedup-Key` split at `_`, `-`, `.` and lower-to-upper case changes.
-fn name_words(name: &str) -> Vec<String> {
-    let mut words = Vec::new();
-    let mut word = String::new();
-    let mut previous_lower = false;
-    for c in name.chars() {
-        if matches!(c, '_' | '-' | '.' | ' ') {
-            if !word.is_empty() {
-                words.push(std::mem::take(&mut word));
-            }
-            previous_lower = false;
-            continue;
-        }
-        if c.is_uppercase() && previous_lower && !word.is_empty() {
-            words.push(std::mem::take(&mut word));
-        }
-        previous_lower = c.is_lowercase() || c.is_ascii_digit();
-        word.extend(c.to_lowercase());
-    }
-    if !word.is_empty() {
-        words.push(word);
-    }
-    words
-}
-
 /// Where a body or query field named `name`, described as `text` (lower-cased), says it
 /// is a key: a key-like name that is no credential or trace, whose text says the server
 /// de-duplicates on it (or, for a `…_key`, that it identifies what the request acts on).
 /// The byte offset of the deciding words; `None` when it is no key.
 fn described_key(name: &str, text: &str) -> Option<usize> {
-    let words = name_words(name);
+    let words = identifier_words(name);
     let (Some(last), true) = (words.last(), words.len() > 1) else {
         return None;
     };
+    let is = |word: &str, list: &[&str]| list.iter().any(|w| w.eq_ignore_ascii_case(word));
     // A header's spelling (`X-Request-Id`) in a body or query is a forwarded header.
-    let header_style = words.first().is_some_and(|w| w == "x");
-    if header_style
-        || !KEY_LIKE_ENDINGS.contains(&last.as_str())
-        || words.iter().any(|w| NEVER_KEYS.contains(&w.as_str()))
-    {
+    let header_style = words.first().is_some_and(|w| w.eq_ignore_ascii_case("x"));
+    if header_style || !is(last, KEY_LIKE_ENDINGS) || words.iter().any(|w| is(w, NEVER_KEYS)) {
         return None;
     }
     let found = |list: &[&str]| list.iter().filter_map(|w| text.find(w)).min();
-    found(DEDUP_WORDS).or_else(|| (last == "key").then(|| found(IDENTIFIES_WORDS)).flatten())
-}
-
-/// At most this many characters of a description are quoted as why a field is a key.
-const SAID_LIMIT: usize = 60;
-
-/// The sentence of `text` holding byte `at`, cut to [`SAID_LIMIT`] characters.
-fn sentence_at(text: &str, at: usize) -> String {
-    let start = text
-        .get(..at)
-        .and_then(|before| before.rfind(". ").map(|i| i + 2))
-        .unwrap_or(0);
-    let sentence = text.get(start..).unwrap_or_default();
-    let end = sentence.find(". ").map_or(sentence.len(), |i| i + 1);
-    let sentence = sentence.get(..end).unwrap_or(sentence).trim();
-    let mut out: String = sentence.chars().take(SAID_LIMIT).collect();
-    if sentence.chars().count() > SAID_LIMIT {
-        out.push('…');
-    }
-    out
+    let identifies = || {
+        last.eq_ignore_ascii_case("key")
+            .then(|| found(IDENTIFIES_WORDS))
+            .flatten()
+    };
+    found(DEDUP_WORDS).or_else(identifies)
 }
 
 /// Why a value named `name` in `place`, described as `description`, is taken for an
@@ -183,18 +140,13 @@ fn key_judged(
     }
     let description = description?;
     // Most fields end in no key-like word: they are passed over before any allocation.
-    let ends_key_like = KEY_LIKE_ENDINGS.iter().any(|e| {
-        name.len() >= e.len()
-            && name
-                .get(name.len() - e.len()..)
-                .is_some_and(|tail| tail.eq_ignore_ascii_case(e))
-    });
-    if !ends_key_like {
+    if !ends_key_like(name) {
         return None;
     }
     // ASCII lower-casing keeps every byte offset of the description.
     let at = described_key(name, &description.to_ascii_lowercase())?;
-    Some((KeySource::Described, Some(sentence_at(description, at))))
+    let said = quote(description, sentence_start(description, at));
+    Some((KeySource::Described, Some(said.into())))
 }
 
 /// The key the operation offers: a required header key first, then a required query or
@@ -392,14 +344,14 @@ mod tests {
 
     #[test]
     fn names_split_into_words() {
-        assert_eq!(name_words("incident_key"), ["incident", "key"]);
-        assert_eq!(name_words("requestId"), ["request", "id"]);
-        assert_eq!(name_words("X-Dedup-Key"), ["x", "dedup", "key"]);
+        assert_eq!(identifier_words("incident_key"), ["incident", "key"]);
+        assert_eq!(identifier_words("requestId"), ["request", "Id"]);
+        assert_eq!(identifier_words("X-Dedup-Key"), ["X", "Dedup", "Key"]);
         assert_eq!(
-            name_words("data.attributes.clientRef"),
-            ["data", "attributes", "client", "ref"]
+            identifier_words("data.attributes.clientRef"),
+            ["data", "attributes", "client", "Ref"]
         );
-        assert_eq!(name_words("ID"), ["id"]);
+        assert_eq!(identifier_words("ID"), ["ID"]);
     }
 
     #[test]

@@ -193,8 +193,6 @@ pub struct Throttle {
 pub struct Contract {
     /// What a repeat repeats (an unknown effect acts as non-idempotent).
     pub effect: SideEffect,
-    /// Whether the description's words settle the effect: `false` for unknown.
-    pub effect_known: bool,
     /// The effect and its evidence in words: `none (operationId \`searchCustomers\`;
     /// summary "Search customers")`.
     pub effect_words: String,

@@ -347,6 +347,21 @@ pub struct RequestField {
     pub loc: Loc,
 }
 
+/// The last words of a name that can carry a key the client chooses: `…key`, `…token`,
+/// `…id`, `…reference`, `…ref`.
+pub(crate) const KEY_LIKE_ENDINGS: &[&str] = &["key", "token", "id", "reference", "ref"];
+
+/// Whether a field's name ends in a key-like word (in any case): only such a field can be
+/// made an idempotency key by its description. A quick test, before any word is split.
+pub(crate) fn ends_key_like(name: &str) -> bool {
+    KEY_LIKE_ENDINGS.iter().any(|end| {
+        name.len() >= end.len()
+            && name
+                .get(name.len() - end.len()..)
+                .is_some_and(|tail| tail.eq_ignore_ascii_case(end))
+    })
+}
+
 impl RequestField {
     /// The query parameters and body properties of `op`, in that order.
     pub fn of(op: &Operation) -> impl Iterator<Item = &RequestField> {

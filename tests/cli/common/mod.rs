@@ -88,6 +88,29 @@ pub(crate) fn scratch(name: &str) -> std::path::PathBuf {
     std::fs::canonicalize(dir).expect("a scratch folder")
 }
 
+/// A scratch folder `name` holding `openapi.yaml` (and `retry-policy.yaml`, when given).
+pub(crate) fn description_folder(
+    name: &str,
+    spec: &str,
+    policy: Option<&str>,
+) -> std::path::PathBuf {
+    let dir = scratch(name);
+    std::fs::write(dir.join("openapi.yaml"), spec).expect("the description written");
+    if let Some(policy) = policy {
+        std::fs::write(dir.join("retry-policy.yaml"), policy).expect("the policy written");
+    }
+    dir
+}
+
+/// The `contract` of `POST path` in `report --format json` of `spec`, in the scratch
+/// folder `name`.
+pub(crate) fn post_contract(name: &str, spec: &str, path: &str) -> serde_json::Value {
+    let dir = description_folder(name, spec, None);
+    report_contracts(&dir)
+        .remove(&format!("POST {path}"))
+        .unwrap_or_else(|| panic!("no POST {path} in the report"))
+}
+
 /// Writes the layer files `files` (name, text) into `dir`, then checks `openapi.yaml`
 /// there against them, each given with `-p`, for the service host `p`, infos shown (the
 /// rules that fire are what is tested).

@@ -237,7 +237,7 @@ impl Walk<'_> {
             let required = required && names.contains(&&*property.key);
             let loc = list.entry(&property.key, property.key_span, &property.value);
             // A nested field's words are kept only where its name could make it a key.
-            let worded = nesting == 0 || key_like(&property.key);
+            let worded = nesting == 0 || crate::input::model::ends_key_like(&property.key);
             let mut description = if worded { words(&property.value) } else { None };
             if nesting < MAX_NESTING || (worded && description.is_none()) {
                 let at = At {
@@ -283,20 +283,6 @@ impl Walk<'_> {
             Err(_) => {}
         }
     }
-}
-
-/// Whether a property's name could make it an idempotency key by its words: it ends in
-/// a key-like word (`…key`, `…token`, `…id`, `…ref`, `…reference`), as
-/// `analysis::contract::keys` reads described keys.
-fn key_like(name: &str) -> bool {
-    ["key", "token", "id", "ref", "reference"]
-        .iter()
-        .any(|end| {
-            name.len() >= end.len()
-                && name
-                    .get(name.len() - end.len()..)
-                    .is_some_and(|tail| tail.eq_ignore_ascii_case(end))
-        })
 }
 
 /// A schema's `title` and `description`, as one text: what it says of the value.

@@ -48,7 +48,7 @@ pub(super) const QUOTE_LIMIT: usize = 80;
 
 /// A one-line quote of at most [`QUOTE_LIMIT`] bytes from `text`, starting at `start`
 /// and cut at a sentence's end or a word boundary.
-pub(super) fn quote(text: &str, start: usize) -> Box<str> {
+pub(crate) fn quote(text: &str, start: usize) -> Box<str> {
     let rest = text.get(start..).unwrap_or_default();
     let mut end = rest.len().min(QUOTE_LIMIT);
     while !rest.is_char_boundary(end) {
@@ -81,7 +81,7 @@ pub(super) fn quote(text: &str, start: usize) -> Box<str> {
 }
 
 /// Where the sentence holding `at` starts.
-pub(super) fn sentence_start(text: &str, at: usize) -> usize {
+pub(crate) fn sentence_start(text: &str, at: usize) -> usize {
     let before = text.get(..at).unwrap_or_default();
     before
         .rfind(". ")

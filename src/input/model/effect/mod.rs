@@ -38,6 +38,7 @@ use std::fmt::Write as _;
 
 pub(crate) use cues::{Facts, Text};
 pub(crate) use decide::infer;
+pub(crate) use found::{quote, sentence_start};
 
 use super::Method;
 use crate::location::Loc;
