@@ -132,6 +132,26 @@ const EXPECTED: &[(&str, &str, &str)] = &[
         "read",
         "none (x-side-effect: none)",
     ),
+    (
+        "POST /reactions.add",
+        "idempotent-write",
+        "idempotent (response \"already_reacted\")",
+    ),
+    (
+        "POST /repos/{owner}/{repo}/merges",
+        "idempotent-write",
+        "idempotent (response \"Response when already merged\")",
+    ),
+    (
+        "POST /files/{id}/metadata",
+        "idempotent-write",
+        "idempotent (response \"* `tuple_already_exists` - An instance of the metadata template…\")",
+    ),
+    (
+        "POST /repos/{owner}/{repo}/tasks",
+        "non-idempotent-write",
+        "non-idempotent (response \"201\")",
+    ),
 ];
 
 #[test]
@@ -165,6 +185,17 @@ fn each_example_repeats_as_its_words_say_and_shows_them() {
             rules(op)
         );
     }
+}
+
+#[test]
+fn an_error_code_that_answers_a_repeat_is_shown_where_it_is_written() {
+    let ops = operations(&examples());
+    let evidence = &ops["POST /reactions.add"]["contract"]["repeat"]["evidence"][0];
+    assert_eq!(
+        evidence["pointer"],
+        "/paths/~1reactions.add/post/responses/default/content/application~1json/schema/properties/error/enum/1",
+        "{evidence}"
+    );
 }
 
 #[test]

@@ -547,7 +547,8 @@ fn operation(
                     .map(|r| (false, true, r.loc.clone()))
             }),
         http_rule: None,
-        refusals,
+        refusals: refusals.texts,
+        refusal_codes: refusals.codes,
         // The request's own fields: a nested one describes a part of a record.
         fields: query
             .iter()

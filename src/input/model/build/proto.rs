@@ -175,6 +175,7 @@ fn rpc_effect(
         created_at: None,
         http_rule: http.and_then(|(verb, at)| Method::parse(verb).map(|m| (m, at))),
         refusals: Vec::new(),
+        refusal_codes: Vec::new(),
         fields: Vec::new(),
     };
     effect::infer(&facts)

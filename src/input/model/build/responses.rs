@@ -9,19 +9,29 @@ use crate::error::InputError;
 use crate::input::load::{FileId, Loader};
 use crate::input::model::{HeaderFormat, Link, LinkTarget, Response, ResponseHeader};
 use crate::input::source::Node;
+use crate::location::Loc;
 
-/// The description of a 4xx response, with the response's entry: what the server
-/// answers a request it refuses (`409: the folder already exists`).
-pub(super) type Refusal = (String, crate::location::Loc);
+/// What an operation's error responses say of a request they refuse.
+#[derive(Default)]
+pub(super) struct Refusals {
+    /// The description of each response but a 5xx, with the response's entry: what the
+    /// server answers a request it refuses or finds done (`409: the folder already
+    /// exists`, `204: Response when already merged`).
+    pub texts: Vec<(String, Loc)>,
+    /// An error code of a 409 or `default` response, written inline as an enum value or
+    /// an example, that names a repeat refused (`already_reacted`), with where it is
+    /// written.
+    pub codes: Vec<(String, Loc)>,
+}
 
-/// The responses an operation declares, with their header names, and the descriptions
-/// of its 4xx responses (through their `$ref`s).
+/// The responses an operation declares, with their header names, and what its error
+/// responses say of a refused request (through their `$ref`s).
 pub(super) fn responses(
     loader: &mut Loader,
     shared: &mut BodyCache,
     op: &At<'_>,
-) -> Result<(Vec<Response>, Vec<Refusal>), InputError> {
-    let mut refusals = Vec::new();
+) -> Result<(Vec<Response>, Refusals), InputError> {
+    let mut refusals = Refusals::default();
     let Some(list) = op.map_child("responses")? else {
         return Ok((Vec::new(), refusals));
     };
@@ -46,10 +56,23 @@ pub(super) fn responses(
             loc: site.clone(),
         };
         let response = through(target.as_ref(), here);
-        if entry.key.starts_with('4')
+        // Any response but a server error may be the answer to a repeat.
+        if !entry.key.starts_with('5')
             && let Some(text) = response.node.get("description").and_then(Node::as_str)
         {
-            refusals.push((text.to_string(), site.clone()));
+            refusals.texts.push((text.to_string(), site.clone()));
+        }
+        // A 409 or an operation's `default` error: a 400 or 422 lists what can be wrong
+        // with a field's value (GitHub's `already_exists` among `missing` and
+        // `invalid`), not a refusal of the request.
+        if matches!(&*entry.key, "409" | "default") && refusals.codes.is_empty() {
+            let mut budget = CODE_SEARCH_NODES;
+            refused_code(
+                response.node,
+                &response.loc,
+                &mut budget,
+                &mut refusals.codes,
+            );
         }
         // The headers of a `$ref`ed response are the definition's, read the first time:
         // every referrer would read the same ones, with the same outcome.
@@ -79,6 +102,51 @@ pub(super) fn responses(
         });
     }
     Ok((out, refusals))
+}
+
+/// How many nodes of one error response are searched for a code that refuses a repeat.
+const CODE_SEARCH_NODES: usize = 400;
+
+/// The first error code under `node` (inline, no `$ref` followed) that says the request
+/// was already done: `already_reacted`, `ALREADY_EXISTS`. Such a code is the server's
+/// answer to a repeat: the second request changes nothing.
+fn refused_code(node: &Node, loc: &Loc, budget: &mut usize, out: &mut Vec<(String, Loc)>) {
+    if !out.is_empty() || *budget == 0 {
+        return;
+    }
+    *budget -= 1;
+    if let Some(text) = node.as_str() {
+        if says_already(text) {
+            out.push((text.to_string(), loc.clone()));
+        }
+    } else if let Some(items) = node.as_seq() {
+        for (index, item) in items.iter().enumerate() {
+            refused_code(item, &loc.item(index, item), budget, out);
+        }
+    } else if let Some(map) = node.as_map() {
+        for entry in map.entries() {
+            // What a field says of itself is no code, and a `$ref` is read where it
+            // is defined.
+            if matches!(&*entry.key, "description" | "title" | "summary" | "$ref") {
+                continue;
+            }
+            let here = loc.entry(&entry.key, entry.key_span, &entry.value);
+            refused_code(&entry.value, &here, budget, out);
+        }
+    }
+}
+
+/// `already_<word>…` in snake case, either case, as an error code is written.
+fn says_already(code: &str) -> bool {
+    let Some(rest) = code
+        .strip_prefix("already_")
+        .or_else(|| code.strip_prefix("ALREADY_"))
+    else {
+        return false;
+    };
+    code.len() <= 48
+        && !rest.is_empty()
+        && rest.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_')
 }
 
 /// The headers of a response, with their names and what a `Retry-After` holds.

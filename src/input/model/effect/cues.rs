@@ -2,8 +2,8 @@
 //! read into a [`Cue`] with its words and place.
 
 pub(crate) use super::found::Text;
-use super::found::{Found, Kind, QUOTE_LIMIT, quote, weight};
-use super::phrases::{Phrase, phrases, phrases_among};
+use super::found::{Found, Kind, QUOTE_LIMIT, quote, sentence_start, weight};
+use super::phrases::{Phrase, already_done, phrases, phrases_among};
 use super::words::{self, identifier_words, lead_verb, verb};
 use super::{Cue, CueSource, Repeat};
 use crate::input::model::Method;
@@ -28,9 +28,12 @@ pub(crate) struct Facts<'a> {
     pub created_at: Option<(bool, bool, Loc)>,
     /// A gRPC rpc's `google.api.http` verb, where the binding is written.
     pub http_rule: Option<(Method, Loc)>,
-    /// The descriptions of its 4xx responses, each with the response's place: one may
-    /// say that a repeat is refused (`409: the folder already exists`).
+    /// The descriptions of its responses but the 5xx, each with the response's place: one
+    /// may say that a repeat is refused or finds the work done (`409: the folder already
+    /// exists`).
     pub refusals: Vec<(String, Loc)>,
+    /// An error code that names a repeat refused (`already_reacted`), where it is written.
+    pub refusal_codes: Vec<(String, Loc)>,
     /// The descriptions of the request's fields, with where each is written and whether
     /// it is required: a name the client must give and the server keeps unique makes a
     /// repeat a conflict, and a value that makes something each time repeats it.
@@ -81,8 +84,8 @@ pub(super) fn gather(facts: &Facts<'_>) -> Vec<Found> {
     if let Some(description) = &facts.description {
         phrases(description, CueSource::Description, &mut out);
     }
-    // A 4xx that refuses a repeat ("the tuple already exists"): only what says idempotent
-    // is taken from it.
+    // A response that answers a repeat ("409: the tuple already exists", "204: Response
+    // when already merged"): only what says idempotent is taken from it.
     for (text, loc) in &facts.refusals {
         let text = Text {
             text,
@@ -90,10 +93,36 @@ pub(super) fn gather(facts: &Facts<'_>) -> Vec<Found> {
         };
         let mut said = Vec::new();
         phrases(&text, CueSource::Response, &mut said);
-        out.extend(
-            said.into_iter()
-                .filter(|f| f.cue.says == Repeat::Idempotent),
-        );
+        said.retain(|f| f.cue.says == Repeat::Idempotent);
+        if said.is_empty()
+            && let Some(at) = already_done(text.text)
+        {
+            said.push(Found {
+                cue: Cue {
+                    says: Repeat::Idempotent,
+                    source: CueSource::Response,
+                    words: quote(text.text, sentence_start(text.text, at)),
+                    loc: Some(text.loc.clone()),
+                    weight: weight::STATED,
+                },
+                kind: Kind::Qualifier,
+            });
+        }
+        out.extend(said);
+    }
+    // An error code that names the repeat ("already_reacted"): the server answers a
+    // second request by refusing it, having done the first.
+    for (code, loc) in &facts.refusal_codes {
+        out.push(Found {
+            cue: Cue {
+                says: Repeat::Idempotent,
+                source: CueSource::Response,
+                words: code.chars().take(QUOTE_LIMIT).collect::<String>().into(),
+                loc: Some(loc.clone()),
+                weight: weight::STATED,
+            },
+            kind: Kind::Qualifier,
+        });
     }
     // A request field: one the client must give and the server keeps unique ("The name of
     // the app. Must be unique across all apps") makes a repeated create a conflict; one

@@ -91,3 +91,15 @@ pub(crate) fn sentence_start(text: &str, at: usize) -> usize {
         .max()
         .unwrap_or(0)
 }
+
+/// Where the sentence holding `at` ends: at its `. ` or its line's end, whichever comes
+/// first (as [`sentence_start`] starts one at a line's start).
+pub(crate) fn sentence_end(text: &str, at: usize) -> usize {
+    let after = text.get(at..).unwrap_or_default();
+    after
+        .find(". ")
+        .into_iter()
+        .chain(after.find('\n'))
+        .min()
+        .map_or(text.len(), |i| at + i)
+}

@@ -7,7 +7,8 @@ use std::sync::OnceLock;
 
 use aho_corasick::{AhoCorasick, AhoCorasickKind, MatchKind};
 
-use super::found::{Found, Kind, Text, quote, sentence_start, weight};
+use super::found::{Found, Kind, Text, quote, sentence_end, sentence_start, weight};
+use super::words::words;
 use super::{Cue, CueSource, Repeat};
 
 /// Phrases that state the effect of a repeat outright.
@@ -222,8 +223,20 @@ pub(super) fn phrases_among(
         return;
     };
     let mut first: Vec<(Phrase, usize)> = Vec::new();
-    let lowered = text.text.to_ascii_lowercase();
-    for found in automaton.find_iter(lowered.as_str()) {
+    // Lower-cased, with each line break or tab read as a space: a description wrapped
+    // at "already\nexists" says "already exists". Byte for byte, so offsets hold.
+    let lowered: Vec<u8> = text
+        .text
+        .bytes()
+        .map(|b| {
+            if b.is_ascii_whitespace() {
+                b' '
+            } else {
+                b.to_ascii_lowercase()
+            }
+        })
+        .collect();
+    for found in automaton.find_iter(lowered.as_slice()) {
         let Some(&kind) = kinds.get(found.pattern().as_usize()) else {
             continue;
         };
@@ -286,6 +299,29 @@ pub(super) fn phrases_among(
     }
 }
 
+/// Words that may come between `already` and what was done (`has already been merged`).
+const ALREADY_FILLERS: &[&str] = &["been", "being"];
+
+/// Where a response's description says that what the request asks for was already done
+/// (`Response when already merged`, `if the item has already been archived`): the
+/// answer to a repeat, which then changes nothing. A state that is still under way
+/// (`already in progress`) is no such answer.
+pub(super) fn already_done(text: &str) -> Option<usize> {
+    let all: Vec<(usize, &str)> = words(text).collect();
+    all.iter().enumerate().find_map(|(i, &(at, word))| {
+        if !word.eq_ignore_ascii_case("already") {
+            return None;
+        }
+        let (_, done) = all
+            .get(i + 1..)?
+            .iter()
+            .find(|(_, w)| !ALREADY_FILLERS.iter().any(|f| f.eq_ignore_ascii_case(w)))?;
+        let lower = done.to_ascii_lowercase();
+        let participle = lower.len() > 4 && lower.ends_with("ed") && lower != "needed";
+        (participle || matches!(lower.as_str(), "exists" | "exist" | "present")).then_some(at)
+    })
+}
+
 /// Whether the sentence around `at` speaks of a key or token (`the idempotency key
 /// must be unique`, `a unique token used to ensure that multiple calls … do not result
 /// in multiple transactions`): a unique key is not a refused duplicate, and a key that
@@ -293,10 +329,7 @@ pub(super) fn phrases_among(
 /// With `idempotency_word`, a sentence that says "idempotency" is about a key too.
 fn about_a_key(text: &str, at: usize, idempotency_word: bool) -> bool {
     let start = sentence_start(text, at);
-    let end = text
-        .get(at..)
-        .and_then(|rest| rest.find(". ").map(|i| at + i))
-        .unwrap_or(text.len());
+    let end = sentence_end(text, at);
     let sentence = text
         .get(start..end)
         .unwrap_or_default()
