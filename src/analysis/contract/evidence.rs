@@ -154,8 +154,8 @@ pub(super) fn contract(
     };
     Contract {
         effect,
-        effect_words: op.effect.text(op.method),
-        effect_loc: op.effect.cues.first().and_then(|c| c.loc.clone()),
+        repeat: op.effect.clone(),
+        method: op.method,
         key,
         status,
         broken_links,

@@ -13,7 +13,10 @@ mod text;
 
 use serde::Serialize;
 
-use crate::input::model::{Api, HeaderFormat, LinkTarget, Place};
+use std::sync::Arc;
+
+use crate::input::model::effect::Inferred;
+use crate::input::model::{Api, HeaderFormat, LinkTarget, Method, Place};
 use crate::input::policy::SideEffect;
 use crate::location::Loc;
 
@@ -193,11 +196,10 @@ pub struct Throttle {
 pub struct Contract {
     /// What a repeat repeats (an unknown effect acts as non-idempotent).
     pub effect: SideEffect,
-    /// The effect and its evidence in words: `none (operationId \`searchCustomers\`;
-    /// summary "Search customers")`.
-    pub effect_words: String,
-    /// Where the deciding evidence is written; `None` when the method alone decided.
-    pub effect_loc: Option<Loc>,
+    /// The effect as the description reads, with its evidence (put in words by
+    /// [`Contract::effect_text`]), and the method it is read for.
+    pub repeat: Arc<Inferred>,
+    pub method: Method,
     pub key: Option<KeyOffer>,
     pub status: Option<StatusOffer>,
     /// The write's response links that lead to no operation (empty for other operations).
@@ -220,9 +222,15 @@ impl Contract {
         text::throttling(self)
     }
 
-    /// What a repeat repeats, and where the description says so.
-    pub fn effect_text(&self) -> &str {
-        &self.effect_words
+    /// What a repeat repeats, and where the description says so: `none (operationId
+    /// \`searchCustomers\`; summary "Search customers")`.
+    pub fn effect_text(&self) -> String {
+        self.repeat.text(self.method)
+    }
+
+    /// Where the deciding evidence is written; `None` when the method alone decided.
+    pub fn effect_loc(&self) -> Option<&Loc> {
+        self.repeat.cues.first().and_then(|c| c.loc.as_ref())
     }
 
     /// The key the contract offers, as words (`required Idempotency-Key`), if any.

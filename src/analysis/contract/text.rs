@@ -19,7 +19,7 @@ pub(super) fn reason(c: &Contract) -> String {
                 codes(&c.conflicts)
             ),
             (SideEffect::None, _) => "changes nothing: repeating it is harmless".into(),
-            _ => c.effect_words.clone(),
+            _ => c.effect_text(),
         },
         ContractState::RetrySafeWithReconcile => match status(c) {
             Some(status) => format!("no promised key, but {status} tells whether it happened"),

@@ -9,7 +9,7 @@ pub mod effect;
 mod methods;
 
 use std::fmt;
-use std::sync::{Mutex, OnceLock, PoisonError};
+use std::sync::{Arc, Mutex, OnceLock, PoisonError};
 
 use foldhash::HashSet;
 
@@ -218,8 +218,9 @@ pub struct Operation {
     /// What a gRPC description says of the rpc (none for OpenAPI operations).
     pub grpc: Option<Box<Grpc>>,
     /// What repeating it repeats, as everything its description says reads (see
-    /// [`effect`]).
-    pub effect: Inferred,
+    /// [`effect`]). Shared: each contract derived from the operation keeps it, to put it
+    /// in words only where a finding or report asks.
+    pub effect: Arc<Inferred>,
 }
 
 /// The path of a gRPC call, `/package.Service/Method`: the `:path` gRPC sends over

@@ -121,8 +121,8 @@ fn contract(out: &mut Changes, b: &Contract, h: &Contract) {
             ChangeKind::IdempotencyChanged,
             class,
             format!("{} → {}: {what}", b.effect.as_str(), h.effect.as_str()),
-            b.effect_loc.as_ref(),
-            h.effect_loc.as_ref(),
+            b.effect_loc(),
+            h.effect_loc(),
         );
     }
     // The idempotency key.

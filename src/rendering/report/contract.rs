@@ -119,7 +119,7 @@ pub(super) fn describe(c: &Contract, op: &Operation) -> ContractReport {
     ContractReport {
         state: c.state,
         reason: c.reason(),
-        effect: c.effect_text().to_string(),
+        effect: c.effect_text(),
         write: c.effect == SideEffect::NonIdempotent,
         repeat: RepeatReport::of(op),
         key: c.key_text(),

@@ -557,7 +557,7 @@ fn operation(
             .filter_map(|f| Some((f.description.clone()?, f.loc.clone(), f.required)))
             .collect(),
     };
-    let effect = effect::infer(&facts);
+    let effect = Arc::new(effect::infer(&facts));
     Ok(Operation {
         method,
         path: path.to_string(),

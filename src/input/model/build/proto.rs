@@ -122,7 +122,7 @@ pub(super) fn build(
                     streaming: method.streaming,
                     idempotency,
                 })),
-                effect,
+                effect: Arc::new(effect),
             });
         }
     }

@@ -169,9 +169,29 @@ fn named_target(facts: &Facts<'_>, says: Repeat) -> Repeat {
 /// or a read and the other a create, the request makes the thing once and finds or
 /// replaces it after: an upsert.
 fn either(first: Repeat, text: &str, after: usize) -> Repeat {
-    let first = both(first, text, after);
-    let mut rest = words::words(text.get(after..).unwrap_or_default());
-    let (Some((_, joint)), Some((_, second))) = (rest.next(), rest.next()) else {
+    let rest = text.get(after..).unwrap_or_default();
+    let end = rest
+        .bytes()
+        .position(|b| matches!(b, b'.' | b',' | b';' | b':' | b'\n'))
+        .unwrap_or(rest.len());
+    let mut clause = [""; AND_WINDOW];
+    let mut count = 0;
+    for (slot, (_, word)) in clause
+        .iter_mut()
+        .zip(words::words(rest.get(..end).unwrap_or_default()))
+    {
+        *slot = word;
+        count += 1;
+    }
+    let mut next = words::words(rest).map(|(_, w)| w);
+    either_in(first, &clause[..count], next.next(), next.next())
+}
+
+/// [`either`] of the words after the verb: `clause`, the words of its clause (at most
+/// [`AND_WINDOW`]), and the two that follow the verb, whatever separates them.
+fn either_in(first: Repeat, clause: &[&str], joint: Option<&str>, second: Option<&str>) -> Repeat {
+    let first = both(first, clause);
+    let (Some(joint), Some(second)) = (joint, second) else {
         return first;
     };
     if !joint.eq_ignore_ascii_case("or") {
@@ -194,22 +214,11 @@ const OBJECT_OPENERS: &[&str] = &[
 ];
 
 /// `X and Y` right after a verb (`Preview and send the report`, `previewAndSendReport`),
-/// or `X … and Y it` in the same clause (`Preview the report and send it`). Both happen,
-/// and the one that repeats worst is what a repeat does.
-fn both(first: Repeat, text: &str, after: usize) -> Repeat {
-    let rest = text.get(after..).unwrap_or_default();
-    let end = rest
-        .bytes()
-        .position(|b| matches!(b, b'.' | b',' | b';' | b':' | b'\n'))
-        .unwrap_or(rest.len());
-    let clause = rest.get(..end).unwrap_or_default();
-    let mut words = [""; AND_WINDOW];
-    let mut count = 0;
-    for (slot, (_, word)) in words.iter_mut().zip(words::words(clause)) {
-        *slot = word;
-        count += 1;
-    }
-    let words = &words[..count];
+/// or `X … and Y it` in the same clause (`Preview the report and send it`), among the
+/// first words of the clause after the verb. Both happen, and the one that repeats worst
+/// is what a repeat does.
+fn both(first: Repeat, clause: &[&str]) -> Repeat {
+    let words = &clause[..clause.len().min(AND_WINDOW)];
     let rank = |r: Repeat| match r {
         Repeat::Read => 0,
         Repeat::Idempotent => 1,
@@ -237,21 +246,16 @@ fn both(first: Repeat, text: &str, after: usize) -> Repeat {
 /// next few words, is a query or search: `Runs multiple search queries`, `Executes a
 /// GraphQL query`.
 fn carried(verb: &str, rest: &str) -> Option<Repeat> {
-    let lower = verb.to_ascii_lowercase();
-    let base = lower
-        .strip_suffix("es")
-        .filter(|b| words::CARRIERS.contains(b));
-    let base = base.or_else(|| {
-        lower
-            .strip_suffix('s')
-            .filter(|b| words::CARRIERS.contains(b))
-    });
-    if !words::CARRIERS.contains(&lower.as_str()) && base.is_none() {
+    if !words::CARRIERS.iter().any(|c| words::inflects(verb, c)) {
         return None;
     }
     words::words(rest)
         .take(5)
-        .any(|(_, w)| words::READ_OBJECTS.contains(&w.to_ascii_lowercase().as_str()))
+        .any(|(_, w)| {
+            words::READ_OBJECTS
+                .iter()
+                .any(|o| o.eq_ignore_ascii_case(w))
+        })
         .then_some(Repeat::Read)
 }
 
@@ -302,11 +306,7 @@ pub(super) fn identifier_says(id: &str, method: Method) -> Option<Repeat> {
         if echo(part) {
             continue;
         }
-        let whole = if part.contains('-') {
-            base_verb(&part.replace('-', ""))
-        } else {
-            base_verb(part)
-        };
+        let whole = words::base_any_case_without(part, b"-");
         if let Some(whole) = whole {
             return Some(whole);
         }
@@ -324,8 +324,13 @@ pub(super) fn identifier_says(id: &str, method: Method) -> Option<Repeat> {
             continue;
         };
         if let Some(says) = base_verb(first) {
-            let joined = tokens[at..].join(" ");
-            return Some(either(says, &joined, first.len()));
+            let rest = tokens.get(at + 1..).unwrap_or_default();
+            return Some(either_in(
+                says,
+                rest,
+                rest.first().copied(),
+                rest.get(1).copied(),
+            ));
         }
     }
     None
@@ -347,7 +352,7 @@ fn path_action(facts: &Facts<'_>) -> Option<Found> {
         _ if last.contains('{') => return None,
         _ => (last.rsplit('.').next().unwrap_or(last), weight::PATH),
     };
-    let says = base_verb(&action.replace(['-', '_'], ""))
+    let says = words::base_any_case_without(action, b"-_")
         .or_else(|| identifier_says(action, facts.method))?;
     Some(Found {
         cue: Cue {

@@ -54,30 +54,41 @@ pub(crate) fn quote(text: &str, start: usize) -> Box<str> {
     while !rest.is_char_boundary(end) {
         end -= 1;
     }
-    let mut piece = &rest[..end];
-    if let Some(stop) = piece.bytes().position(|b| b == b'\n' || b == b'\r') {
-        piece = &piece[..stop];
-    }
-    if let Some(stop) = piece.as_bytes().windows(2).position(|w| w == b". ") {
-        piece = &piece[..=stop];
+    let bytes = &rest.as_bytes()[..end];
+    let mut stop = bytes
+        .iter()
+        .position(|&b| b == b'\n' || b == b'\r')
+        .unwrap_or(end);
+    if let Some(dot) = bytes[..stop].windows(2).position(|w| w == b". ") {
+        stop = dot + 1;
     } else if end < rest.len()
-        && let Some(space) = piece.bytes().rposition(|b| b == b' ')
+        && let Some(space) = bytes[..stop].iter().rposition(|&b| b == b' ')
     {
-        piece = &piece[..space];
+        stop = space;
     }
-    let mut out: String = if piece.chars().any(char::is_control) {
-        piece
-            .chars()
-            .map(|c| if c.is_control() { ' ' } else { c })
-            .collect()
-    } else {
-        piece.to_string()
-    };
+    // Every cut is at an ASCII byte, so `stop` is a character boundary.
+    let piece = rest.get(..stop).unwrap_or_default();
     let cut = end < rest.len() && !piece.ends_with('.');
+    let mut out = String::with_capacity(piece.len() + if cut { 3 } else { 0 });
+    if has_control(piece.as_bytes()) {
+        out.extend(piece.chars().map(|c| if c.is_control() { ' ' } else { c }));
+    } else {
+        out.push_str(piece);
+    }
     if cut {
         out.push('…');
     }
     out.into_boxed_str()
+}
+
+/// Whether UTF-8 `bytes` hold a control character: C0 and DEL are single bytes, C1
+/// (U+0080 to U+009F) is `0xC2` and a byte from `0x80` to `0x9F`.
+fn has_control(bytes: &[u8]) -> bool {
+    bytes.iter().enumerate().any(|(i, &b)| {
+        b < 0x20
+            || b == 0x7f
+            || (b == 0xc2 && bytes.get(i + 1).is_some_and(|n| (0x80..=0x9f).contains(n)))
+    })
 }
 
 /// Where the sentence holding `at` starts.
@@ -102,4 +113,32 @@ pub(crate) fn sentence_end(text: &str, at: usize) -> usize {
         .chain(after.find('\n'))
         .min()
         .map_or(text.len(), |i| at + i)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{QUOTE_LIMIT, quote};
+
+    #[test]
+    fn a_quote_is_one_line_cut_at_a_sentence_or_a_word() {
+        assert_eq!(&*quote("Creates a gist. Then more.", 0), "Creates a gist.");
+        assert_eq!(&*quote("Search orders\nwith filters", 0), "Search orders");
+        let long = "word ".repeat(40);
+        let cut = quote(&long, 0);
+        assert!(
+            cut.ends_with('…') && cut.len() <= QUOTE_LIMIT + '…'.len_utf8(),
+            "{cut}"
+        );
+        assert!(!cut.contains("  "), "{cut}");
+    }
+
+    #[test]
+    fn control_characters_are_shown_as_spaces() {
+        assert_eq!(
+            &*quote("Sends\tan\u{7f}email\u{85}now.", 0),
+            "Sends an email now."
+        );
+        // A character that only looks like one is kept.
+        assert_eq!(&*quote("Créé à ¢", 0), "Créé à ¢");
+    }
 }

@@ -18,7 +18,7 @@ fn effect(path: &str, method: &str, body: &str) -> Inferred {
     let mut loader = Loader::new(LoadOptions::default());
     let root = loader.add(Arc::new(file));
     let mut api = build(&mut loader, root).unwrap_or_else(|e| panic!("{}\n{text}", e.message));
-    api.operations.remove(0).effect
+    (*api.operations.remove(0).effect).clone()
 }
 
 fn says(path: &str, method: &str, body: &str) -> Option<Repeat> {

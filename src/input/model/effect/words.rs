@@ -279,6 +279,18 @@ pub(crate) fn base_any_case(word: &str) -> Option<Repeat> {
     base(std::str::from_utf8(lower).ok()?)
 }
 
+/// [`base_any_case`] of a word read without the bytes of `skip` (`create-fork` read as
+/// `createfork`), on the stack.
+pub(crate) fn base_any_case_without(word: &str, skip: &[u8]) -> Option<Repeat> {
+    let mut buffer = [0u8; LONGEST_VERB + 3];
+    let mut len = 0;
+    for b in word.bytes().filter(|b| !skip.contains(b)) {
+        *buffer.get_mut(len)? = b.to_ascii_lowercase();
+        len += 1;
+    }
+    base(std::str::from_utf8(buffer.get(..len)?).ok()?)
+}
+
 /// The longest verb of the tables, in bytes.
 const LONGEST_VERB: usize = 24;
 
@@ -356,12 +368,39 @@ const LEAD_IN: &[&str] = &[
 /// verb does not follow.
 pub(crate) fn lead_verb(text: &str) -> Option<(usize, &str)> {
     for (start, word) in words(text).take(8) {
-        if LEAD_IN.iter().any(|w| w.eq_ignore_ascii_case(word)) {
+        if is_lead_in(word) {
             continue;
         }
         return verb(word).is_some().then_some((start, word));
     }
     None
+}
+
+/// Whether `word` (in any case) is one of [`LEAD_IN`]: looked up among the lead-ins of
+/// its length, of which there are few, since this runs for the first words of every
+/// summary and description.
+fn is_lead_in(word: &str) -> bool {
+    static BY_LENGTH: OnceLock<Vec<Vec<&'static str>>> = OnceLock::new();
+    let by_length = BY_LENGTH.get_or_init(|| {
+        let longest = LEAD_IN.iter().map(|w| w.len()).max().unwrap_or(0);
+        let mut table = vec![Vec::new(); longest + 1];
+        for w in LEAD_IN {
+            table[w.len()].push(*w);
+        }
+        table
+    });
+    by_length
+        .get(word.len())
+        .is_some_and(|list| list.iter().any(|w| w.eq_ignore_ascii_case(word)))
+}
+
+/// Whether `word` is `base` or `base` with an `s` or `es` ending, in any case: `runs`,
+/// `executes`, `processes` are `run`, `execute`, `process`.
+pub(crate) fn inflects(word: &str, base: &str) -> bool {
+    let head = word.get(..base.len());
+    let tail = word.get(base.len()..).unwrap_or_default();
+    head.is_some_and(|h| h.eq_ignore_ascii_case(base))
+        && (tail.is_empty() || tail.eq_ignore_ascii_case("s") || tail.eq_ignore_ascii_case("es"))
 }
 
 /// The words of a text with their byte offsets: runs of ASCII letters (an apostrophe
@@ -395,7 +434,7 @@ pub(crate) fn words(text: &str) -> impl Iterator<Item = (usize, &str)> {
 /// `HTTPServer` → HTTP, Server.
 pub(crate) fn identifier_words(id: &str) -> Vec<&str> {
     let bytes = id.as_bytes();
-    let mut out = Vec::new();
+    let mut out = Vec::with_capacity(8);
     let mut start = None;
     for i in 0..bytes.len() {
         let b = bytes[i];
