@@ -125,8 +125,13 @@ fn key_judged(
         Place::Body => name.rsplit('.').next().unwrap_or(name),
         _ => name,
     };
-    let lower = name.to_ascii_lowercase();
-    if lower.contains("idempotency") || lower.contains("dedup") {
+    // Compared in place: this runs for every header and field of every operation.
+    let holds = |word: &str| {
+        name.as_bytes()
+            .windows(word.len())
+            .any(|w| w.eq_ignore_ascii_case(word.as_bytes()))
+    };
+    if holds("idempotency") || holds("dedup") {
         return Some((KeySource::KnownName, None));
     }
     if KEY_NAMES

@@ -252,6 +252,11 @@ impl Node {
     }
 
     pub fn as_str(&self) -> Option<&str> {
+        self.as_text().map(Text::as_str)
+    }
+
+    /// A string's text, to be kept cheaply (a clone shares a long text's bytes).
+    pub fn as_text(&self) -> Option<&Text> {
         match &self.resolved().value {
             Value::String(s) => Some(s),
             _ => None,

@@ -32,8 +32,8 @@ use crate::location::Loc;
 pub(super) type SharedResponse = (Arc<Loc>, Arc<[ResponseHeader]>);
 
 /// What the operations of a description share, read once: body properties by the schema's
-/// file and pointer, and the location and headers of a `$ref`ed response by the
-/// response's.
+/// file and pointer, the location and headers of a `$ref`ed response by the response's,
+/// and the phrases of shared texts.
 #[derive(Default)]
 pub(super) struct BodyCache {
     bodies: HashMap<(FileId, Arc<str>), Arc<[RequestField]>>,
@@ -41,6 +41,8 @@ pub(super) struct BodyCache {
     /// Whether Fern's `x-fern-idempotent: true` marks the operation itself idempotent:
     /// the document declares no `x-fern-idempotency-headers` for it to take.
     pub(super) fern_marks_idempotent: bool,
+    /// The response and field texts already read for what they say of a repeat.
+    pub(super) phrases: crate::input::model::effect::Seen,
 }
 
 /// A request media type that says something of the effect: a JSON merge patch

@@ -516,10 +516,11 @@ fn operation(
     let declared = declared_effect(&op, idempotent.as_ref(), fern_idempotent.as_ref(), bodies)?;
     let text = |key: &'static str| {
         let entry = op.node.as_map().and_then(|m| m.entry(key))?;
-        let text = entry.value.as_str()?;
-        Some(effect::Text {
-            text,
-            loc: op.loc.entry(key, entry.key_span, &entry.value),
+        let shared = entry.value.as_text()?;
+        Some(effect::Written {
+            text: shared,
+            loc: std::borrow::Cow::Owned(op.loc.entry(key, entry.key_span, &entry.value)),
+            shared: Some(shared),
         })
     };
     let facts = effect::Facts {
@@ -547,17 +548,17 @@ fn operation(
                     .map(|r| (false, true, r.loc.clone()))
             }),
         http_rule: None,
-        refusals: refusals.texts,
+        refusals: refusals.texts.iter().map(|(t, l)| (t, l)).collect(),
         refusal_codes: refusals.codes,
         // The request's own fields: a nested one describes a part of a record.
         fields: query
             .iter()
             .chain(body.iter())
             .filter(|f| f.place != Place::Body || !f.name.contains('.'))
-            .filter_map(|f| Some((f.description.clone()?, f.loc.clone(), f.required)))
+            .filter_map(|f| Some((f.description.as_deref()?, &f.loc, f.required)))
             .collect(),
     };
-    let effect = Arc::new(effect::infer(&facts));
+    let effect = Arc::new(effect::infer(&facts, &mut bodies.phrases));
     Ok(Operation {
         method,
         path: path.to_string(),

@@ -14,7 +14,7 @@
 
 use std::sync::Arc;
 
-use super::super::effect::{self, Cue, CueSource, Facts, Inferred, Repeat, Text};
+use super::super::effect::{self, Cue, CueSource, Facts, Inferred, Repeat, Written};
 use super::super::{Api, Grpc, IdempotencyLevel, Method, Operation, SpecVersion};
 use crate::error::{ErrorSite, InputError};
 use crate::input::load::{FileId, Loader};
@@ -164,9 +164,10 @@ fn rpc_effect(
         // The rpc's name is its action: no path of its own says more.
         path: "",
         site: loc,
-        operation_id: Some(Text {
+        operation_id: Some(Written {
             text: name,
-            loc: loc.clone(),
+            loc: std::borrow::Cow::Borrowed(loc),
+            shared: None,
         }),
         summary: None,
         description: None,
@@ -178,7 +179,7 @@ fn rpc_effect(
         refusal_codes: Vec::new(),
         fields: Vec::new(),
     };
-    effect::infer(&facts)
+    effect::infer(&facts, &mut effect::Seen::default())
 }
 
 /// Loads every file `root` imports, directly or not, refusing an import that is missing,

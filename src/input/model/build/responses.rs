@@ -17,7 +17,7 @@ pub(super) struct Refusals {
     /// The description of each response but a 5xx, with the response's entry: what the
     /// server answers a request it refuses or finds done (`409: the folder already
     /// exists`, `204: Response when already merged`).
-    pub texts: Vec<(String, Loc)>,
+    pub texts: Vec<(crate::input::source::Text, Loc)>,
     /// An error code of a 409 or `default` response, written inline as an enum value or
     /// an example, that names a repeat refused (`already_reacted`), with where it is
     /// written.
@@ -58,9 +58,9 @@ pub(super) fn responses(
         let response = through(target.as_ref(), here);
         // Any response but a server error may be the answer to a repeat.
         if !entry.key.starts_with('5')
-            && let Some(text) = response.node.get("description").and_then(Node::as_str)
+            && let Some(text) = response.node.get("description").and_then(Node::as_text)
         {
-            refusals.texts.push((text.to_string(), site.clone()));
+            refusals.texts.push((text.clone(), site.clone()));
         }
         // A 409 or an operation's `default` error: a 400 or 422 lists what can be wrong
         // with a field's value (GitHub's `already_exists` among `missing` and

@@ -1,12 +1,14 @@
 //! The cues of one operation: each place its description speaks of what a repeat does,
 //! read into a [`Cue`] with its words and place.
 
-pub(crate) use super::found::Text;
-use super::found::{Found, Kind, QUOTE_LIMIT, quote, sentence_start, weight};
-use super::phrases::{Phrase, already_done, phrases, phrases_among};
-use super::words::{self, identifier_words, lead_verb, verb};
-use super::{Cue, CueSource, Repeat};
+pub(crate) use super::found::Written;
+use super::found::{Found, Kind, QUOTE_LIMIT, sentence_start, weight};
+use super::phrases::{Phrase, Seen, phrases, phrases_among};
+use super::words::{self, identifier_word_iter, lead_verb, verb};
+use super::{Cue, CueSource, Repeat, Words};
 use crate::input::model::Method;
+use std::borrow::Cow;
+
 use crate::location::Loc;
 
 /// What the model knows of one operation that its effect can be read from.
@@ -15,9 +17,9 @@ pub(crate) struct Facts<'a> {
     pub path: &'a str,
     /// The operation's entry (`post:`), for cues of the path and method.
     pub site: &'a Loc,
-    pub operation_id: Option<Text<'a>>,
-    pub summary: Option<Text<'a>>,
-    pub description: Option<Text<'a>>,
+    pub operation_id: Option<Written<'a>>,
+    pub summary: Option<Written<'a>>,
+    pub description: Option<Written<'a>>,
     /// A declaration, when the description makes one: it decides alone.
     pub declared: Option<Cue>,
     /// The request body's media types, with where each is written.
@@ -31,17 +33,17 @@ pub(crate) struct Facts<'a> {
     /// The descriptions of its responses but the 5xx, each with the response's place: one
     /// may say that a repeat is refused or finds the work done (`409: the folder already
     /// exists`).
-    pub refusals: Vec<(String, Loc)>,
+    pub refusals: Vec<(&'a crate::input::source::Text, &'a Loc)>,
     /// An error code that names a repeat refused (`already_reacted`), where it is written.
     pub refusal_codes: Vec<(String, Loc)>,
     /// The descriptions of the request's fields, with where each is written and whether
     /// it is required: a name the client must give and the server keeps unique makes a
     /// repeat a conflict, and a value that makes something each time repeats it.
-    pub fields: Vec<(String, Loc, bool)>,
+    pub fields: Vec<(&'a str, &'a Loc, bool)>,
 }
 
 /// Every cue of the operation but its declaration and method.
-pub(super) fn gather(facts: &Facts<'_>) -> Vec<Found> {
+pub(super) fn gather(facts: &Facts<'_>, seen: &mut Seen) -> Vec<Found> {
     let mut out = Vec::new();
     let safe = facts.method.is_safe();
     if let Some(summary) = &facts.summary
@@ -86,23 +88,24 @@ pub(super) fn gather(facts: &Facts<'_>) -> Vec<Found> {
     }
     // A response that answers a repeat ("409: the tuple already exists", "204: Response
     // when already merged"): only what says idempotent is taken from it.
-    for (text, loc) in &facts.refusals {
-        let text = Text {
+    for &(text, loc) in &facts.refusals {
+        let text = Written {
             text,
-            loc: loc.clone(),
+            loc: Cow::Borrowed(loc),
+            shared: Some(text),
         };
         let mut said = Vec::new();
-        phrases(&text, CueSource::Response, &mut said);
+        phrases_among(&text, CueSource::Response, None, Some(seen), &mut said);
         said.retain(|f| f.cue.says == Repeat::Idempotent);
         if said.is_empty()
-            && let Some(at) = already_done(text.text)
+            && let Some(at) = seen.already_done(text.text)
         {
             said.push(Found {
                 cue: Cue {
                     says: Repeat::Idempotent,
                     source: CueSource::Response,
-                    words: quote(text.text, sentence_start(text.text, at)),
-                    loc: Some(text.loc.clone()),
+                    words: Words::quote(&text, sentence_start(text.text, at)),
+                    loc: Some(text.loc.as_ref().clone()),
                     weight: weight::STATED,
                 },
                 kind: Kind::Qualifier,
@@ -129,19 +132,26 @@ pub(super) fn gather(facts: &Facts<'_>) -> Vec<Found> {
     // whose value makes something each time ("generate invoice items appended to the next
     // invoice", "creates a PaymentMethod") makes a repeat repeat it. A field speaks of
     // what it does, not of the whole operation: it weighs as a description.
-    for (text, loc, required) in &facts.fields {
-        let text = Text {
+    for &(text, loc, required) in &facts.fields {
+        let text = Written {
             text,
-            loc: loc.clone(),
+            loc: Cow::Borrowed(loc),
+            shared: None,
         };
         let mut said = Vec::new();
         // Not `Creates`: a field's "after the property is created" tells of another time.
-        let lists: &[Phrase] = if *required {
+        let lists: &[Phrase] = if required {
             &[Phrase::Compounds, Phrase::AddsNew, Phrase::RefusesDuplicate]
         } else {
             &[Phrase::Compounds, Phrase::AddsNew]
         };
-        phrases_among(&text, CueSource::RequestField, Some(lists), &mut said);
+        phrases_among(
+            &text,
+            CueSource::RequestField,
+            Some(lists),
+            Some(seen),
+            &mut said,
+        );
         out.extend(said.into_iter().map(|mut f| {
             if f.cue.says == Repeat::NonIdempotent {
                 f.cue.weight = weight::DESCRIPTION;
@@ -261,7 +271,7 @@ fn carried(verb: &str, rest: &str) -> Option<Repeat> {
 
 /// The verb that leads a summary or description.
 fn sentence_verb(
-    text: &Text<'_>,
+    text: &Written<'_>,
     source: CueSource,
     weight: u8,
     facts: &Facts<'_>,
@@ -273,8 +283,8 @@ fn sentence_verb(
         cue: Cue {
             says: named_target(facts, says),
             source,
-            words: quote(text.text, start),
-            loc: Some(text.loc.clone()),
+            words: Words::quote(text, start),
+            loc: Some(text.loc.as_ref().clone()),
             weight,
         },
         kind: Kind::Action,
@@ -285,19 +295,22 @@ fn sentence_verb(
 /// `post`, `repos/create-fork` → `create`), taken as written (`Charges` is a noun, not
 /// `charge`). A first word that only repeats the method (`postUsers`) says nothing, and
 /// the next word is read instead.
-fn identifier_verb(id: &Text<'_>, facts: &Facts<'_>) -> Option<Found> {
+fn identifier_verb(id: &Written<'_>, facts: &Facts<'_>) -> Option<Found> {
     let says = identifier_says(id.text, facts.method)?;
     Some(Found {
         cue: Cue {
             says: named_target(facts, says),
             source: CueSource::OperationId,
-            words: quote(id.text, 0),
-            loc: Some(id.loc.clone()),
+            words: Words::quote(id, 0),
+            loc: Some(id.loc.as_ref().clone()),
             weight: weight::OPERATION_ID,
         },
         kind: Kind::Action,
     })
 }
+
+/// How many words of an identifier's part are read for its verb and what follows it.
+const IDENTIFIER_WINDOW: usize = 12;
 
 /// What an identifier's verb says (see [`identifier_verb`]).
 pub(super) fn identifier_says(id: &str, method: Method) -> Option<Repeat> {
@@ -310,7 +323,14 @@ pub(super) fn identifier_says(id: &str, method: Method) -> Option<Repeat> {
         if let Some(whole) = whole {
             return Some(whole);
         }
-        let tokens = identifier_words(part);
+        // The part's first words, on the stack: its verb is among the first few.
+        let mut words = [""; IDENTIFIER_WINDOW];
+        let mut count = 0;
+        for (slot, word) in words.iter_mut().zip(identifier_word_iter(part)) {
+            *slot = word;
+            count += 1;
+        }
+        let tokens = &words[..count];
         let mut at = 0;
         while tokens.get(at).is_some_and(|t| {
             echo(t)
@@ -433,11 +453,8 @@ fn structure(facts: &Facts<'_>, out: &mut Vec<Found>) {
 /// a read when its text speaks of queries and never of mutations or subscriptions, a
 /// write that may repeat when it speaks of mutations.
 fn graphql(facts: &Facts<'_>) -> Option<Found> {
-    let by_path = facts
-        .path
-        .trim_end_matches('/')
-        .to_ascii_lowercase()
-        .ends_with("graphql");
+    let path = facts.path.trim_end_matches('/').as_bytes();
+    let by_path = path.len() >= 7 && path[path.len() - 7..].eq_ignore_ascii_case(b"graphql");
     let by_media = facts
         .media_types
         .iter()
@@ -464,7 +481,7 @@ fn graphql(facts: &Facts<'_>) -> Option<Found> {
         .description
         .as_ref()
         .or(facts.summary.as_ref())
-        .map_or_else(|| facts.site.clone(), |t| t.loc.clone());
+        .map_or_else(|| facts.site.clone(), |t| t.loc.as_ref().clone());
     Some(Found {
         cue: Cue {
             says,

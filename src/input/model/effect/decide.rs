@@ -2,15 +2,17 @@
 
 use super::cues::{self, Facts};
 use super::found::{Found, Kind, weight};
+use super::phrases::Seen;
 use super::{Confidence, Cue, Inferred, Repeat};
 use crate::input::model::Method;
 
-/// The effect of the operation `facts` describes.
-pub(crate) fn infer(facts: &Facts<'_>) -> Inferred {
+/// The effect of the operation `facts` describes; `seen` holds the texts of its
+/// description already read.
+pub(crate) fn infer(facts: &Facts<'_>, seen: &mut Seen) -> Inferred {
     if let Some(declared) = &facts.declared {
         return Inferred::declared(declared.clone());
     }
-    decide(facts.method, cues::gather(facts))
+    decide(facts.method, cues::gather(facts, seen))
 }
 
 /// Whether the request reads or writes, then, for a write, whether a repeat repeats it.

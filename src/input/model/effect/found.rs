@@ -5,9 +5,12 @@ use super::Cue;
 use crate::location::Loc;
 
 /// A text of the operation and where it is written.
-pub(crate) struct Text<'a> {
+pub(crate) struct Written<'a> {
     pub text: &'a str,
-    pub loc: Loc,
+    pub loc: std::borrow::Cow<'a, Loc>,
+    /// The text as the description's tree keeps it, when it is the tree's own: a cue
+    /// then keeps it and quotes it only when shown.
+    pub shared: Option<&'a crate::input::source::Text>,
 }
 
 /// How much each kind of cue weighs.

@@ -32,13 +32,16 @@ mod found;
 mod phrases;
 #[cfg(test)]
 mod tests;
+mod trie;
 pub(crate) mod words;
 
+use std::fmt;
 use std::fmt::Write as _;
 
-pub(crate) use cues::{Facts, Text};
+pub(crate) use cues::{Facts, Written};
 pub(crate) use decide::infer;
 pub(crate) use found::{quote, sentence_start};
+pub(crate) use phrases::Seen;
 
 use super::Method;
 use crate::location::Loc;
@@ -150,13 +153,83 @@ impl CueSource {
     }
 }
 
+/// The words of a cue, as shown: fixed, or a quote of a text of the description that is
+/// cut from it only when shown (most cues are weighed and never shown).
+#[derive(Debug, Clone)]
+pub struct Words(WordsRepr);
+
+#[derive(Debug, Clone)]
+enum WordsRepr {
+    Fixed(Box<str>),
+    /// [`found::quote`] of the text from `start`.
+    Quote {
+        text: crate::input::source::Text,
+        start: usize,
+    },
+}
+
+impl Words {
+    /// A quote of `text` from `start`, kept as the shared text and the place when the
+    /// text is the description's own, else cut now.
+    pub(crate) fn quote(text: &found::Written<'_>, start: usize) -> Words {
+        match text.shared {
+            Some(shared) => Words(WordsRepr::Quote {
+                text: shared.clone(),
+                start,
+            }),
+            None => Words(WordsRepr::Fixed(found::quote(text.text, start))),
+        }
+    }
+
+    /// The words, cut as shown.
+    pub fn text(&self) -> std::borrow::Cow<'_, str> {
+        match &self.0 {
+            WordsRepr::Fixed(words) => std::borrow::Cow::Borrowed(words),
+            WordsRepr::Quote { text, start } => {
+                std::borrow::Cow::Owned(found::quote(text, *start).into_string())
+            }
+        }
+    }
+}
+
+impl fmt::Display for Words {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.text())
+    }
+}
+
+/// Words are equal when they read the same.
+impl PartialEq for Words {
+    fn eq(&self, other: &Words) -> bool {
+        self.text() == other.text()
+    }
+}
+
+impl From<&str> for Words {
+    fn from(words: &str) -> Words {
+        Words(WordsRepr::Fixed(words.into()))
+    }
+}
+
+impl From<String> for Words {
+    fn from(words: String) -> Words {
+        Words(WordsRepr::Fixed(words.into()))
+    }
+}
+
+impl From<Box<str>> for Words {
+    fn from(words: Box<str>) -> Words {
+        Words(WordsRepr::Fixed(words))
+    }
+}
+
 /// One piece of evidence: what it says a repeat does, the words, and their place.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Cue {
     pub says: Repeat,
     pub source: CueSource,
     /// The words that decided, as written (bounded, one line).
-    pub words: Box<str>,
+    pub words: Words,
     /// Where they are written; `None` for the method.
     pub loc: Option<Loc>,
     /// How much it weighs beside the others.

@@ -1,15 +1,17 @@
 //! Phrases of a description that say what a repeat does: "This operation is
 //! idempotent", "must be unique", "sends an email", "are appended to". Every list is one
-//! automaton, matched once over each text; each list counts once per text, at its first
-//! place, and a sentence about a key or opening with a condition is weighed as such.
+//! trie, walked once over each text from each word's start; each list counts once per
+//! text, at its first place, and a sentence about a key or opening with a condition is
+//! weighed as such.
 
 use std::sync::OnceLock;
 
-use aho_corasick::{AhoCorasick, AhoCorasickKind, MatchKind};
+use foldhash::HashMap;
 
-use super::found::{Found, Kind, Text, quote, sentence_end, sentence_start, weight};
+use super::found::{Found, Kind, Written, sentence_end, sentence_start, weight};
+use super::trie::Trie;
 use super::words::words;
-use super::{Cue, CueSource, Repeat};
+use super::{Cue, CueSource, Repeat, Words};
 
 /// Phrases that state the effect of a repeat outright.
 const SAYS_IDEMPOTENT: &[&str] = &[
@@ -154,7 +156,7 @@ const COMPOUNDS: &[&str] = &[
     "each call creates",
 ];
 
-/// The phrase lists, in one automaton: which list a pattern is of.
+/// The phrase lists, in one trie: which list a phrase is of.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(super) enum Phrase {
     Idempotent,
@@ -169,94 +171,126 @@ pub(super) enum Phrase {
     ChangesNothing,
 }
 
-fn automaton() -> Option<&'static (AhoCorasick, Vec<Phrase>)> {
-    static PHRASES: OnceLock<Option<(AhoCorasick, Vec<Phrase>)>> = OnceLock::new();
-    PHRASES
-        .get_or_init(|| {
-            let lists: [(&[&str], Phrase); 10] = [
-                (SAYS_IDEMPOTENT, Phrase::Idempotent),
-                (SAYS_NOT_IDEMPOTENT, Phrase::NotIdempotent),
-                (REFUSES_DUPLICATE, Phrase::RefusesDuplicate),
-                (UPSERT, Phrase::Upsert),
-                (SENDS, Phrase::Sends),
-                (SENDS_NOTHING, Phrase::SendsNothing),
-                (ADDS_NEW, Phrase::AddsNew),
-                (COMPOUNDS, Phrase::Compounds),
-                (CREATES, Phrase::Creates),
-                (CHANGES_NOTHING, Phrase::ChangesNothing),
-            ];
-            let mut patterns = Vec::new();
-            let mut kinds = Vec::new();
-            for (list, kind) in lists {
-                for phrase in list {
-                    patterns.push(phrase.to_ascii_lowercase());
-                    kinds.push(kind);
-                }
-            }
-            // A DFA over lower-case patterns: each text is lower-cased (ASCII, which keeps
-            // every byte offset) before the scan, so the automaton needs no case folding
-            // and builds and runs faster.
-            AhoCorasick::builder()
-                .match_kind(MatchKind::LeftmostLongest)
-                .kind(Some(AhoCorasickKind::DFA))
-                .build(patterns)
-                .ok()
-                .map(|automaton| (automaton, kinds))
-        })
-        .as_ref()
+/// Every list's phrases in one trie, with the list of each.
+fn trie() -> &'static (Trie, Vec<Phrase>) {
+    static PHRASES: OnceLock<(Trie, Vec<Phrase>)> = OnceLock::new();
+    PHRASES.get_or_init(|| {
+        let lists: [(&[&str], Phrase); 10] = [
+            (SAYS_IDEMPOTENT, Phrase::Idempotent),
+            (SAYS_NOT_IDEMPOTENT, Phrase::NotIdempotent),
+            (REFUSES_DUPLICATE, Phrase::RefusesDuplicate),
+            (UPSERT, Phrase::Upsert),
+            (SENDS, Phrase::Sends),
+            (SENDS_NOTHING, Phrase::SendsNothing),
+            (ADDS_NEW, Phrase::AddsNew),
+            (COMPOUNDS, Phrase::Compounds),
+            (CREATES, Phrase::Creates),
+            (CHANGES_NOTHING, Phrase::ChangesNothing),
+        ];
+        let kinds = lists
+            .iter()
+            .flat_map(|(list, kind)| list.iter().map(|_| *kind))
+            .collect();
+        let trie = Trie::new(lists.iter().flat_map(|(list, _)| list.iter().copied()));
+        (trie, kinds)
+    })
 }
+
+/// The texts of one description already read for phrases, with what each holds: the
+/// responses and fields that many operations share (`$ref`ed) are read once.
+#[derive(Default)]
+pub(crate) struct Seen {
+    texts: HashMap<Box<str>, Vec<(Phrase, usize)>>,
+    /// What [`already_done`] found in each response text.
+    done: HashMap<Box<str>, Option<usize>>,
+}
+
+impl Seen {
+    /// [`already_done`] of a response text, read once per description.
+    pub(super) fn already_done(&mut self, text: &str) -> Option<usize> {
+        if let Some(&known) = self.done.get(text) {
+            return known;
+        }
+        let found = already_done(text);
+        if self.done.len() < SEEN_LIMIT {
+            self.done.insert(text.into(), found);
+        }
+        found
+    }
+}
+
+/// How many texts [`Seen`] keeps: enough for every shared response and field of a large
+/// description, and a bound on a hostile one.
+const SEEN_LIMIT: usize = 4096;
 
 /// The phrases of a summary or description that say what a repeat does, each list
 /// counted once per text, at its first place.
-pub(super) fn phrases(text: &Text<'_>, source: CueSource, out: &mut Vec<Found>) {
-    phrases_among(text, source, None, out);
+pub(super) fn phrases(text: &Written<'_>, source: CueSource, out: &mut Vec<Found>) {
+    phrases_among(text, source, None, None, out);
 }
 
-/// [`phrases`], of the lists in `only` when it is given.
+/// [`phrases`], of the lists in `only` when it is given, and through `seen` when the
+/// text is one that many operations share.
 pub(super) fn phrases_among(
-    text: &Text<'_>,
+    text: &Written<'_>,
     source: CueSource,
     only: Option<&[Phrase]>,
+    seen: Option<&mut Seen>,
     out: &mut Vec<Found>,
 ) {
-    let Some((automaton, kinds)) = automaton() else {
-        return;
-    };
-    let mut first: Vec<(Phrase, usize)> = Vec::new();
-    // Lower-cased, with each line break or tab read as a space: a description wrapped
-    // at "already\nexists" says "already exists". Byte for byte, so offsets hold.
-    let lowered: Vec<u8> = text
-        .text
-        .bytes()
-        .map(|b| {
-            if b.is_ascii_whitespace() {
-                b' '
-            } else {
-                b.to_ascii_lowercase()
+    let first = if let Some(seen) = seen {
+        if let Some(first) = seen.texts.get(text.text) {
+            first.clone()
+        } else {
+            let first = first_phrases(text.text);
+            if seen.texts.len() < SEEN_LIMIT {
+                seen.texts.insert(text.text.into(), first.clone());
             }
-        })
-        .collect();
-    for found in automaton.find_iter(lowered.as_slice()) {
-        let Some(&kind) = kinds.get(found.pattern().as_usize()) else {
+            first
+        }
+    } else {
+        first_phrases(text.text)
+    };
+    weigh(text, source, only, &first, out);
+}
+
+/// Each list's first phrase in `text`, with where it starts: none about a key, and no
+/// "does not send" that holds for some callers only.
+fn first_phrases(text: &str) -> Vec<(Phrase, usize)> {
+    let (trie, kinds) = trie();
+    let mut first: Vec<(Phrase, usize)> = Vec::new();
+    for (phrase, start) in trie.find_iter(text) {
+        let Some(&kind) = kinds.get(phrase as usize) else {
             continue;
         };
         // A sentence about a key says what the key does, not what the operation does.
         if matches!(kind, Phrase::RefusesDuplicate | Phrase::Idempotent)
-            && about_a_key(text.text, found.start(), kind == Phrase::RefusesDuplicate)
+            && about_a_key(text, start, kind == Phrase::RefusesDuplicate)
         {
             continue;
         }
         // "For Enterprise Managed Users, this endpoint does not send invitations": a
         // message left out for some callers is still sent to the others.
-        if kind == Phrase::SendsNothing && conditional(text.text, found.start()) {
+        if kind == Phrase::SendsNothing && conditional(text, start) {
             continue;
         }
         if !first.iter().any(|(k, _)| *k == kind) {
-            first.push((kind, found.start()));
+            first.push((kind, start));
         }
     }
+    first
+}
+
+/// The cues of the phrases `first` found in `text`.
+fn weigh(
+    text: &Written<'_>,
+    source: CueSource,
+    only: Option<&[Phrase]>,
+    first: &[(Phrase, usize)],
+    out: &mut Vec<Found>,
+) {
     let has = |kind| first.iter().any(|(k, _)| *k == kind);
-    for &(kind, start) in &first {
+    for &(kind, start) in first {
         if only.is_some_and(|only| !only.contains(&kind)) {
             continue;
         }
@@ -290,8 +324,8 @@ pub(super) fn phrases_among(
             cue: Cue {
                 says,
                 source,
-                words: quote(text.text, sentence_start(text.text, start)),
-                loc: Some(text.loc.clone()),
+                words: Words::quote(text, sentence_start(text.text, start)),
+                loc: Some(text.loc.as_ref().clone()),
                 weight,
             },
             kind,
@@ -306,7 +340,7 @@ const ALREADY_FILLERS: &[&str] = &["been", "being"];
 /// (`Response when already merged`, `if the item has already been archived`): the
 /// answer to a repeat, which then changes nothing. A state that is still under way
 /// (`already in progress`) is no such answer.
-pub(super) fn already_done(text: &str) -> Option<usize> {
+fn already_done(text: &str) -> Option<usize> {
     let all: Vec<(usize, &str)> = words(text).collect();
     all.iter().enumerate().find_map(|(i, &(at, word))| {
         if !word.eq_ignore_ascii_case("already") {

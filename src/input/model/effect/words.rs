@@ -433,36 +433,42 @@ pub(crate) fn words(text: &str) -> impl Iterator<Item = (usize, &str)> {
 /// `chat_postMessage` → chat, post, Message; `repos/create-fork` → repos, create, fork;
 /// `HTTPServer` → HTTP, Server.
 pub(crate) fn identifier_words(id: &str) -> Vec<&str> {
+    identifier_word_iter(id).collect()
+}
+
+/// [`identifier_words`], one at a time, with nothing allocated.
+pub(crate) fn identifier_word_iter(id: &str) -> impl Iterator<Item = &str> {
     let bytes = id.as_bytes();
-    let mut out = Vec::with_capacity(8);
-    let mut start = None;
-    for i in 0..bytes.len() {
-        let b = bytes[i];
-        if !b.is_ascii_alphanumeric() {
-            if let Some(s) = start.take() {
-                out.push(&id[s..i]);
+    let mut i = 0;
+    let mut start: Option<usize> = None;
+    std::iter::from_fn(move || {
+        while i < bytes.len() {
+            let b = bytes[i];
+            let at = i;
+            i += 1;
+            if !b.is_ascii_alphanumeric() {
+                if let Some(s) = start.take() {
+                    return Some(&id[s..at]);
+                }
+                continue;
             }
-            continue;
-        }
-        match start {
-            None => start = Some(i),
-            Some(s) => {
-                let prev = bytes[i - 1];
-                let next_lower = bytes.get(i + 1).is_some_and(u8::is_ascii_lowercase);
-                let boundary = (b.is_ascii_uppercase() && prev.is_ascii_lowercase())
-                    || (b.is_ascii_uppercase() && prev.is_ascii_uppercase() && next_lower)
-                    || (b.is_ascii_alphabetic() != prev.is_ascii_alphabetic());
-                if boundary {
-                    out.push(&id[s..i]);
-                    start = Some(i);
+            match start {
+                None => start = Some(at),
+                Some(s) => {
+                    let prev = bytes[at - 1];
+                    let next_lower = bytes.get(at + 1).is_some_and(u8::is_ascii_lowercase);
+                    let boundary = (b.is_ascii_uppercase() && prev.is_ascii_lowercase())
+                        || (b.is_ascii_uppercase() && prev.is_ascii_uppercase() && next_lower)
+                        || (b.is_ascii_alphabetic() != prev.is_ascii_alphabetic());
+                    if boundary {
+                        start = Some(at);
+                        return Some(&id[s..at]);
+                    }
                 }
             }
         }
-    }
-    if let Some(s) = start {
-        out.push(&id[s..]);
-    }
-    out
+        start.take().map(|s| &id[s..])
+    })
 }
 
 /// Words before an identifier's verb that say how many or how, not what:

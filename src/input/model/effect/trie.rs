@@ -1,0 +1,186 @@
+//! A trie of phrases, walked from the start of each word of a text: the phrases of
+//! [`super::phrases`] all open with a word, so a phrase is looked for only where a word
+//! starts, and no phrase starts inside a word ("th*is idempotent*" says nothing).
+//!
+//! Matching is leftmost-longest, in ASCII lower case, with a line break or tab read as a
+//! space (a description wrapped at "already\nexists" says "already exists"), over the
+//! text as written. The trie is one table, `node × byte class → node`: a word that opens
+//! no phrase is left after a step or two, and the table is built in one pass over the
+//! phrases.
+
+/// Phrases, as a table of transitions over classes of folded bytes.
+pub(super) struct Trie {
+    /// Each byte's class: its folded form's place among the bytes that phrases hold, or
+    /// `0` when no phrase holds it.
+    class: [u8; 256],
+    /// How many classes there are (the width of a row of `next`).
+    classes: usize,
+    /// `next[node * classes + class]`: the node a byte leads to, or `0` (the root, which
+    /// no byte leads back to) when it leads nowhere.
+    next: Vec<u32>,
+    /// Per node: the phrase that ends there, plus one, or `0`.
+    ends: Vec<u32>,
+}
+
+/// What a byte is to a word: [`LETTER`], [`DIGIT`], or `0`, looked up in one step.
+const WORD: [u8; 256] = {
+    let mut table = [0u8; 256];
+    let mut b = 0;
+    while b < 256 {
+        let byte = b as u8;
+        table[b] = if byte.is_ascii_alphabetic() {
+            LETTER
+        } else if byte.is_ascii_digit() {
+            DIGIT
+        } else {
+            0
+        };
+        b += 1;
+    }
+    table
+};
+const LETTER: u8 = 1;
+const DIGIT: u8 = 2;
+
+/// A byte as phrases are matched: ASCII lower case, any ASCII whitespace a space.
+fn fold(b: u8) -> u8 {
+    if b.is_ascii_whitespace() {
+        b' '
+    } else {
+        b.to_ascii_lowercase()
+    }
+}
+
+impl Trie {
+    /// The trie of `phrases`; phrase `i` is reported as `i`, and of equal phrases the
+    /// first.
+    pub(super) fn new<'p>(phrases: impl IntoIterator<Item = &'p str> + Clone) -> Trie {
+        // Class 0 is "in no phrase"; every byte a phrase holds gets its own.
+        let mut class_of_folded = [0u8; 256];
+        let mut classes = 1usize;
+        for b in phrases.clone().into_iter().flat_map(str::bytes).map(fold) {
+            if class_of_folded[usize::from(b)] == 0 && classes < 256 {
+                class_of_folded[usize::from(b)] = classes as u8;
+                classes += 1;
+            }
+        }
+        let mut class = [0u8; 256];
+        for (b, slot) in (0..=u8::MAX).zip(class.iter_mut()) {
+            *slot = class_of_folded[usize::from(fold(b))];
+        }
+        let mut next = vec![0u32; classes];
+        let mut ends = vec![0u32];
+        for (index, phrase) in (1u32..).zip(phrases) {
+            let mut node = 0usize;
+            for b in phrase.bytes() {
+                let at = node * classes + usize::from(class[usize::from(b)]);
+                node = match next[at] {
+                    0 => {
+                        let new = ends.len();
+                        ends.push(0);
+                        next.resize(next.len() + classes, 0);
+                        next[at] = new as u32;
+                        new
+                    }
+                    known => known as usize,
+                };
+            }
+            if node != 0 && ends[node] == 0 {
+                ends[node] = index;
+            }
+        }
+        Trie {
+            class,
+            classes,
+            next,
+            ends,
+        }
+    }
+
+    /// The longest phrase that starts at `at`, with the byte after it.
+    fn longest_at(&self, bytes: &[u8], at: usize) -> Option<(u32, usize)> {
+        let mut node = 0usize;
+        let mut best = None;
+        for (end, &b) in (at + 1..).zip(bytes.get(at..)?) {
+            let class = usize::from(self.class[usize::from(b)]);
+            match self.next.get(node * self.classes + class) {
+                Some(&next) if next != 0 => node = next as usize,
+                _ => break,
+            }
+            if let Some(&phrase) = self.ends.get(node).filter(|&&p| p != 0) {
+                best = Some((phrase - 1, end));
+            }
+        }
+        best
+    }
+
+    /// The phrases of `text`, leftmost-longest and not overlapping, each as its number
+    /// and the byte where it starts.
+    pub(super) fn find_iter<'t>(
+        &'t self,
+        text: &'t str,
+    ) -> impl Iterator<Item = (u32, usize)> + 't {
+        let bytes = text.as_bytes();
+        let mut i = 0;
+        std::iter::from_fn(move || {
+            while let Some(&b) = bytes.get(i) {
+                if WORD[usize::from(b)] != LETTER {
+                    i += 1;
+                    continue;
+                }
+                // A letter: it starts a word unless a letter or digit comes before it.
+                let start = i;
+                let after = start
+                    .checked_sub(1)
+                    .and_then(|p| bytes.get(p))
+                    .is_none_or(|&p| WORD[usize::from(p)] == 0);
+                if after && let Some((phrase, end)) = self.longest_at(bytes, start) {
+                    i = end;
+                    return Some((phrase, start));
+                }
+                i += 1;
+                while bytes.get(i).is_some_and(|&b| WORD[usize::from(b)] != 0) {
+                    i += 1;
+                }
+            }
+            None
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::Trie;
+
+    fn found(trie: &Trie, text: &str) -> Vec<(u32, usize)> {
+        trie.find_iter(text).collect()
+    }
+
+    #[test]
+    fn the_longest_phrase_from_the_leftmost_word_start_is_found() {
+        let phrases = ["is idempotent", "idempotent", "is not idempotent", "sends"];
+        let trie = Trie::new(phrases);
+        assert_eq!(found(&trie, "This operation is idempotent."), vec![(0, 15)]);
+        assert_eq!(found(&trie, "It IS NOT\nidempotent"), vec![(2, 3)]);
+        // Inside a word no phrase starts: "this idempotent" holds no "is idempotent".
+        assert_eq!(found(&trie, "this idempotent"), vec![(1, 5)]);
+        // A hyphen ends a word: "non-idempotent" holds "idempotent".
+        assert_eq!(found(&trie, "non-idempotent"), vec![(1, 4)]);
+        assert_eq!(found(&trie, "resends; 2sends sends"), vec![(3, 16)]);
+        assert_eq!(found(&trie, ""), vec![]);
+        let short = Trie::new(["a", "ab", "a"]);
+        assert_eq!(found(&short, "a b ab"), vec![(0, 0), (1, 4)]);
+    }
+
+    #[test]
+    fn a_phrase_that_fails_late_gives_way_to_a_shorter_one() {
+        let trie = Trie::new(["will be sent", "will be notified", "be notified"]);
+        assert_eq!(found(&trie, "owners will be notified"), vec![(1, 7)]);
+        assert_eq!(
+            found(&trie, "owners will be told, then be notified"),
+            vec![(2, 26)]
+        );
+        // A phrase ends where it ends, even inside a word.
+        assert_eq!(found(&trie, "it will be sent2day"), vec![(0, 3)]);
+    }
+}
