@@ -386,3 +386,39 @@ fn conditional(text: &str, at: usize) -> bool {
         .iter()
         .any(|w| first.eq_ignore_ascii_case(w))
 }
+
+#[cfg(test)]
+mod tests {
+    use super::trie;
+
+    /// Every phrase of every list is found in a text that says just it, as its own list's
+    /// (or, for a phrase in two lists, the first's).
+    #[test]
+    fn every_phrase_is_found_as_written() {
+        let (trie, kinds) = trie();
+        let lists: [&[&str]; 10] = [
+            super::SAYS_IDEMPOTENT,
+            super::SAYS_NOT_IDEMPOTENT,
+            super::REFUSES_DUPLICATE,
+            super::UPSERT,
+            super::SENDS,
+            super::SENDS_NOTHING,
+            super::ADDS_NEW,
+            super::COMPOUNDS,
+            super::CREATES,
+            super::CHANGES_NOTHING,
+        ];
+        let all: Vec<&str> = lists.iter().flat_map(|l| l.iter().copied()).collect();
+        for (index, phrase) in all.iter().enumerate() {
+            let first = all.iter().position(|p| p.eq_ignore_ascii_case(phrase));
+            let found: Vec<(u32, usize)> = trie.find_iter(phrase).collect();
+            let expected = first.and_then(|f| u32::try_from(f).ok());
+            assert_eq!(found.first().map(|f| f.1), Some(0), "{phrase}");
+            assert_eq!(
+                found.first().map(|f| kinds[f.0 as usize]),
+                expected.map(|e| kinds[e as usize]),
+                "{phrase} ({index})"
+            );
+        }
+    }
+}

