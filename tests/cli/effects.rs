@@ -148,6 +148,11 @@ const EXPECTED: &[(&str, &str, &str)] = &[
         "idempotent (response \"* `tuple_already_exists` - An instance of the metadata template…\")",
     ),
     (
+        "PUT /files/{file_id}#add_shared_link",
+        "idempotent-write",
+        "idempotent (summary \"Add shared link to file\")",
+    ),
+    (
         "POST /repos/{owner}/{repo}/tasks",
         "non-idempotent-write",
         "non-idempotent (response \"201\")",

@@ -165,9 +165,12 @@ pub(super) fn gather(facts: &Facts<'_>, seen: &mut Seen) -> Vec<Found> {
 
 /// A create or add at a path that ends with a parameter, by PUT: the client names what
 /// it puts (RFC 9110 §9.3.4), so doing it twice leaves one (`PUT /user/starred/{repo}`,
-/// `PUT /files/{name}`). A non-idempotent verb is then idempotent.
+/// `PUT /files/{name}`). A non-idempotent verb is then idempotent. A fragment, which
+/// some descriptions add to tell operations of one path apart, is no part of the URL
+/// (RFC 3986 §3.5): `PUT /files/{file_id}#add_shared_link` names its file.
 fn named_target(facts: &Facts<'_>, says: Repeat) -> Repeat {
-    let names_it = facts.path.trim_end_matches('/').ends_with('}');
+    let path = facts.path.split('#').next().unwrap_or_default();
+    let names_it = path.trim_end_matches('/').ends_with('}');
     if says == Repeat::NonIdempotent && facts.method == Method::Put && names_it {
         Repeat::Idempotent
     } else {
