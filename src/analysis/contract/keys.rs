@@ -125,13 +125,7 @@ fn key_judged(
         Place::Body => name.rsplit('.').next().unwrap_or(name),
         _ => name,
     };
-    // Compared in place: this runs for every header and field of every operation.
-    let holds = |word: &str| {
-        name.as_bytes()
-            .windows(word.len())
-            .any(|w| w.eq_ignore_ascii_case(word.as_bytes()))
-    };
-    if holds("idempotency") || holds("dedup") {
+    if crate::input::model::names_a_key(name) {
         return Some((KeySource::KnownName, None));
     }
     if KEY_NAMES

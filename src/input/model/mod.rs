@@ -363,6 +363,25 @@ pub(crate) fn ends_key_like(name: &str) -> bool {
     })
 }
 
+/// Words that make any name a key, wherever they are in it: `idempotencyKey`,
+/// `dedup_key`, `X-Idempotency-Token`.
+pub(crate) const KEY_WORDS: &[&str] = &["idempotency", "dedup"];
+
+/// Whether `name` holds one of [`KEY_WORDS`] (in any case), compared in place.
+pub(crate) fn names_a_key(name: &str) -> bool {
+    KEY_WORDS.iter().any(|word| {
+        name.as_bytes()
+            .windows(word.len())
+            .any(|w| w.eq_ignore_ascii_case(word.as_bytes()))
+    })
+}
+
+/// Whether a field of this name could be an idempotency key, by its name or by its
+/// description: every other field is no key, whatever it says.
+pub(crate) fn may_be_key(name: &str) -> bool {
+    ends_key_like(name) || names_a_key(name)
+}
+
 impl RequestField {
     /// The query parameters and body properties of `op`, in that order.
     pub fn of(op: &Operation) -> impl Iterator<Item = &RequestField> {

@@ -231,6 +231,13 @@ impl Walk<'_> {
             .map(crate::input::source::Map::entries)
             .unwrap_or_default();
         for property in entries {
+            // Below the body's own fields, only a field that could be a key is kept (the
+            // rest say nothing of a repeat), and one that could be none is read only to
+            // reach those below it.
+            let kept = nesting == 0 || crate::input::model::may_be_key(&property.key);
+            if !kept && nesting >= MAX_NESTING {
+                continue;
+            }
             let name = if prefix.is_empty() {
                 property.key.to_string()
             } else {
@@ -261,13 +268,15 @@ impl Walk<'_> {
                     self.schema(&at, &name, required, nesting + 1, &[]);
                 }
             }
-            self.fields.push(RequestField {
-                name,
-                place: Place::Body,
-                required,
-                description,
-                loc,
-            });
+            if kept {
+                self.fields.push(RequestField {
+                    name,
+                    place: Place::Body,
+                    required,
+                    description,
+                    loc,
+                });
+            }
         }
     }
 
