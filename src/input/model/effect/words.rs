@@ -7,8 +7,9 @@
 //! *idempotent write* when doing it twice leaves what doing it once left (update, set,
 //! delete, cancel, archive), and a *non-idempotent write* when each request adds or sends
 //! something new (create, send, charge, upload, increment). A word whose meaning turns on
-//! its object ("start" a machine or a job, "export", "merge", "apply") is in no table: it
-//! decides nothing, and the other evidence (or the method) does.
+//! its object ("start" a machine or a job, "export", "merge", "apply", "simulate" a policy
+//! or a payment) is in no table: it decides nothing, and the other evidence (or the
+//! method) does.
 
 use std::sync::OnceLock;
 
@@ -37,7 +38,6 @@ const READ: &[&str] = &[
     "calculate",
     "compute",
     "evaluate",
-    "simulate",
     "describe",
     "render",
     "compare",
