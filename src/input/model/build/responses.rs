@@ -11,7 +11,8 @@ use crate::input::model::{HeaderFormat, Link, LinkTarget, Response, ResponseHead
 use crate::input::source::Node;
 use crate::location::Loc;
 
-/// What an operation's error responses say of a request they refuse.
+/// What an operation's responses say of a repeated request: that it is refused, or that
+/// what it asks for is already done.
 #[derive(Default)]
 pub(super) struct Refusals {
     /// The description of each response but a 5xx, with the response's entry: what the

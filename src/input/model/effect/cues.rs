@@ -1,14 +1,14 @@
 //! The cues of one operation: each place its description speaks of what a repeat does,
 //! read into a [`Cue`] with its words and place.
 
+use std::borrow::Cow;
+
 pub(crate) use super::found::Written;
 use super::found::{Found, Kind, QUOTE_LIMIT, sentence_start, weight};
 use super::phrases::{Phrase, Seen, phrases, phrases_among};
 use super::words::{self, identifier_word_iter, lead_verb, verb};
 use super::{Cue, CueSource, Repeat, Words};
 use crate::input::model::Method;
-use std::borrow::Cow;
-
 use crate::location::Loc;
 
 /// What the model knows of one operation that its effect can be read from.
