@@ -360,15 +360,8 @@ fn the_labelled_descriptions_reads_carry_no_write_finding_and_their_writes_do() 
     for (spec, post_reads) in STORED {
         let path = root.join(spec);
         let ops = operations(&path);
-        let labels = std::fs::read_to_string(path.parent().unwrap().join("labels.jsonl")).unwrap();
         let mut reads = 0;
-        for line in labels.lines().filter(|l| !l.trim().is_empty()) {
-            let label: serde_json::Value = serde_json::from_str(line).unwrap();
-            let key = format!(
-                "{} {}",
-                label["method"].as_str().unwrap(),
-                label["path"].as_str().unwrap()
-            );
+        for (key, label) in common::effect_labels(&path.parent().unwrap().join("labels.jsonl")) {
             let op = &ops[&key];
             let effect = op["contract"]["repeat"]["effect"].as_str().unwrap();
             match label["effect"].as_str().unwrap() {

@@ -102,6 +102,24 @@ pub(crate) fn description_folder(
     dir
 }
 
+/// The labels of a `labels.jsonl` (the format of `tests/data/effects`), each keyed by
+/// its `METHOD path`.
+pub(crate) fn effect_labels(path: &Path) -> Vec<(String, serde_json::Value)> {
+    let text = std::fs::read_to_string(path).unwrap();
+    text.lines()
+        .filter(|l| !l.trim().is_empty())
+        .map(|line| {
+            let label: serde_json::Value = serde_json::from_str(line).unwrap();
+            let key = format!(
+                "{} {}",
+                label["method"].as_str().unwrap(),
+                label["path"].as_str().unwrap()
+            );
+            (key, label)
+        })
+        .collect()
+}
+
 /// The `contract` of `POST path` in `report --format json` of `spec`, in the scratch
 /// folder `name`.
 pub(crate) fn post_contract(name: &str, spec: &str, path: &str) -> serde_json::Value {

@@ -36,18 +36,11 @@ fn by_method(method: &str) -> &'static str {
 fn labels(sets: &[&str]) -> BTreeMap<String, String> {
     let mut out = BTreeMap::new();
     for set in sets {
-        let path = format!(
-            "{}/tests/data/effects/{set}/labels.jsonl",
-            env!("CARGO_MANIFEST_DIR")
-        );
-        let text = std::fs::read_to_string(&path).unwrap();
-        for line in text.lines().filter(|l| !l.trim().is_empty()) {
-            let label: serde_json::Value = serde_json::from_str(line).unwrap();
-            let key = format!(
-                "{} {}",
-                label["method"].as_str().unwrap(),
-                label["path"].as_str().unwrap()
-            );
+        let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("tests/data/effects")
+            .join(set)
+            .join("labels.jsonl");
+        for (key, label) in common::effect_labels(&path) {
             out.insert(key, label["effect"].as_str().unwrap().to_string());
         }
     }
