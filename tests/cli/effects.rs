@@ -384,3 +384,23 @@ fn the_labelled_descriptions_reads_carry_no_write_finding_and_their_writes_do() 
         assert_eq!(reads, *post_reads, "{spec}");
     }
 }
+
+/// Box tells two operations of one path apart with a fragment (`/files/{file_id}#copy`):
+/// a route to the file's URL serves it, as the fragment is never sent.
+#[test]
+fn a_route_to_the_url_serves_the_operation_its_fragment_names() {
+    let dir = common::scratch("effects-fragment-route");
+    std::fs::write(
+        dir.join("openapi.yaml"),
+        "openapi: 3.0.3\ninfo: {title: files, version: '1'}\nservers: [{url: 'http://p'}]\npaths:\n  /files/{file_id}#copy:\n    post:\n      summary: Copy file\n      parameters: [{name: file_id, in: path, required: true, schema: {type: string}}]\n      responses: {'201': {description: the copy}}\n",
+    )
+    .unwrap();
+    // ingress-nginx resends a write only with `non_idempotent` (see `k8s_edge`).
+    let ingress = "apiVersion: networking.k8s.io/v1\nkind: Ingress\nmetadata:\n  name: files\n  annotations:\n    kubernetes.io/ingress.class: nginx\n    nginx.ingress.kubernetes.io/proxy-next-upstream: \"error timeout non_idempotent\"\nspec:\n  rules:\n  - host: p\n    http:\n      paths:\n      - path: /files/7\n        pathType: Exact\n        backend: {service: {name: p, port: {number: 80}}}\n";
+    let run = common::check_layers(&dir, &[("ingress.yaml", ingress)]);
+    assert!(
+        common::fired_rules(&run.stdout).contains(&"unprotected-write-retry".to_string()),
+        "{}",
+        run.transcript()
+    );
+}

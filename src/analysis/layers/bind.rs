@@ -145,7 +145,7 @@ impl Service {
         }
         for base in &self.base_paths {
             budget.spend(path_match_cost(&m.path, base.len() + op.path.len()))?;
-            if path_matches(&m.path, base, &op.path) {
+            if path_matches(&m.path, base, op.request_path()) {
                 return Ok(true);
             }
         }

@@ -265,7 +265,19 @@ impl Grpc {
     }
 }
 
+/// A path template without the `#fragment` some descriptions add to tell two operations
+/// of one path apart (Box's `/files/{file_id}#add_shared_link`): a fragment is no part of
+/// the URL a request is sent to (RFC 3986 §3.5).
+pub(crate) fn request_path(template: &str) -> &str {
+    template.split('#').next().unwrap_or_default()
+}
+
 impl Operation {
+    /// The path a request is sent to: [`request_path`] of the template.
+    pub fn request_path(&self) -> &str {
+        request_path(&self.path)
+    }
+
     /// `POST /orders`, the selector form of the operation.
     pub fn key(&self) -> String {
         format!("{} {}", self.method, self.path)

@@ -169,8 +169,9 @@ pub(super) fn gather(facts: &Facts<'_>, seen: &mut Seen) -> Vec<Found> {
 /// some descriptions add to tell operations of one path apart, is no part of the URL
 /// (RFC 3986 §3.5): `PUT /files/{file_id}#add_shared_link` names its file.
 fn named_target(facts: &Facts<'_>, says: Repeat) -> Repeat {
-    let path = facts.path.split('#').next().unwrap_or_default();
-    let names_it = path.trim_end_matches('/').ends_with('}');
+    let names_it = crate::input::model::request_path(facts.path)
+        .trim_end_matches('/')
+        .ends_with('}');
     if says == Repeat::NonIdempotent && facts.method == Method::Put && names_it {
         Repeat::Idempotent
     } else {
