@@ -212,7 +212,7 @@ impl Seen {
             return known;
         }
         let found = already_done(text);
-        if self.done.len() < SEEN_LIMIT {
+        if self.done.len() < SEEN_LIMIT && text.len() <= SEEN_TEXT_LIMIT {
             self.done.insert(text.into(), found);
         }
         found
@@ -222,6 +222,10 @@ impl Seen {
 /// How many texts [`Seen`] keeps: enough for every shared response and field of a large
 /// description, and a bound on a hostile one.
 const SEEN_LIMIT: usize = 4096;
+
+/// The longest text [`Seen`] keeps a copy of: shared responses and fields are short, and
+/// a long one is read again rather than copied.
+const SEEN_TEXT_LIMIT: usize = 4096;
 
 /// The phrases of a summary or description that say what a repeat does, each list
 /// counted once per text, at its first place.
@@ -243,7 +247,7 @@ pub(super) fn phrases_among(
             first.clone()
         } else {
             let first = first_phrases(text.text);
-            if seen.texts.len() < SEEN_LIMIT {
+            if seen.texts.len() < SEEN_LIMIT && text.text.len() <= SEEN_TEXT_LIMIT {
                 seen.texts.insert(text.text.into(), first.clone());
             }
             first
