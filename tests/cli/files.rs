@@ -7,7 +7,7 @@ use crate::common;
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use common::Run;
 
@@ -38,8 +38,9 @@ fn loose_base() -> PathBuf {
     std::env::temp_dir().join(format!("retrylint-files-{}", std::process::id()))
 }
 
-/// Runs `retrylint ARGS…` in `dir`, killing it (and failing) after 10 seconds.
-fn run_within_10s(dir: &Path, args: &[&str]) -> Run {
+/// Runs `retrylint ARGS…` in `dir`, killing it (and failing) if it still runs after a
+/// generous number of polls: a hang guard, not a bound on how fast it runs.
+fn run_or_kill(dir: &Path, args: &[&str]) -> Run {
     let mut child = Command::new(env!("CARGO_BIN_EXE_retrylint"))
         .args(args)
         .current_dir(dir)
@@ -49,15 +50,16 @@ fn run_within_10s(dir: &Path, args: &[&str]) -> Run {
         .stderr(Stdio::piped())
         .spawn()
         .expect("the retrylint binary runs");
-    let start = Instant::now();
+    let mut polls = 0;
     loop {
         if child.try_wait().expect("waiting works").is_some() {
             break;
         }
-        if start.elapsed() > Duration::from_secs(10) {
+        polls += 1;
+        if polls > 3000 {
             let _ = child.kill();
             let _ = child.wait();
-            panic!("`retrylint {}` still runs after 10 s", args.join(" "));
+            panic!("`retrylint {}` did not finish", args.join(" "));
         }
         std::thread::sleep(Duration::from_millis(20));
     }
@@ -118,7 +120,7 @@ fn a_fifo_is_refused_at_once_wherever_it_is_named() {
         &["simulate", "api.yaml", "--scenario", "pipe.yaml"],
         &["simulate", "api.yaml", "-p", "pipe.yaml"],
     ] {
-        let run = run_within_10s(&dir, args);
+        let run = run_or_kill(&dir, args);
         refused(&run, fifo);
         assert!(run.stderr.contains("pipe.yaml") || run.stderr.contains("retry-policy.yaml"));
     }
@@ -134,10 +136,7 @@ fn a_device_is_refused_not_read() {
         &["check", "api.yaml", "--baseline", "/dev/zero"],
         &["simulate", "api.yaml", "--scenario", "/dev/urandom"],
     ] {
-        refused(
-            &run_within_10s(&dir, args),
-            "is a device, not a regular file",
-        );
+        refused(&run_or_kill(&dir, args), "is a device, not a regular file");
     }
 }
 
@@ -145,7 +144,7 @@ fn a_device_is_refused_not_read() {
 fn a_baseline_is_held_to_the_size_limit() {
     let baseline = format!("{{\"version\": 1, \"findings\": []{}}}", " ".repeat(2_000));
     let dir = folder("baseline", &[("api.yaml", API), ("base.json", &baseline)]);
-    let run = run_within_10s(
+    let run = run_or_kill(
         &dir,
         &[
             "check",
@@ -176,7 +175,7 @@ fn the_size_limit_holds_for_the_bytes_read_not_the_size_reported() {
             "100",
         ],
     ] {
-        let run = run_within_10s(&dir, args);
+        let run = run_or_kill(&dir, args);
         refused(&run, "is over the limit of 100 bytes");
         // Nothing of what was read is shown.
         assert!(!run.stderr.contains("VmRSS"), "{}", run.stderr);
@@ -199,19 +198,19 @@ fn a_discovered_policy_that_leads_outside_the_root_is_refused_unread() {
         .unwrap();
     let mut runs = Vec::new();
     for format in ["human", "json", "sarif", "github", "junit"] {
-        runs.push(run_within_10s(
+        runs.push(run_or_kill(
             &dir,
             &["check", "api.yaml", "--format", format],
         ));
     }
     for format in ["markdown", "html", "json"] {
-        runs.push(run_within_10s(
+        runs.push(run_or_kill(
             &dir,
             &["report", "api.yaml", "--format", format],
         ));
     }
-    runs.push(run_within_10s(&dir, &["plan", "api.yaml"]));
-    runs.push(run_within_10s(&dir, &["simulate", "api.yaml"]));
+    runs.push(run_or_kill(&dir, &["plan", "api.yaml"]));
+    runs.push(run_or_kill(&dir, &["simulate", "api.yaml"]));
     for run in &runs {
         refused(run, "leads outside the root folder");
         assert!(run.stderr.contains("retry-policy.yaml"), "{}", run.stderr);
@@ -227,7 +226,7 @@ fn a_discovered_policy_that_leads_outside_the_root_is_refused_unread() {
     std::fs::remove_file(dir.join("retry-policy.yaml")).unwrap();
     std::os::unix::fs::symlink(dir.join("real-policy.yaml"), dir.join("retry-policy.yaml"))
         .unwrap();
-    let run = run_within_10s(&dir, &["check", "api.yaml"]);
+    let run = run_or_kill(&dir, &["check", "api.yaml"]);
     assert_ne!(run.code, 2, "{}", run.transcript());
 }
 
@@ -272,7 +271,7 @@ fn refs_may_reach_anywhere_in_the_git_work_tree() {
         &["init", spec],
         &["simulate", spec, "--clients", "10"],
     ] {
-        let run = run_within_10s(elsewhere, args);
+        let run = run_or_kill(elsewhere, args);
         assert_ne!(run.code, 2, "{}", run.transcript());
     }
     let _ = std::fs::remove_dir_all(&dir);
@@ -287,7 +286,7 @@ fn without_a_work_tree_refs_stay_inside_the_root_unless_told() {
     // The current folder does not hold the description: its own folder is the root.
     let elsewhere = Path::new(env!("CARGO_MANIFEST_DIR"));
     for command in ["check", "plan", "report", "init", "simulate"] {
-        let run = run_within_10s(elsewhere, &[command, spec]);
+        let run = run_or_kill(elsewhere, &[command, spec]);
         refused(&run, "leads outside the root folder");
         assert!(run.stderr.contains("--root DIR"), "{}", run.stderr);
         assert!(
@@ -295,16 +294,16 @@ fn without_a_work_tree_refs_stay_inside_the_root_unless_told() {
             "{}",
             run.stderr
         );
-        let run = run_within_10s(elsewhere, &[command, spec, "--root", root]);
+        let run = run_or_kill(elsewhere, &[command, spec, "--root", root]);
         assert_ne!(run.code, 2, "{command}: {}", run.transcript());
-        let run = run_within_10s(elsewhere, &[command, spec, "--allow-outside-refs"]);
+        let run = run_or_kill(elsewhere, &[command, spec, "--allow-outside-refs"]);
         assert_ne!(run.code, 2, "{command}: {}", run.transcript());
     }
     // The current folder is the root when it holds the description.
-    let run = run_within_10s(&dir, &["check", AZURE_API]);
+    let run = run_or_kill(&dir, &["check", AZURE_API]);
     assert_ne!(run.code, 2, "{}", run.transcript());
     // A root that is not a folder is an input error.
-    let run = run_within_10s(elsewhere, &["check", spec, "--root", "no-such-folder"]);
+    let run = run_or_kill(elsewhere, &["check", spec, "--root", "no-such-folder"]);
     refused(&run, "no-such-folder");
     let _ = std::fs::remove_dir_all(&dir);
 }
@@ -345,7 +344,7 @@ fn a_bad_x_retry_policy_is_an_input_error_with_or_without_a_policy_file() {
             &["plan", "api.yaml"],
             &["report", "api.yaml"],
         ] {
-            let run = run_within_10s(&dir, args);
+            let run = run_or_kill(&dir, args);
             refused(&run, words);
             assert!(run.stderr.contains(at), "{name}: span {at}: {}", run.stderr);
         }

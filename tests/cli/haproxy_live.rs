@@ -184,12 +184,11 @@ fn haproxy_retries_what_retrylint_reads() {
         .spawn()
         .unwrap();
     let _running = Running(child);
-    let started = Instant::now();
+    // A hang guard counted in polls, not a bound on how fast haproxy starts.
+    let mut polls = 0;
     while TcpStream::connect(("127.0.0.1", listen)).is_err() {
-        assert!(
-            started.elapsed() < Duration::from_secs(10),
-            "haproxy did not listen"
-        );
+        polls += 1;
+        assert!(polls < 1200, "haproxy did not listen");
         std::thread::sleep(Duration::from_millis(50));
     }
 
