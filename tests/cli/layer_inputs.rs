@@ -124,7 +124,7 @@ fn a_comment_in_a_layer_file_suppresses_a_finding_there() {
 }
 
 #[test]
-fn binding_many_routes_to_many_operations_is_refused_quickly() {
+fn binding_many_routes_to_many_operations_is_refused_by_its_budget() {
     let dir = scratch("layers-many-routes");
     let mut spec = String::from("openapi: 3.0.3\ninfo: { title: Many, version: '1' }\npaths:\n");
     for i in 0..2_000 {
@@ -140,7 +140,6 @@ fn binding_many_routes_to_many_operations_is_refused_quickly() {
         vs.push_str(&format!("  - match: [{{ uri: {{ prefix: /nothing{i} }} }}]\n    route: [{{ destination: {{ host: x }} }}]\n"));
     }
     std::fs::write(dir.join("vs.yaml"), vs).expect("written");
-    let start = std::time::Instant::now();
     let run = retrylint_in(&dir, &["check", "openapi.yaml", "-p", "vs.yaml"]);
     assert_eq!(run.code, 2, "{}", run.transcript());
     assert!(
@@ -148,11 +147,6 @@ fn binding_many_routes_to_many_operations_is_refused_quickly() {
             .contains("20000 route match alternatives, each tried for 2000 operations"),
         "{}",
         run.stderr
-    );
-    assert!(
-        start.elapsed() < std::time::Duration::from_secs(20),
-        "{:?}",
-        start.elapsed()
     );
 }
 

@@ -2,7 +2,6 @@
 //! `common::lsp`), its diagnostics compared with the command line's.
 
 use std::collections::BTreeMap;
-use std::time::{Duration, Instant};
 
 use serde_json::{Value, json};
 
@@ -311,7 +310,6 @@ fn broken_and_hostile_buffers_give_a_diagnostic_and_the_server_goes_on() {
         (crate::hostile::deep_list(100_000, false), "nest"),
     ];
     for (version, (text, said)) in (2..).zip(&hostile) {
-        let started = Instant::now();
         client.change(&file, version, text);
         let refused = &client.published(&file)[&file];
         assert_eq!(refused.len(), 1, "{refused:?}");
@@ -320,11 +318,6 @@ fn broken_and_hostile_buffers_give_a_diagnostic_and_the_server_goes_on() {
                 .as_str()
                 .is_some_and(|m| m.contains(said)),
             "{refused:?}"
-        );
-        assert!(
-            started.elapsed() < Duration::from_secs(20),
-            "{:?}",
-            started.elapsed()
         );
     }
 
