@@ -157,6 +157,16 @@ const EXPECTED: &[(&str, &str, &str)] = &[
         "non-idempotent-write",
         "non-idempotent (response \"201\")",
     ),
+    (
+        "POST /projects/{project_gid}/addFollowers",
+        "idempotent-write",
+        "idempotent (description \"Therefore, if the users are not already members of the project, they will also…\")",
+    ),
+    (
+        "POST /v2/apps",
+        "idempotent-write",
+        "idempotent (request field \"Must be unique across all apps in the same account.\")",
+    ),
 ];
 
 #[test]

@@ -231,10 +231,12 @@ impl Walk<'_> {
             .map(crate::input::source::Map::entries)
             .unwrap_or_default();
         for property in entries {
-            // Below the body's own fields, only a field that could be a key is kept (the
-            // rest say nothing of a repeat), and one that could be none is read only to
-            // reach those below it.
-            let kept = nesting == 0 || crate::input::model::may_be_key(&property.key);
+            let required = required && names.contains(&&*property.key);
+            // Below the body's own fields, only a field that could be a key, or one that
+            // every request sends (`spec.name`: "Must be unique across all apps"), is
+            // kept: the rest say nothing of a repeat, and are read only to reach those
+            // below them.
+            let kept = nesting == 0 || required || crate::input::model::may_be_key(&property.key);
             if !kept && nesting >= MAX_NESTING {
                 continue;
             }
@@ -243,10 +245,11 @@ impl Walk<'_> {
             } else {
                 format!("{prefix}.{}", property.key)
             };
-            let required = required && names.contains(&&*property.key);
             let loc = list.entry(&property.key, property.key_span, &property.value);
-            // A nested field's words are kept only where its name could make it a key.
-            let worded = nesting == 0 || crate::input::model::ends_key_like(&property.key);
+            // A nested field's words are kept only where its name could make it a key, or
+            // where every request sends it.
+            let worded =
+                nesting == 0 || required || crate::input::model::ends_key_like(&property.key);
             let mut description = if worded { words(&property.value) } else { None };
             if nesting < MAX_NESTING || (worded && description.is_none()) {
                 let at = At {

@@ -550,11 +550,12 @@ fn operation(
         http_rule: None,
         refusals: refusals.texts.iter().map(|(t, l)| (t, l)).collect(),
         refusal_codes: refusals.codes,
-        // The request's own fields: a nested one describes a part of a record.
+        // The request's own fields, and the nested ones every request sends: an optional
+        // nested one describes a part of a record that some requests leave out.
         fields: query
             .iter()
             .chain(body.iter())
-            .filter(|f| f.place != Place::Body || !f.name.contains('.'))
+            .filter(|f| f.place != Place::Body || f.required || !f.name.contains('.'))
             .filter_map(|f| Some((f.description.as_deref()?, &f.loc, f.required)))
             .collect(),
     };

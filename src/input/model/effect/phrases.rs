@@ -40,6 +40,12 @@ const SAYS_IDEMPOTENT: &[&str] = &[
     "returns the same",
 ];
 
+/// `not already`, which says a repeat changes nothing when a condition opens it (`if the
+/// users are not already members, they become members`): the request acts only where
+/// its effect is not there yet. Without one (`an item not already in the list`) it says
+/// nothing of a repeat.
+const IF_NOT_ALREADY: &[&str] = &["not already"];
+
 /// Phrases that say the request changes nothing.
 const CHANGES_NOTHING: &[&str] = &[
     "not saved anywhere",
@@ -160,6 +166,8 @@ const COMPOUNDS: &[&str] = &[
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(super) enum Phrase {
     Idempotent,
+    /// [`IF_NOT_ALREADY`]: [`Phrase::Idempotent`] after a condition, else nothing.
+    IfNotAlready,
     NotIdempotent,
     RefusesDuplicate,
     Upsert,
@@ -175,8 +183,9 @@ pub(super) enum Phrase {
 fn trie() -> &'static (Trie, Vec<Phrase>) {
     static PHRASES: OnceLock<(Trie, Vec<Phrase>)> = OnceLock::new();
     PHRASES.get_or_init(|| {
-        let lists: [(&[&str], Phrase); 10] = [
+        let lists: [(&[&str], Phrase); 11] = [
             (SAYS_IDEMPOTENT, Phrase::Idempotent),
+            (IF_NOT_ALREADY, Phrase::IfNotAlready),
             (SAYS_NOT_IDEMPOTENT, Phrase::NotIdempotent),
             (REFUSES_DUPLICATE, Phrase::RefusesDuplicate),
             (UPSERT, Phrase::Upsert),
@@ -266,6 +275,11 @@ fn first_phrases(text: &str) -> Vec<(Phrase, usize)> {
     for (phrase, start) in trie.find_iter(text) {
         let Some(&kind) = kinds.get(phrase as usize) else {
             continue;
+        };
+        let kind = match kind {
+            Phrase::IfNotAlready if after_condition(text, start) => Phrase::Idempotent,
+            Phrase::IfNotAlready => continue,
+            kind => kind,
         };
         // A sentence about a key says what the key does, not what the operation does.
         if matches!(kind, Phrase::RefusesDuplicate | Phrase::Idempotent)
@@ -378,6 +392,26 @@ fn about_a_key(text: &str, at: usize, idempotency_word: bool) -> bool {
         || (idempotency_word && sentence.contains("idempoten"))
 }
 
+/// How many words before a phrase are read for the condition that opens its clause.
+const CONDITION_WINDOW: usize = 8;
+
+/// Whether `if` or `when` comes shortly before `at` in its sentence: `…, if the users
+/// are not already members`. A list item tells of one option among others (`- AddUnique:
+/// add an element only if it's not already present`, beside `- Increment`), not of the
+/// whole operation.
+fn after_condition(text: &str, at: usize) -> bool {
+    let before = text.get(sentence_start(text, at)..at).unwrap_or_default();
+    if before.trim_start().starts_with(['-', '*', '+', '•']) {
+        return false;
+    }
+    let words: Vec<&str> = words(before).map(|(_, w)| w).collect();
+    words
+        .iter()
+        .rev()
+        .take(CONDITION_WINDOW)
+        .any(|w| w.eq_ignore_ascii_case("if") || w.eq_ignore_ascii_case("when"))
+}
+
 /// Whether the sentence holding `at` opens with a condition (`For …,`, `If …`, `When …`,
 /// `Unless …`): what it says holds for some requests only.
 fn conditional(text: &str, at: usize) -> bool {
@@ -400,8 +434,9 @@ mod tests {
     #[test]
     fn every_phrase_is_found_as_written() {
         let (trie, kinds) = trie();
-        let lists: [&[&str]; 10] = [
+        let lists: [&[&str]; 11] = [
             super::SAYS_IDEMPOTENT,
+            super::IF_NOT_ALREADY,
             super::SAYS_NOT_IDEMPOTENT,
             super::REFUSES_DUPLICATE,
             super::UPSERT,

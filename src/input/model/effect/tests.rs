@@ -319,3 +319,38 @@ fn a_form_field_that_appends_makes_an_update_repeat() {
         Some(Repeat::Idempotent)
     );
 }
+
+#[test]
+fn not_already_after_a_condition_says_a_repeat_changes_nothing() {
+    // Asana's addFollowers: the request acts only where the users are not followers yet.
+    let e = effect(
+        "/projects/{project_gid}/addFollowers",
+        "post",
+        "      summary: Add followers to a project\n      description: Adds the specified list of users as followers to the project. Followers are a subset of members, therefore if the users are not already members of the project, they will also become members as a result of this operation.\n",
+    );
+    assert_eq!(e.repeat, Some(Repeat::Idempotent));
+    assert_eq!(e.cues[0].source, CueSource::Description);
+    assert!(
+        e.cues[0].words.text().starts_with("Followers are a subset"),
+        "{}",
+        e.cues[0].words
+    );
+    // Without a condition, "not already" tells of something else.
+    assert_eq!(
+        says(
+            "/lists/{id}/items",
+            "post",
+            "      summary: Add an item\n      description: Adds an item that is not already in the list to its end.\n",
+        ),
+        Some(Repeat::NonIdempotent)
+    );
+    // An option of the request, listed beside one that compounds, is not the operation's.
+    assert_eq!(
+        says(
+            "/indexes/{name}/{id}/partial",
+            "post",
+            "      summary: Update attributes\n      description: |\n        Updates attributes with these operations.\n\n        - `Increment`: increments a numeric attribute.\n        - `AddUnique`: adds an element only if it's not already present.\n",
+        ),
+        Some(Repeat::NonIdempotent)
+    );
+}
