@@ -519,7 +519,12 @@ fn operation(
         let shared = entry.value.as_text()?;
         Some(effect::Written {
             text: shared,
-            loc: std::borrow::Cow::Owned(op.loc.entry(key, entry.key_span, &entry.value)),
+            loc: effect::Place::Entry {
+                parent: &op.loc,
+                key,
+                key_span: entry.key_span,
+                value: &entry.value,
+            },
             shared: Some(shared),
         })
     };

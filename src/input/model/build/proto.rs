@@ -166,7 +166,7 @@ fn rpc_effect(
         site: loc,
         operation_id: Some(Written {
             text: name,
-            loc: std::borrow::Cow::Borrowed(loc),
+            loc: crate::input::model::effect::Place::Made(std::borrow::Cow::Borrowed(loc)),
             shared: None,
         }),
         summary: None,

@@ -4,7 +4,7 @@
 use std::borrow::Cow;
 
 pub(crate) use super::found::Written;
-use super::found::{Found, Kind, QUOTE_LIMIT, sentence_start, weight};
+use super::found::{Found, Kind, Place, QUOTE_LIMIT, sentence_start, weight};
 use super::phrases::{Phrase, Seen, phrases, phrases_among};
 use super::words::{self, identifier_word_iter, lead_verb, verb};
 use super::{Cue, CueSource, Repeat, Words};
@@ -91,7 +91,7 @@ pub(super) fn gather(facts: &Facts<'_>, seen: &mut Seen) -> Vec<Found> {
     for &(text, loc) in &facts.refusals {
         let text = Written {
             text,
-            loc: Cow::Borrowed(loc),
+            loc: Place::Made(Cow::Borrowed(loc)),
             shared: Some(text),
         };
         let mut said = Vec::new();
@@ -105,7 +105,7 @@ pub(super) fn gather(facts: &Facts<'_>, seen: &mut Seen) -> Vec<Found> {
                     says: Repeat::Idempotent,
                     source: CueSource::Response,
                     words: Words::quote(&text, sentence_start(text.text, at)),
-                    loc: Some(text.loc.as_ref().clone()),
+                    loc: Some(text.loc.loc()),
                     weight: weight::STATED,
                 },
                 kind: Kind::Qualifier,
@@ -135,7 +135,7 @@ pub(super) fn gather(facts: &Facts<'_>, seen: &mut Seen) -> Vec<Found> {
     for &(text, loc, required) in &facts.fields {
         let text = Written {
             text,
-            loc: Cow::Borrowed(loc),
+            loc: Place::Made(Cow::Borrowed(loc)),
             shared: None,
         };
         let mut said = Vec::new();
@@ -169,10 +169,12 @@ pub(super) fn gather(facts: &Facts<'_>, seen: &mut Seen) -> Vec<Found> {
 /// some descriptions add to tell operations of one path apart, is no part of the URL
 /// (RFC 3986 §3.5): `PUT /files/{file_id}#add_shared_link` names its file.
 fn named_target(facts: &Facts<'_>, says: Repeat) -> Repeat {
-    let names_it = crate::input::model::request_path(facts.path)
-        .trim_end_matches('/')
-        .ends_with('}');
-    if says == Repeat::NonIdempotent && facts.method == Method::Put && names_it {
+    let names_it = || {
+        crate::input::model::request_path(facts.path)
+            .trim_end_matches('/')
+            .ends_with('}')
+    };
+    if says == Repeat::NonIdempotent && facts.method == Method::Put && names_it() {
         Repeat::Idempotent
     } else {
         says
@@ -184,21 +186,35 @@ fn named_target(facts: &Facts<'_>, says: Repeat) -> Repeat {
 /// replaces it after: an upsert.
 fn either(first: Repeat, text: &str, after: usize) -> Repeat {
     let rest = text.get(after..).unwrap_or_default();
-    let end = rest
-        .bytes()
-        .position(|b| matches!(b, b'.' | b',' | b';' | b':' | b'\n'))
-        .unwrap_or(rest.len());
+    // One pass over the words after the verb: those of its clause (up to a `.`, `,`, `;`,
+    // `:` or line break between two words), and the two that follow it whatever
+    // separates them.
     let mut clause = [""; AND_WINDOW];
     let mut count = 0;
-    for (slot, (_, word)) in clause
-        .iter_mut()
-        .zip(words::words(rest.get(..end).unwrap_or_default()))
-    {
-        *slot = word;
-        count += 1;
+    let mut next = [None; 2];
+    let mut open = true;
+    let mut gap_from = 0;
+    for (i, (at, word)) in words::words(rest).enumerate() {
+        let gap = rest.as_bytes().get(gap_from..at).unwrap_or_default();
+        if gap
+            .iter()
+            .any(|b| matches!(b, b'.' | b',' | b';' | b':' | b'\n'))
+        {
+            open = false;
+        }
+        if let Some(slot) = next.get_mut(i) {
+            *slot = Some(word);
+        }
+        if open && let Some(slot) = clause.get_mut(count) {
+            *slot = word;
+            count += 1;
+        }
+        gap_from = at + word.len();
+        if i >= 1 && (!open || count == AND_WINDOW) {
+            break;
+        }
     }
-    let mut next = words::words(rest).map(|(_, w)| w);
-    either_in(first, &clause[..count], next.next(), next.next())
+    either_in(first, &clause[..count], next[0], next[1])
 }
 
 /// [`either`] of the words after the verb: `clause`, the words of its clause (at most
@@ -288,7 +304,7 @@ fn sentence_verb(
             says: named_target(facts, says),
             source,
             words: Words::quote(text, start),
-            loc: Some(text.loc.as_ref().clone()),
+            loc: Some(text.loc.loc()),
             weight,
         },
         kind: Kind::Action,
@@ -306,7 +322,7 @@ fn identifier_verb(id: &Written<'_>, facts: &Facts<'_>) -> Option<Found> {
             says: named_target(facts, says),
             source: CueSource::OperationId,
             words: Words::quote(id, 0),
-            loc: Some(id.loc.as_ref().clone()),
+            loc: Some(id.loc.loc()),
             weight: weight::OPERATION_ID,
         },
         kind: Kind::Action,
@@ -319,7 +335,16 @@ const IDENTIFIER_WINDOW: usize = 12;
 /// What an identifier's verb says (see [`identifier_verb`]).
 pub(super) fn identifier_says(id: &str, method: Method) -> Option<Repeat> {
     let echo = |t: &str| t.eq_ignore_ascii_case(method.as_str());
-    for part in id.split(['_', '.', '/', ':']) {
+    // Split on ASCII bytes, so every part is a `str` between character boundaries.
+    let parts = id
+        .as_bytes()
+        .split(|b| matches!(b, b'_' | b'.' | b'/' | b':'))
+        .scan(0, |at, part| {
+            let start = *at;
+            *at += part.len() + 1;
+            id.get(start..start + part.len())
+        });
+    for part in parts {
         if echo(part) {
             continue;
         }
@@ -362,7 +387,7 @@ pub(super) fn identifier_says(id: &str, method: Method) -> Option<Repeat> {
 
 /// A verb as written in an identifier: its base form only (`Charges` is a noun).
 fn base_verb(word: &str) -> Option<Repeat> {
-    words::base_any_case(word)
+    words::base(word)
 }
 
 /// The action of the path: an AIP-136 custom method (`/v1/{name}:search`), or a last
@@ -485,7 +510,7 @@ fn graphql(facts: &Facts<'_>) -> Option<Found> {
         .description
         .as_ref()
         .or(facts.summary.as_ref())
-        .map_or_else(|| facts.site.clone(), |t| t.loc.as_ref().clone());
+        .map_or_else(|| facts.site.clone(), |t| t.loc.loc());
     Some(Found {
         cue: Cue {
             says,

@@ -2,15 +2,43 @@
 //! in it with its kind, the weights of the places, and how a cue quotes its words.
 
 use super::Cue;
+use crate::input::source::{Node, Span};
 use crate::location::Loc;
 
 /// A text of the operation and where it is written.
 pub(crate) struct Written<'a> {
     pub text: &'a str,
-    pub loc: std::borrow::Cow<'a, Loc>,
+    pub loc: Place<'a>,
     /// The text as the description's tree keeps it, when it is the tree's own: a cue
     /// then keeps it and quotes it only when shown.
     pub shared: Option<&'a crate::input::source::Text>,
+}
+
+/// Where a text is written: a place already made, or the entry of a mapping whose place
+/// is made only when a cue quotes the text (most texts give none).
+pub(crate) enum Place<'a> {
+    Made(std::borrow::Cow<'a, Loc>),
+    Entry {
+        parent: &'a Loc,
+        key: &'static str,
+        key_span: Span,
+        value: &'a Node,
+    },
+}
+
+impl Place<'_> {
+    /// The place, made.
+    pub(crate) fn loc(&self) -> Loc {
+        match self {
+            Place::Made(loc) => loc.as_ref().clone(),
+            Place::Entry {
+                parent,
+                key,
+                key_span,
+                value,
+            } => parent.entry(key, *key_span, value),
+        }
+    }
 }
 
 /// How much each kind of cue weighs.

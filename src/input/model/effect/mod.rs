@@ -40,6 +40,7 @@ use std::fmt::Write as _;
 
 pub(crate) use cues::{Facts, Written};
 pub(crate) use decide::infer;
+pub(crate) use found::Place;
 pub(crate) use found::{quote, sentence_start};
 pub(crate) use phrases::Seen;
 

@@ -196,12 +196,7 @@ fn trie() -> &'static (Trie, Vec<Phrase>) {
             (CREATES, Phrase::Creates),
             (CHANGES_NOTHING, Phrase::ChangesNothing),
         ];
-        let kinds = lists
-            .iter()
-            .flat_map(|(list, kind)| list.iter().map(|_| *kind))
-            .collect();
-        let trie = Trie::new(lists.iter().flat_map(|(list, _)| list.iter().copied()));
-        (trie, kinds)
+        Trie::of_lists(&lists)
     })
 }
 
@@ -343,7 +338,7 @@ fn weigh(
                 says,
                 source,
                 words: Words::quote(text, sentence_start(text.text, start)),
-                loc: Some(text.loc.as_ref().clone()),
+                loc: Some(text.loc.loc()),
                 weight,
             },
             kind,

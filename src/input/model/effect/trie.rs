@@ -102,6 +102,34 @@ impl Trie {
         }
     }
 
+    /// The trie of the phrases of `lists`, with each phrase's list's tag (phrase `i` is
+    /// reported as `i`, and of equal phrases the first).
+    pub(super) fn of_lists<T: Copy>(lists: &[(&[&str], T)]) -> (Trie, Vec<T>) {
+        let tags = lists
+            .iter()
+            .flat_map(|(list, tag)| list.iter().map(|_| *tag))
+            .collect();
+        let trie = Trie::new(lists.iter().flat_map(|(list, _)| list.iter().copied()));
+        (trie, tags)
+    }
+
+    /// The node `b` leads to from `node` (`0`, the root, to start), or `None` where no
+    /// phrase goes on with it: a word is looked up one byte at a time.
+    pub(super) fn step(&self, node: u16, b: u8) -> Option<u16> {
+        let class = usize::from(self.class[usize::from(b)]);
+        self.next
+            .get(usize::from(node) * self.classes + class)
+            .copied()
+            .filter(|&next| next != 0)
+    }
+
+    /// The phrase that ends at `node`, if one does.
+    pub(super) fn ends_at(&self, node: u16) -> Option<u32> {
+        self.ends
+            .get(usize::from(node))
+            .and_then(|&phrase| phrase.checked_sub(1))
+    }
+
     /// The longest phrase that starts at `at`, with the byte after it.
     fn longest_at(&self, bytes: &[u8], at: usize) -> Option<(u32, usize)> {
         let mut node = 0usize;

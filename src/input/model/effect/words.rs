@@ -13,9 +13,8 @@
 
 use std::sync::OnceLock;
 
-use foldhash::HashMap;
-
 use super::Repeat;
+use super::trie::Trie;
 
 /// Verbs that only look.
 const READ: &[&str] = &[
@@ -245,75 +244,100 @@ const NON_IDEMPOTENT: &[&str] = &[
     "push",
 ];
 
-/// Which way a verb leans, when it leans: `Creates` and `creating` are `create`.
+/// Which way a verb leans, when it leans: `Creates` and `Applies` are `create` and
+/// `apply`, in any case.
 pub(crate) fn verb(word: &str) -> Option<Repeat> {
-    // No verb is longer; a longer word is read no further. The word is lower-cased on
-    // the stack: this runs for every word near an operation's verbs.
-    let mut buffer = [0u8; LONGEST_VERB + 3];
-    let lower = buffer.get_mut(..word.len())?;
-    lower.copy_from_slice(word.as_bytes());
-    lower.make_ascii_lowercase();
-    let lower = std::str::from_utf8(lower).ok()?;
-    base(lower)
-        .or_else(|| {
-            let stem = lower.strip_suffix("ies")?;
-            let mut with_y = [0u8; LONGEST_VERB + 3];
-            let out = with_y.get_mut(..=stem.len())?;
-            out[..stem.len()].copy_from_slice(stem.as_bytes());
-            out[stem.len()] = b'y';
-            base(std::str::from_utf8(out).ok()?)
-        })
-        .or_else(|| base(lower.strip_suffix("es")?))
-        .or_else(|| {
-            let stem = lower.strip_suffix('s').filter(|_| !lower.ends_with("ss"))?;
-            base(stem)
-        })
-}
-
-/// [`base`] of a word in any case, lower-cased on the stack.
-pub(crate) fn base_any_case(word: &str) -> Option<Repeat> {
-    let mut buffer = [0u8; LONGEST_VERB + 3];
-    let lower = buffer.get_mut(..word.len())?;
-    lower.copy_from_slice(word.as_bytes());
-    lower.make_ascii_lowercase();
-    base(std::str::from_utf8(lower).ok()?)
-}
-
-/// [`base_any_case`] of a word read without the bytes of `skip` (`create-fork` read as
-/// `createfork`), on the stack.
-pub(crate) fn base_any_case_without(word: &str, skip: &[u8]) -> Option<Repeat> {
-    let mut buffer = [0u8; LONGEST_VERB + 3];
-    let mut len = 0;
-    for b in word.bytes().filter(|b| !skip.contains(b)) {
-        *buffer.get_mut(len)? = b.to_ascii_lowercase();
-        len += 1;
+    // No verb is longer; a longer word is read no further. The word is walked once
+    // through the verbs' trie, and each ending is tried from where its stem led: this runs
+    // for every word near an operation's verbs.
+    let bytes = word.as_bytes();
+    let n = bytes.len();
+    if n == 0 || n > LONGEST_VERB + 3 {
+        return None;
     }
-    base(std::str::from_utf8(buffer.get(..len)?).ok()?)
+    let verbs = verbs();
+    // `led[i]`: the node the first `i` bytes lead to; `walked`: how many bytes led on.
+    let mut led = [0u16; LONGEST_VERB + 4];
+    let mut walked = 0;
+    for (i, &b) in bytes.iter().enumerate() {
+        let Some(next) = verbs.trie.step(led[i], b) else {
+            break;
+        };
+        led[i + 1] = next;
+        walked = i + 1;
+    }
+    let lean_of = |len: usize| {
+        (len > 0 && len <= walked)
+            .then(|| led[len])
+            .and_then(|node| verbs.lean(node))
+    };
+    let ends_with =
+        |suffix: &[u8]| n > suffix.len() && bytes[n - suffix.len()..].eq_ignore_ascii_case(suffix);
+    lean_of(n)
+        .or_else(|| {
+            // `applies` is `apply`.
+            let stem = n
+                .checked_sub(3)
+                .filter(|&stem| ends_with(b"ies") && stem <= walked)?;
+            verbs
+                .trie
+                .step(led[stem], b'y')
+                .and_then(|node| verbs.lean(node))
+        })
+        .or_else(|| ends_with(b"es").then(|| lean_of(n - 2)).flatten())
+        .or_else(|| {
+            (ends_with(b"s") && !ends_with(b"ss"))
+                .then(|| lean_of(n - 1))
+                .flatten()
+        })
+}
+
+/// [`base`] of a word read without the bytes of `skip` (`create-fork` read as
+/// `createfork`).
+pub(crate) fn base_any_case_without(word: &str, skip: &[u8]) -> Option<Repeat> {
+    let verbs = verbs();
+    let mut node = 0;
+    for b in word.bytes().filter(|b| !skip.contains(b)) {
+        node = verbs.trie.step(node, b)?;
+    }
+    verbs.lean(node)
 }
 
 /// The longest verb of the tables, in bytes.
 const LONGEST_VERB: usize = 24;
 
-/// Which way a verb leans when written in its base form only (`create`, not `creates`):
-/// how identifiers and paths write verbs, where `charges` is a noun.
-pub(crate) fn base(lower: &str) -> Option<Repeat> {
-    static TABLE: OnceLock<HashMap<&'static str, Repeat>> = OnceLock::new();
-    let table = TABLE.get_or_init(|| {
-        // A verb in two tables leans as the earlier of READ, IDEMPOTENT, NON_IDEMPOTENT:
-        // the later insert wins.
-        let mut table = HashMap::default();
-        for (list, repeat) in [
-            (NON_IDEMPOTENT, Repeat::NonIdempotent),
-            (IDEMPOTENT, Repeat::Idempotent),
+/// Which way a verb leans when written in its base form only (`create`, not `creates`),
+/// in any case: how identifiers and paths write verbs, where `charges` is a noun.
+pub(crate) fn base(word: &str) -> Option<Repeat> {
+    base_any_case_without(word, &[])
+}
+
+/// The verbs of the tables, in one trie, with the way each leans.
+struct Verbs {
+    trie: Trie,
+    leans: Vec<Repeat>,
+}
+
+impl Verbs {
+    /// How the verb that ends at `node` leans (none at the root, where no verb ends).
+    fn lean(&self, node: u16) -> Option<Repeat> {
+        let verb = self.trie.ends_at(node)?;
+        self.leans.get(verb as usize).copied()
+    }
+}
+
+/// The tables' verbs: a verb in two tables leans as the earlier of READ, IDEMPOTENT,
+/// NON_IDEMPOTENT (of equal phrases the trie reports the first).
+fn verbs() -> &'static Verbs {
+    static VERBS: OnceLock<Verbs> = OnceLock::new();
+    VERBS.get_or_init(|| {
+        let (trie, leans) = Trie::of_lists(&[
             (READ, Repeat::Read),
-        ] {
-            for verb in list {
-                table.insert(*verb, repeat);
-            }
-        }
-        table
-    });
-    table.get(lower).copied()
+            (IDEMPOTENT, Repeat::Idempotent),
+            (NON_IDEMPOTENT, Repeat::NonIdempotent),
+        ]);
+        Verbs { trie, leans }
+    })
 }
 
 /// Words an operation's text puts before its verb ("This endpoint allows you to …").
@@ -496,6 +520,38 @@ mod tests {
         for verb in READ.iter().chain(IDEMPOTENT).chain(NON_IDEMPOTENT) {
             assert!(verb.len() <= LONGEST_VERB, "{verb}");
         }
+    }
+
+    #[test]
+    fn every_verb_leans_as_its_first_table_says_in_any_case() {
+        for (list, repeat) in [
+            (READ, Repeat::Read),
+            (IDEMPOTENT, Repeat::Idempotent),
+            (NON_IDEMPOTENT, Repeat::NonIdempotent),
+        ] {
+            for word in list {
+                let first = if READ.contains(word) {
+                    Repeat::Read
+                } else if IDEMPOTENT.contains(word) {
+                    Repeat::Idempotent
+                } else {
+                    repeat
+                };
+                assert_eq!(base(word), Some(first), "{word}");
+                assert_eq!(base(&word.to_ascii_uppercase()), Some(first), "{word}");
+                assert_eq!(verb(word), Some(first), "{word}");
+            }
+        }
+        assert_eq!(base("creates"), None, "a base form only");
+        assert_eq!(base_any_case_without("Create-Fork", b"-"), None);
+        assert_eq!(
+            base_any_case_without("up-date", b"-"),
+            Some(Repeat::Idempotent)
+        );
+        assert_eq!(verb("Copies"), Some(Repeat::NonIdempotent));
+        assert_eq!(verb("ies"), None);
+        assert_eq!(verb("s"), None);
+        assert_eq!(verb(""), None);
     }
 
     #[test]
