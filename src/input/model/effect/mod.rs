@@ -22,9 +22,9 @@
 //! weigh idempotent against not. A tie is *unknown*, which every rule treats as a write
 //! that may repeat, and whose message names the declaration that settles it.
 //!
-//! `cues` reads the places into cues (`found` holds what a cue is made of), `words` holds
-//! the verb tables, `phrases` the phrase lists and their matching, and `decide` weighs the
-//! cues.
+//! `cues` reads the places into cues (`found` holds what a cue is made of), `verbs` holds
+//! the verb tables and `words` looks words up in them, `phrases` holds the phrase lists
+//! and their matching (`trie` the matching itself), and `decide` weighs the cues.
 
 mod cues;
 mod decide;
@@ -33,6 +33,7 @@ mod phrases;
 #[cfg(test)]
 mod tests;
 mod trie;
+mod verbs;
 pub(crate) mod words;
 
 use std::fmt;

@@ -354,3 +354,26 @@ fn not_already_after_a_condition_says_a_repeat_changes_nothing() {
         Some(Repeat::NonIdempotent)
     );
 }
+
+#[test]
+fn ending_resolving_and_resizing_leave_what_the_first_request_left() {
+    for (path, summary) in [
+        ("/calls.end", "Ends a Call."),
+        ("/incidents/{id}/resolve", "Resolve an incident"),
+        (
+            "/v2/vector-databases/{id}/resize",
+            "Resize a vector database",
+        ),
+        ("/channels/{id}/bans", "Ban a user from the channel"),
+        (
+            "/lists/{id}/unsubscribe",
+            "Unsubscribe a member from a list",
+        ),
+    ] {
+        assert_eq!(
+            says(path, "post", &format!("      summary: {summary}\n")),
+            Some(Repeat::Idempotent),
+            "{summary}"
+        );
+    }
+}
