@@ -167,6 +167,16 @@ const EXPECTED: &[(&str, &str, &str)] = &[
         "idempotent-write",
         "idempotent (request field \"Must be unique across all apps in the same account.\")",
     ),
+    (
+        "POST /transfer/get",
+        "read",
+        "none (summary \"Retrieve a transfer\"; operationId `transferGet`; path `get`)",
+    ),
+    (
+        "POST /categories/get",
+        "read",
+        "none (summary \"Get legacy categories\"; operationId `categoriesGet`; path `get`)",
+    ),
 ];
 
 #[test]

@@ -314,9 +314,15 @@ fn sentence_verb(
 /// The operationId's verb: the first word of one of its parts (`chat_postMessage` →
 /// `post`, `repos/create-fork` → `create`), taken as written (`Charges` is a noun, not
 /// `charge`). A first word that only repeats the method (`postUsers`) says nothing, and
-/// the next word is read instead.
+/// the next word is read instead. An operationId that restates the path
+/// (`transferRecurringGet` for `/transfer/recurring/get`) names its action where the path
+/// does, last: its first word there is the resource (`transfer`), not a verb.
 fn identifier_verb(id: &Written<'_>, facts: &Facts<'_>) -> Option<Found> {
-    let says = identifier_says(id.text, facts.method)?;
+    let says = if restates_path(id.text, facts.path) {
+        path_says(facts)?.1
+    } else {
+        identifier_says(id.text, facts.method)?
+    };
     Some(Found {
         cue: Cue {
             says: named_target(facts, says),
@@ -327,6 +333,18 @@ fn identifier_verb(id: &Written<'_>, facts: &Facts<'_>) -> Option<Found> {
         },
         kind: Kind::Action,
     })
+}
+
+/// Whether the words of `id` are words of the literal segments of `path`, in their order
+/// (`transferRecurringGet`: `/transfer/recurring/get`).
+fn restates_path(id: &str, path: &str) -> bool {
+    let mut path_words = crate::input::model::request_path(path)
+        .split('/')
+        .filter(|segment| !segment.contains('{'))
+        .flat_map(identifier_word_iter);
+    let mut id_words = identifier_word_iter(id).peekable();
+    id_words.peek().is_some()
+        && id_words.all(|word| path_words.any(|p| p.eq_ignore_ascii_case(word)))
 }
 
 /// How many words of an identifier's part are read for its verb and what follows it.
@@ -393,16 +411,7 @@ fn base_verb(word: &str) -> Option<Repeat> {
 /// The action of the path: an AIP-136 custom method (`/v1/{name}:search`), or a last
 /// literal segment (`/orders/{id}/cancel`), or a dotted method name (`/chat.postMessage`).
 fn path_action(facts: &Facts<'_>) -> Option<Found> {
-    let last = facts.path.trim_end_matches('/').rsplit('/').next()?;
-    let (action, weight) = match last.rsplit_once(':') {
-        Some((_, custom)) if !custom.is_empty() && !custom.contains('}') => {
-            (custom, weight::CUSTOM_METHOD)
-        }
-        _ if last.contains('{') => return None,
-        _ => (last.rsplit('.').next().unwrap_or(last), weight::PATH),
-    };
-    let says = words::base_any_case_without(action, b"-_")
-        .or_else(|| identifier_says(action, facts.method))?;
+    let (action, says, weight) = path_says(facts)?;
     Some(Found {
         cue: Cue {
             says: named_target(facts, says),
@@ -413,6 +422,21 @@ fn path_action(facts: &Facts<'_>) -> Option<Found> {
         },
         kind: Kind::Action,
     })
+}
+
+/// The path's action, what it says, and how much it weighs (see [`path_action`]).
+fn path_says<'f>(facts: &Facts<'f>) -> Option<(&'f str, Repeat, u8)> {
+    let last = facts.path.trim_end_matches('/').rsplit('/').next()?;
+    let (action, weight) = match last.rsplit_once(':') {
+        Some((_, custom)) if !custom.is_empty() && !custom.contains('}') => {
+            (custom, weight::CUSTOM_METHOD)
+        }
+        _ if last.contains('{') => return None,
+        _ => (last.rsplit('.').next().unwrap_or(last), weight::PATH),
+    };
+    let says = words::base_any_case_without(action, b"-_")
+        .or_else(|| identifier_says(action, facts.method))?;
+    Some((action, says, weight))
 }
 
 /// The cues of the operation's structure: its media types, a GraphQL endpoint, a `201`

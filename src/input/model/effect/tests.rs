@@ -377,3 +377,63 @@ fn ending_resolving_and_resizing_leave_what_the_first_request_left() {
         );
     }
 }
+
+#[test]
+fn an_operation_id_that_restates_the_path_names_its_action_last() {
+    // Plaid's `transferGet`: `transfer` is the resource here, not the verb.
+    let e = effect(
+        "/transfer/recurring/get",
+        "post",
+        "      operationId: transferRecurringGet\n      summary: Retrieve a recurring transfer\n",
+    );
+    assert_eq!(e.repeat, Some(Repeat::Read));
+    assert!(
+        e.cues.iter().all(|c| c.says == Repeat::Read),
+        "{:?}",
+        e.cues
+    );
+    // An operationId that says more than its path is read as before.
+    assert_eq!(
+        says("/transfers", "post", "      operationId: transferCreate\n"),
+        Some(Repeat::NonIdempotent)
+    );
+    assert_eq!(
+        says(
+            "/repos/{owner}/{repo}/issues/{issue_number}/assignees",
+            "post",
+            "      operationId: issues/add-assignees\n"
+        ),
+        Some(Repeat::NonIdempotent)
+    );
+}
+
+#[test]
+fn how_to_call_an_operation_and_the_names_in_code_spans_are_no_verbs() {
+    // "Send a request" is how the operation is called; the read follows.
+    let e = effect(
+        "/categories/get",
+        "post",
+        "      description: Send a request to the `/categories/get` endpoint to get detailed information on legacy categories.\n",
+    );
+    assert_ne!(e.repeat, Some(Repeat::NonIdempotent), "{e:?}");
+    assert!(
+        e.cues.iter().all(|c| c.source != CueSource::Description),
+        "{e:?}"
+    );
+    // "The `/transfer/get` endpoint fetches …" leads with `fetches`.
+    let e = effect(
+        "/transfer/status",
+        "post",
+        "      description: The `/transfer/get` endpoint fetches information about the transfer.\n",
+    );
+    assert_eq!(e.repeat, Some(Repeat::Read), "{e:?}");
+    // Sending something that is not a request still sends.
+    assert_eq!(
+        says(
+            "/messages",
+            "post",
+            "      summary: Send a message to a channel\n"
+        ),
+        Some(Repeat::NonIdempotent)
+    );
+}

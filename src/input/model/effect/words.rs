@@ -155,15 +155,29 @@ const LEAD_IN: &[&str] = &[
 /// profile`), so that a noun is never taken for one. A lead-in word that is also a verb
 /// (`preview`, `use`) is a verb when nothing but lead-ins comes before it and a known
 /// verb does not follow.
+/// "Send a POST request to the `/categories/get` endpoint" tells how to call the
+/// operation, not what it does: such a sentence leads with no verb.
 pub(crate) fn lead_verb(text: &str) -> Option<(usize, &str)> {
-    for (start, word) in words(text).take(8) {
+    let mut all = prose_words(text);
+    for (start, word) in all.by_ref().take(8) {
         if is_lead_in(word) {
             continue;
         }
-        return verb(word).is_some().then_some((start, word));
+        verb(word)?;
+        let calls = CALLING.iter().any(|c| inflects(word, c))
+            && all.take(CALL_WINDOW).any(|(_, w)| {
+                w.eq_ignore_ascii_case("request") || w.eq_ignore_ascii_case("requests")
+            });
+        return (!calls).then_some((start, word));
     }
     None
 }
+
+/// Verbs that, before `a request`, say how an operation is called.
+const CALLING: &[&str] = &["send", "make", "submit", "issue"];
+
+/// How many words after a calling verb are read for `request`: `send a POST request`.
+const CALL_WINDOW: usize = 3;
 
 /// Whether `word` (in any case) is one of [`LEAD_IN`]: looked up among the lead-ins of
 /// its length, of which there are few, since this runs for the first words of every
@@ -195,17 +209,36 @@ pub(crate) fn inflects(word: &str, base: &str) -> bool {
 /// The words of a text with their byte offsets: runs of ASCII letters (an apostrophe
 /// ends a word, so `user's` gives `user`), with HTML tags passed over.
 pub(crate) fn words(text: &str) -> impl Iterator<Item = (usize, &str)> {
+    words_passing(text, false)
+}
+
+/// [`words`] of prose: an inline code span (`` `/transfer/get` ``) names something, it is
+/// no word of the sentence, so "The `/transfer/get` endpoint fetches …" leads with
+/// `fetches`.
+fn prose_words(text: &str) -> impl Iterator<Item = (usize, &str)> {
+    words_passing(text, true)
+}
+
+/// How far a code span is looked for its closing backtick.
+const CODE_SPAN_LIMIT: usize = 200;
+
+/// [`words`], passing over code spans too when `code` is set.
+fn words_passing(text: &str, code: bool) -> impl Iterator<Item = (usize, &str)> {
     let bytes = text.as_bytes();
     let mut i = 0;
     std::iter::from_fn(move || {
         while i < bytes.len() && !bytes[i].is_ascii_alphabetic() {
             // An HTML tag (`<p>`, `</code>`) is markup, not words.
-            if bytes[i] == b'<'
-                && let Some(close) = bytes[i..].iter().take(40).position(|&b| b == b'>')
-            {
-                i += close;
-            }
-            i += 1;
+            let close = match bytes[i] {
+                b'<' => bytes[i..].iter().take(40).position(|&b| b == b'>'),
+                b'`' if code => bytes[i + 1..]
+                    .iter()
+                    .take(CODE_SPAN_LIMIT)
+                    .position(|&b| b == b'`')
+                    .map(|at| at + 1),
+                _ => None,
+            };
+            i += close.unwrap_or(0) + 1;
         }
         if i >= bytes.len() {
             return None;
