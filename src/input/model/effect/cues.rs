@@ -170,9 +170,9 @@ pub(super) fn gather(facts: &Facts<'_>, seen: &mut Seen) -> Vec<Found> {
 /// (RFC 3986 §3.5): `PUT /files/{file_id}#add_shared_link` names its file.
 fn named_target(facts: &Facts<'_>, says: Repeat) -> Repeat {
     let names_it = || {
-        crate::input::model::request_path(facts.path)
-            .trim_end_matches('/')
-            .ends_with('}')
+        let path = crate::input::model::request_path(facts.path).trim_end_matches('/');
+        // `/users/@me`, `/me`: the caller, by the name every API gives it.
+        path.ends_with('}') || path.ends_with("/@me") || path.ends_with("/me")
     };
     if says == Repeat::NonIdempotent && facts.method == Method::Put && names_it() {
         Repeat::Idempotent
@@ -321,7 +321,7 @@ fn identifier_verb(id: &Written<'_>, facts: &Facts<'_>) -> Option<Found> {
     let says = if restates_path(id.text, facts.path) {
         path_says(facts)?.1
     } else {
-        identifier_says(id.text, facts.method)?
+        identifier_says(past_resources(id.text, facts.path), facts.method)?
     };
     Some(Found {
         cue: Cue {
@@ -338,13 +338,44 @@ fn identifier_verb(id: &Written<'_>, facts: &Facts<'_>) -> Option<Found> {
 /// Whether the words of `id` are words of the literal segments of `path`, in their order
 /// (`transferRecurringGet`: `/transfer/recurring/get`).
 fn restates_path(id: &str, path: &str) -> bool {
-    let mut path_words = crate::input::model::request_path(path)
+    let mut path_words = literal_words(path);
+    let mut id_words = identifier_word_iter(id).peekable();
+    id_words.peek().is_some() && id_words.all(|word| path_words.any(|p| same_noun(p, word)))
+}
+
+/// The words of the literal segments of `path` (its parameters left out).
+fn literal_words(path: &str) -> impl Iterator<Item = &str> {
+    crate::input::model::request_path(path)
         .split('/')
         .filter(|segment| !segment.contains('{'))
-        .flat_map(identifier_word_iter);
-    let mut id_words = identifier_word_iter(id).peekable();
-    id_words.peek().is_some()
-        && id_words.all(|word| path_words.any(|p| p.eq_ignore_ascii_case(word)))
+        .flat_map(identifier_word_iter)
+}
+
+/// Whether two words name the same thing, one perhaps in the plural: `poll`, `polls`.
+fn same_noun(a: &str, b: &str) -> bool {
+    let (short, long) = if a.len() <= b.len() { (a, b) } else { (b, a) };
+    long.get(..short.len())
+        .is_some_and(|head| head.eq_ignore_ascii_case(short))
+        && matches!(long.get(short.len()..), Some("" | "s" | "S"))
+}
+
+/// `id` from its verb, past the words before it that name the path's resources
+/// (`invite_revoke` for `/invites/{code}` is read from `revoke`): a resource named first,
+/// then a verb, is an identifier written resource first, not a verb.
+fn past_resources<'i>(id: &'i str, path: &str) -> &'i str {
+    let mut words = identifier_word_iter(id).peekable();
+    let mut from = id;
+    while let Some(word) = words.next() {
+        let Some(&next) = words.peek() else {
+            break;
+        };
+        if !(literal_words(path).any(|p| same_noun(p, word)) && words::base(next).is_some()) {
+            break;
+        }
+        let at = next.as_ptr().addr() - id.as_ptr().addr();
+        from = id.get(at..).unwrap_or(from);
+    }
+    from
 }
 
 /// How many words of an identifier's part are read for its verb and what follows it.

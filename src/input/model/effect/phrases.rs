@@ -151,8 +151,8 @@ const CREATES: &[&str] = &[
     "gets created",
 ];
 
-/// Phrases of a write that adds to what is there each time: appending and counting are
-/// what a repeat compounds, whatever else the operation does.
+/// Phrases of a write that adds to what is there each time: appending, counting and
+/// moving money are what a repeat compounds, whatever else the operation does.
 const COMPOUNDS: &[&str] = &[
     "increments",
     "appends",
@@ -160,6 +160,13 @@ const COMPOUNDS: &[&str] = &[
     "each time you call",
     "every call creates",
     "each call creates",
+    // Money moved is moved again: "move available balance between ledgers".
+    "move funds",
+    "moves funds",
+    "move money",
+    "moves money",
+    "move available balance",
+    "moves available balance",
 ];
 
 /// The phrase lists, in one trie: which list a phrase is of.

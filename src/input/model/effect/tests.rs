@@ -437,3 +437,67 @@ fn how_to_call_an_operation_and_the_names_in_code_spans_are_no_verbs() {
         Some(Repeat::NonIdempotent)
     );
 }
+
+#[test]
+fn an_operation_id_written_resource_first_is_read_from_its_verb() {
+    // Discord's `invite_revoke`: the invite is the resource, revoking it the action.
+    assert_eq!(
+        says(
+            "/invites/{code}",
+            "delete",
+            "      operationId: invite_revoke\n"
+        ),
+        Some(Repeat::Idempotent)
+    );
+    // Discord's `poll_expire` for `/polls/{message_id}/expire`: one poll, many polls.
+    assert_eq!(
+        says(
+            "/channels/{channel_id}/polls/{message_id}/expire",
+            "post",
+            "      operationId: poll_expire\n"
+        ),
+        Some(Repeat::Idempotent)
+    );
+    // A verb that names a segment and comes before its object is still the verb.
+    assert_eq!(
+        says(
+            "/v1/customers/search",
+            "post",
+            "      operationId: searchCustomers\n"
+        ),
+        Some(Repeat::Read)
+    );
+    // The caller's own reaction, `@me`, is named by the URL: a second PUT leaves one.
+    assert_eq!(
+        says(
+            "/channels/{channel_id}/messages/{message_id}/reactions/{emoji_name}/@me",
+            "put",
+            "      operationId: add_my_message_reaction\n"
+        ),
+        Some(Repeat::Idempotent)
+    );
+}
+
+#[test]
+fn money_moved_is_moved_again() {
+    for (path, summary) in [
+        (
+            "/transfer/ledger/distribute",
+            "Move available balance between ledgers",
+        ),
+        (
+            "/transfer/ledger/deposit",
+            "Deposit funds into a Plaid Ledger balance",
+        ),
+        (
+            "/transfer/ledger/withdraw",
+            "Withdraw funds from a Plaid Ledger balance",
+        ),
+    ] {
+        assert_eq!(
+            says(path, "post", &format!("      summary: {summary}\n")),
+            Some(Repeat::NonIdempotent),
+            "{summary}"
+        );
+    }
+}

@@ -254,4 +254,6 @@ pub(super) const NON_IDEMPOTENT: &[&str] = &[
     "ping",
     "write",
     "push",
+    "deposit",
+    "withdraw",
 ];
