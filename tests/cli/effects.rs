@@ -175,7 +175,7 @@ const EXPECTED: &[(&str, &str, &str)] = &[
     (
         "POST /categories/get",
         "read",
-        "none (summary \"Get legacy categories\"; operationId `categoriesGet`; path `get`)",
+        "none (summary \"Get legacy categories\"; path `get`)",
     ),
 ];
 

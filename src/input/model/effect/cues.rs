@@ -318,11 +318,18 @@ fn sentence_verb(
 /// (`transferRecurringGet` for `/transfer/recurring/get`) names its action where the path
 /// does, last: its first word there is the resource (`transfer`), not a verb.
 fn identifier_verb(id: &Written<'_>, facts: &Facts<'_>) -> Option<Found> {
-    let says = if restates_path(id.text, facts.path) {
-        path_says(facts)?.1
-    } else {
-        identifier_says(past_resources(id.text, facts.path), facts.method)?
-    };
+    let (mut says, word) = identifier_says_by(id.text, facts.method)?;
+    // The word that said it may name the path's resource instead: then the path tells.
+    if names_in(facts.path, word) {
+        let mut path_words = [""; PATH_WORDS];
+        let count = literal_words(facts.path, &mut path_words);
+        let path = &path_words[..count];
+        says = if restates_path(id.text, path) {
+            path_says(facts)?.1
+        } else {
+            identifier_says(past_resources(id.text, path), facts.method)?
+        };
+    }
     Some(Found {
         cue: Cue {
             says: named_target(facts, says),
@@ -335,20 +342,39 @@ fn identifier_verb(id: &Written<'_>, facts: &Facts<'_>) -> Option<Found> {
     })
 }
 
-/// Whether the words of `id` are words of the literal segments of `path`, in their order
-/// (`transferRecurringGet`: `/transfer/recurring/get`).
-fn restates_path(id: &str, path: &str) -> bool {
-    let mut path_words = literal_words(path);
+/// Whether the words of `id` are words of the literal segments of the path, in their
+/// order (`transferRecurringGet`: `/transfer/recurring/get`).
+fn restates_path(id: &str, path: &[&str]) -> bool {
+    let mut path_words = path.iter();
     let mut id_words = identifier_word_iter(id).peekable();
     id_words.peek().is_some() && id_words.all(|word| path_words.any(|p| same_noun(p, word)))
 }
 
-/// The words of the literal segments of `path` (its parameters left out).
-fn literal_words(path: &str) -> impl Iterator<Item = &str> {
-    crate::input::model::request_path(path)
+/// How many words of a path's literal segments are read.
+const PATH_WORDS: usize = 24;
+
+/// The words of the literal segments of `path` (its parameters left out), the first
+/// [`PATH_WORDS`] of them, on the stack: read once per operationId.
+fn literal_words<'p>(path: &'p str, out: &mut [&'p str; PATH_WORDS]) -> usize {
+    let words = crate::input::model::request_path(path)
         .split('/')
         .filter(|segment| !segment.contains('{'))
-        .flat_map(identifier_word_iter)
+        .flat_map(identifier_word_iter);
+    let mut count = 0;
+    for (slot, word) in out.iter_mut().zip(words) {
+        *slot = word;
+        count += 1;
+    }
+    count
+}
+
+/// Whether `path` holds `word` in any case (a quick look before its words are read).
+fn names_in(path: &str, word: &str) -> bool {
+    let (path, word) = (path.as_bytes(), word.as_bytes());
+    !word.is_empty()
+        && path
+            .windows(word.len())
+            .any(|w| w.eq_ignore_ascii_case(word))
 }
 
 /// Whether two words name the same thing, one perhaps in the plural: `poll`, `polls`.
@@ -362,14 +388,14 @@ fn same_noun(a: &str, b: &str) -> bool {
 /// `id` from its verb, past the words before it that name the path's resources
 /// (`invite_revoke` for `/invites/{code}` is read from `revoke`): a resource named first,
 /// then a verb, is an identifier written resource first, not a verb.
-fn past_resources<'i>(id: &'i str, path: &str) -> &'i str {
+fn past_resources<'i>(id: &'i str, path: &[&str]) -> &'i str {
     let mut words = identifier_word_iter(id).peekable();
     let mut from = id;
     while let Some(word) = words.next() {
         let Some(&next) = words.peek() else {
             break;
         };
-        if !(literal_words(path).any(|p| same_noun(p, word)) && words::base(next).is_some()) {
+        if !(path.iter().any(|p| same_noun(p, word)) && words::base(next).is_some()) {
             break;
         }
         let at = next.as_ptr().addr() - id.as_ptr().addr();
@@ -383,6 +409,11 @@ const IDENTIFIER_WINDOW: usize = 12;
 
 /// What an identifier's verb says (see [`identifier_verb`]).
 pub(super) fn identifier_says(id: &str, method: Method) -> Option<Repeat> {
+    identifier_says_by(id, method).map(|(says, _)| says)
+}
+
+/// [`identifier_says`], with the word that said it.
+fn identifier_says_by(id: &str, method: Method) -> Option<(Repeat, &str)> {
     let echo = |t: &str| t.eq_ignore_ascii_case(method.as_str());
     // Split on ASCII bytes, so every part is a `str` between character boundaries.
     let parts = id
@@ -399,7 +430,7 @@ pub(super) fn identifier_says(id: &str, method: Method) -> Option<Repeat> {
         }
         let whole = words::base_any_case_without(part, b"-");
         if let Some(whole) = whole {
-            return Some(whole);
+            return Some((whole, part));
         }
         // The part's first words, on the stack: its verb is among the first few.
         let mut words = [""; IDENTIFIER_WINDOW];
@@ -423,12 +454,8 @@ pub(super) fn identifier_says(id: &str, method: Method) -> Option<Repeat> {
         };
         if let Some(says) = base_verb(first) {
             let rest = tokens.get(at + 1..).unwrap_or_default();
-            return Some(either_in(
-                says,
-                rest,
-                rest.first().copied(),
-                rest.get(1).copied(),
-            ));
+            let says = either_in(says, rest, rest.first().copied(), rest.get(1).copied());
+            return Some((says, first));
         }
     }
     None

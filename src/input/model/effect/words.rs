@@ -209,21 +209,21 @@ pub(crate) fn inflects(word: &str, base: &str) -> bool {
 /// The words of a text with their byte offsets: runs of ASCII letters (an apostrophe
 /// ends a word, so `user's` gives `user`), with HTML tags passed over.
 pub(crate) fn words(text: &str) -> impl Iterator<Item = (usize, &str)> {
-    words_passing(text, false)
+    words_passing::<false>(text)
 }
 
 /// [`words`] of prose: an inline code span (`` `/transfer/get` ``) names something, it is
 /// no word of the sentence, so "The `/transfer/get` endpoint fetches …" leads with
 /// `fetches`.
 fn prose_words(text: &str) -> impl Iterator<Item = (usize, &str)> {
-    words_passing(text, true)
+    words_passing::<true>(text)
 }
 
 /// How far a code span is looked for its closing backtick.
 const CODE_SPAN_LIMIT: usize = 200;
 
-/// [`words`], passing over code spans too when `code` is set.
-fn words_passing(text: &str, code: bool) -> impl Iterator<Item = (usize, &str)> {
+/// [`words`], passing over code spans too when `CODE` is set.
+fn words_passing<const CODE: bool>(text: &str) -> impl Iterator<Item = (usize, &str)> {
     let bytes = text.as_bytes();
     let mut i = 0;
     std::iter::from_fn(move || {
@@ -231,7 +231,7 @@ fn words_passing(text: &str, code: bool) -> impl Iterator<Item = (usize, &str)> 
             // An HTML tag (`<p>`, `</code>`) is markup, not words.
             let close = match bytes[i] {
                 b'<' => bytes[i..].iter().take(40).position(|&b| b == b'>'),
-                b'`' if code => bytes[i + 1..]
+                b'`' if CODE => bytes[i + 1..]
                     .iter()
                     .take(CODE_SPAN_LIMIT)
                     .position(|&b| b == b'`')
