@@ -155,6 +155,7 @@ const LEAD_IN: &[&str] = &[
 /// profile`), so that a noun is never taken for one. A lead-in word that is also a verb
 /// (`preview`, `use`) is a verb when nothing but lead-ins comes before it and a known
 /// verb does not follow.
+///
 /// "Send a POST request to the `/categories/get` endpoint" tells how to call the
 /// operation, not what it does: such a sentence leads with no verb.
 pub(crate) fn lead_verb(text: &str) -> Option<(usize, &str)> {
