@@ -18,7 +18,7 @@ use crate::location::Loc;
 pub enum EffectSource {
     /// `sideEffect` in a policy (file or `x-retry-policy`).
     Policy(Loc),
-    /// The description, as the operation's [`Inferred`] effect reads it: a declaration
+    /// The description, as the operation's `Inferred` effect reads it: a declaration
     /// (`x-side-effect`, `x-idempotent`, `idempotency_level`), its words and structure,
     /// or its method.
     Description,

@@ -1,7 +1,7 @@
 //! What repeating an operation repeats, read from everything its description says.
 //!
 //! The HTTP method is a hint, not the contract: a POST can be a search, a PUT can create
-//! an invoice or send an email. [`infer`] reads an operation as a careful reader would
+//! an invoice or send an email. `infer` reads an operation as a careful reader would
 //! and gives it a [`Repeat`] — or none, *unknown*, when its evidence conflicts — with the
 //! cues that decided it, each with the words and the place they come from:
 //!
