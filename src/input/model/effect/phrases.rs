@@ -104,6 +104,19 @@ const UPSERT: &[&str] = &[
     "replaces an existing",
 ];
 
+/// Phrases of a write that attaches what already exists (`Apply an existing tag to an
+/// article`): what is attached twice is attached once.
+const ATTACHES_EXISTING: &[&str] = &[
+    "add an existing",
+    "adds an existing",
+    "add existing",
+    "adds existing",
+    "apply an existing",
+    "applies an existing",
+    "attach an existing",
+    "attaches an existing",
+];
+
 /// Phrases of a write that sends a message, an email or a notification each time.
 const SENDS: &[&str] = &[
     "sends an email",
@@ -178,6 +191,7 @@ pub(super) enum Phrase {
     NotIdempotent,
     RefusesDuplicate,
     Upsert,
+    AttachesExisting,
     Sends,
     SendsNothing,
     AddsNew,
@@ -190,12 +204,13 @@ pub(super) enum Phrase {
 fn trie() -> &'static (Trie, Vec<Phrase>) {
     static PHRASES: OnceLock<(Trie, Vec<Phrase>)> = OnceLock::new();
     PHRASES.get_or_init(|| {
-        let lists: [(&[&str], Phrase); 11] = [
+        let lists: [(&[&str], Phrase); 12] = [
             (SAYS_IDEMPOTENT, Phrase::Idempotent),
             (IF_NOT_ALREADY, Phrase::IfNotAlready),
             (SAYS_NOT_IDEMPOTENT, Phrase::NotIdempotent),
             (REFUSES_DUPLICATE, Phrase::RefusesDuplicate),
             (UPSERT, Phrase::Upsert),
+            (ATTACHES_EXISTING, Phrase::AttachesExisting),
             (SENDS, Phrase::Sends),
             (SENDS_NOTHING, Phrase::SendsNothing),
             (ADDS_NEW, Phrase::AddsNew),
@@ -289,6 +304,11 @@ fn first_phrases(text: &str) -> Vec<(Phrase, usize)> {
         {
             continue;
         }
+        // "The tag must already exist in the workspace": what the request needs, not a
+        // duplicate it refuses.
+        if kind == Phrase::RefusesDuplicate && required_before(text, start) {
+            continue;
+        }
         // "For Enterprise Managed Users, this endpoint does not send invitations": a
         // message left out for some callers is still sent to the others.
         if kind == Phrase::SendsNothing && conditional(text, start) {
@@ -324,7 +344,9 @@ fn weigh(
             Phrase::RefusesDuplicate if !has(Phrase::Compounds) => {
                 (Repeat::Idempotent, weight::STATED, Kind::Qualifier)
             }
-            Phrase::Upsert => (Repeat::Idempotent, weight::QUALIFIER, Kind::Qualifier),
+            Phrase::Upsert | Phrase::AttachesExisting => {
+                (Repeat::Idempotent, weight::QUALIFIER, Kind::Qualifier)
+            }
             // A message sent each time is a second effect of every repeat.
             Phrase::Sends if !has(Phrase::SendsNothing) => {
                 (Repeat::NonIdempotent, weight::STATED, Kind::Qualifier)
@@ -394,6 +416,23 @@ fn about_a_key(text: &str, at: usize, idempotency_word: bool) -> bool {
         || (idempotency_word && sentence.contains("idempoten"))
 }
 
+/// Whether the words just before `at` make what follows a requirement: `must`, `should`,
+/// `shall`, or `needs to` / `has to` (`The tag must already exist`).
+fn required_before(text: &str, at: usize) -> bool {
+    let before = text.get(sentence_start(text, at)..at).unwrap_or_default();
+    let mut last = words(before)
+        .map(|(_, w)| w)
+        .collect::<Vec<_>>()
+        .into_iter()
+        .rev();
+    let is = |w: Option<&str>, list: &[&str]| {
+        w.is_some_and(|w| list.iter().any(|l| l.eq_ignore_ascii_case(w)))
+    };
+    let first = last.next();
+    is(first, &["must", "should", "shall"])
+        || (is(first, &["to"]) && is(last.next(), &["need", "needs", "has", "have"]))
+}
+
 /// How many words before a phrase are read for the condition that opens its clause.
 const CONDITION_WINDOW: usize = 8;
 
@@ -436,12 +475,13 @@ mod tests {
     #[test]
     fn every_phrase_is_found_as_written() {
         let (trie, kinds) = trie();
-        let lists: [&[&str]; 11] = [
+        let lists: [&[&str]; 12] = [
             super::SAYS_IDEMPOTENT,
             super::IF_NOT_ALREADY,
             super::SAYS_NOT_IDEMPOTENT,
             super::REFUSES_DUPLICATE,
             super::UPSERT,
+            super::ATTACHES_EXISTING,
             super::SENDS,
             super::SENDS_NOTHING,
             super::ADDS_NEW,

@@ -501,3 +501,34 @@ fn money_moved_is_moved_again() {
         );
     }
 }
+
+#[test]
+fn what_must_already_exist_is_a_requirement_and_attaching_it_is_idempotent() {
+    // A precondition is no refused duplicate: the order is created each time.
+    assert_eq!(
+        says(
+            "/orders",
+            "post",
+            "      summary: Create an order\n      description: Creates an order. The customer must already exist.\n"
+        ),
+        Some(Repeat::NonIdempotent)
+    );
+    // Intercom's attachTagToArticle: applying an existing tag twice leaves one.
+    assert_eq!(
+        says(
+            "/articles/{article_id}/tags",
+            "post",
+            "      operationId: attachTagToArticle\n      summary: Add a tag to an article\n      description: Apply an existing tag to an article. The tag must already exist in the workspace.\n"
+        ),
+        Some(Repeat::Idempotent)
+    );
+    // A new thing added to an existing one is still new.
+    assert_eq!(
+        says(
+            "/subscription_items",
+            "post",
+            "      description: Adds a new item to an existing subscription.\n"
+        ),
+        Some(Repeat::NonIdempotent)
+    );
+}
