@@ -5,6 +5,7 @@ use std::borrow::Cow;
 
 pub(crate) use super::found::Written;
 use super::found::{Found, Kind, Place, QUOTE_LIMIT, sentence_start, weight};
+use super::identifier::{PATH_WORDS, literal_words, names_in, past_resources, restates_path};
 use super::phrases::{Phrase, Seen, phrases, phrases_among};
 use super::words::{self, identifier_word_iter, lead_verb, verb};
 use super::{Cue, CueSource, Repeat, Words};
@@ -340,68 +341,6 @@ fn identifier_verb(id: &Written<'_>, facts: &Facts<'_>) -> Option<Found> {
         },
         kind: Kind::Action,
     })
-}
-
-/// Whether the words of `id` are words of the literal segments of the path, in their
-/// order (`transferRecurringGet`: `/transfer/recurring/get`).
-fn restates_path(id: &str, path: &[&str]) -> bool {
-    let mut path_words = path.iter();
-    let mut id_words = identifier_word_iter(id).peekable();
-    id_words.peek().is_some() && id_words.all(|word| path_words.any(|p| same_noun(p, word)))
-}
-
-/// How many words of a path's literal segments are read.
-const PATH_WORDS: usize = 24;
-
-/// The words of the literal segments of `path` (its parameters left out), the first
-/// [`PATH_WORDS`] of them, on the stack: read once per operationId.
-fn literal_words<'p>(path: &'p str, out: &mut [&'p str; PATH_WORDS]) -> usize {
-    let words = crate::input::model::request_path(path)
-        .split('/')
-        .filter(|segment| !segment.contains('{'))
-        .flat_map(identifier_word_iter);
-    let mut count = 0;
-    for (slot, word) in out.iter_mut().zip(words) {
-        *slot = word;
-        count += 1;
-    }
-    count
-}
-
-/// Whether `path` holds `word` in any case (a quick look before its words are read).
-fn names_in(path: &str, word: &str) -> bool {
-    let (path, word) = (path.as_bytes(), word.as_bytes());
-    !word.is_empty()
-        && path
-            .windows(word.len())
-            .any(|w| w.eq_ignore_ascii_case(word))
-}
-
-/// Whether two words name the same thing, one perhaps in the plural: `poll`, `polls`.
-fn same_noun(a: &str, b: &str) -> bool {
-    let (short, long) = if a.len() <= b.len() { (a, b) } else { (b, a) };
-    long.get(..short.len())
-        .is_some_and(|head| head.eq_ignore_ascii_case(short))
-        && matches!(long.get(short.len()..), Some("" | "s" | "S"))
-}
-
-/// `id` from its verb, past the words before it that name the path's resources
-/// (`invite_revoke` for `/invites/{code}` is read from `revoke`): a resource named first,
-/// then a verb, is an identifier written resource first, not a verb.
-fn past_resources<'i>(id: &'i str, path: &[&str]) -> &'i str {
-    let mut words = identifier_word_iter(id).peekable();
-    let mut from = id;
-    while let Some(word) = words.next() {
-        let Some(&next) = words.peek() else {
-            break;
-        };
-        if !(path.iter().any(|p| same_noun(p, word)) && words::base(next).is_some()) {
-            break;
-        }
-        let at = next.as_ptr().addr() - id.as_ptr().addr();
-        from = id.get(at..).unwrap_or(from);
-    }
-    from
 }
 
 /// How many words of an identifier's part are read for its verb and what follows it.

@@ -23,12 +23,14 @@
 //! that may repeat, and whose message names the declaration that settles it.
 //!
 //! `cues` reads the places into cues (`found` holds what a cue is made of), `verbs` holds
-//! the verb tables and `words` looks words up in them, `phrases` holds the phrase lists
-//! and their matching (`trie` the matching itself), and `decide` weighs the cues.
+//! the verb tables and `words` looks words up in them (`identifier` reads an operationId
+//! beside its path), `phrases` holds the phrase lists and their matching (`trie` the
+//! matching itself), and `decide` weighs the cues.
 
 mod cues;
 mod decide;
 mod found;
+mod identifier;
 mod phrases;
 #[cfg(test)]
 mod tests;
