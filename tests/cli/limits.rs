@@ -483,3 +483,37 @@ fn the_files_one_description_reaches_count_against_one_byte_budget() {
         run.stderr
     );
 }
+
+#[test]
+fn phrases_in_one_endless_sentence_are_read_in_linear_time() {
+    // Each phrase's sentence is read to weigh it (a key, a condition, a requirement): in one
+    // sentence of 4 MB that repeats a phrase which every reading turns down, reading the
+    // whole sentence again for each of 200,000 phrases is 10^11 steps.
+    let key = "the key already exists ".repeat(200_000);
+    let bare = "x not already ".repeat(300_000);
+    let spec = write(
+        "endless-sentence.json",
+        &serde_json::json!({
+            "openapi": "3.0.3",
+            "info": {"title": "t", "version": "1"},
+            "paths": {
+                "/a": {"post": {"description": key, "responses": {"200": {"description": "ok"}}}},
+                "/b": {"post": {"description": bare, "responses": {"200": {"description": "ok"}}}},
+            },
+        })
+        .to_string(),
+    );
+    let run = bounded(
+        &["report", path_str(&spec), "--format", "json"],
+        Duration::from_secs(120),
+    );
+    assert_eq!(run.code, 0, "{}", run.transcript());
+    // Neither phrase says anything of a repeat there: both POSTs stay writes that repeat.
+    let ops = common::report_operations(&run);
+    for key in ["POST /a", "POST /b"] {
+        assert_eq!(
+            ops[key]["contract"]["repeat"]["effect"], "non-idempotent-write",
+            "{key}"
+        );
+    }
+}

@@ -122,28 +122,41 @@ fn has_control(bytes: &[u8]) -> bool {
     })
 }
 
-/// Where the sentence holding `at` starts.
+/// How far from a phrase its sentence is looked for, either way: a sentence is shorter,
+/// and a hostile text of one endless sentence full of phrases is read in linear time.
+const SENTENCE_LIMIT: usize = 600;
+
+/// Where the sentence holding `at` starts (at most [`SENTENCE_LIMIT`] bytes before it).
 pub(crate) fn sentence_start(text: &str, at: usize) -> usize {
-    let before = text.get(..at).unwrap_or_default();
+    let mut from = at.saturating_sub(SENTENCE_LIMIT);
+    while from < at && !text.is_char_boundary(from) {
+        from += 1;
+    }
+    let before = text.get(from..at).unwrap_or_default();
     before
         .rfind(". ")
         .map(|i| i + 2)
         .into_iter()
         .chain(before.rfind('\n').map(|i| i + 1))
         .max()
-        .unwrap_or(0)
+        .map_or(from, |i| from + i)
 }
 
 /// Where the sentence holding `at` ends: at its `. ` or its line's end, whichever comes
-/// first (as [`sentence_start`] starts one at a line's start).
+/// first (as [`sentence_start`] starts one at a line's start), at most
+/// [`SENTENCE_LIMIT`] bytes after it.
 pub(crate) fn sentence_end(text: &str, at: usize) -> usize {
-    let after = text.get(at..).unwrap_or_default();
+    let mut to = at.saturating_add(SENTENCE_LIMIT).min(text.len());
+    while to > at && !text.is_char_boundary(to) {
+        to -= 1;
+    }
+    let after = text.get(at..to).unwrap_or_default();
     after
         .find(". ")
         .into_iter()
         .chain(after.find('\n'))
         .min()
-        .map_or(text.len(), |i| at + i)
+        .map_or(to, |i| at + i)
 }
 
 #[cfg(test)]

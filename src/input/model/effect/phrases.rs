@@ -200,26 +200,27 @@ pub(super) enum Phrase {
     ChangesNothing,
 }
 
+/// Every list, with the kind of its phrases, in the trie's order (of a phrase in two
+/// lists, the first's kind counts).
+const LISTS: [(&[&str], Phrase); 12] = [
+    (SAYS_IDEMPOTENT, Phrase::Idempotent),
+    (IF_NOT_ALREADY, Phrase::IfNotAlready),
+    (SAYS_NOT_IDEMPOTENT, Phrase::NotIdempotent),
+    (REFUSES_DUPLICATE, Phrase::RefusesDuplicate),
+    (UPSERT, Phrase::Upsert),
+    (ATTACHES_EXISTING, Phrase::AttachesExisting),
+    (SENDS, Phrase::Sends),
+    (SENDS_NOTHING, Phrase::SendsNothing),
+    (ADDS_NEW, Phrase::AddsNew),
+    (COMPOUNDS, Phrase::Compounds),
+    (CREATES, Phrase::Creates),
+    (CHANGES_NOTHING, Phrase::ChangesNothing),
+];
+
 /// Every list's phrases in one trie, with the list of each.
 fn trie() -> &'static (Trie, Vec<Phrase>) {
     static PHRASES: OnceLock<(Trie, Vec<Phrase>)> = OnceLock::new();
-    PHRASES.get_or_init(|| {
-        let lists: [(&[&str], Phrase); 12] = [
-            (SAYS_IDEMPOTENT, Phrase::Idempotent),
-            (IF_NOT_ALREADY, Phrase::IfNotAlready),
-            (SAYS_NOT_IDEMPOTENT, Phrase::NotIdempotent),
-            (REFUSES_DUPLICATE, Phrase::RefusesDuplicate),
-            (UPSERT, Phrase::Upsert),
-            (ATTACHES_EXISTING, Phrase::AttachesExisting),
-            (SENDS, Phrase::Sends),
-            (SENDS_NOTHING, Phrase::SendsNothing),
-            (ADDS_NEW, Phrase::AddsNew),
-            (COMPOUNDS, Phrase::Compounds),
-            (CREATES, Phrase::Creates),
-            (CHANGES_NOTHING, Phrase::ChangesNothing),
-        ];
-        Trie::of_lists(&lists)
-    })
+    PHRASES.get_or_init(|| Trie::of_lists(&LISTS))
 }
 
 /// The texts of one description already read for phrases, with what each holds: the
@@ -293,6 +294,12 @@ fn first_phrases(text: &str) -> Vec<(Phrase, usize)> {
         let Some(&kind) = kinds.get(phrase as usize) else {
             continue;
         };
+        // Each list counts once, at its first place: a later phrase of a list already
+        // found is not read again.
+        let counted = |kind| first.iter().any(|(k, _)| *k == kind);
+        if counted(kind) || (kind == Phrase::IfNotAlready && counted(Phrase::Idempotent)) {
+            continue;
+        }
         let kind = match kind {
             Phrase::IfNotAlready if after_condition(text, start) => Phrase::Idempotent,
             Phrase::IfNotAlready => continue,
@@ -314,9 +321,7 @@ fn first_phrases(text: &str) -> Vec<(Phrase, usize)> {
         if kind == Phrase::SendsNothing && conditional(text, start) {
             continue;
         }
-        if !first.iter().any(|(k, _)| *k == kind) {
-            first.push((kind, start));
-        }
+        first.push((kind, start));
     }
     first
 }
@@ -419,12 +424,7 @@ fn about_a_key(text: &str, at: usize, idempotency_word: bool) -> bool {
 /// Whether the words just before `at` make what follows a requirement: `must`, `should`,
 /// `shall`, or `needs to` / `has to` (`The tag must already exist`).
 fn required_before(text: &str, at: usize) -> bool {
-    let before = text.get(sentence_start(text, at)..at).unwrap_or_default();
-    let mut last = words(before)
-        .map(|(_, w)| w)
-        .collect::<Vec<_>>()
-        .into_iter()
-        .rev();
+    let mut last = words_of(before_in_sentence(text, at)).into_iter().rev();
     let is = |w: Option<&str>, list: &[&str]| {
         w.is_some_and(|w| list.iter().any(|l| l.eq_ignore_ascii_case(w)))
     };
@@ -441,16 +441,25 @@ const CONDITION_WINDOW: usize = 8;
 /// add an element only if it's not already present`, beside `- Increment`), not of the
 /// whole operation.
 fn after_condition(text: &str, at: usize) -> bool {
-    let before = text.get(sentence_start(text, at)..at).unwrap_or_default();
+    let before = before_in_sentence(text, at);
     if before.trim_start().starts_with(['-', '*', '+', '•']) {
         return false;
     }
-    let words: Vec<&str> = words(before).map(|(_, w)| w).collect();
-    words
+    words_of(before)
         .iter()
         .rev()
         .take(CONDITION_WINDOW)
         .any(|w| w.eq_ignore_ascii_case("if") || w.eq_ignore_ascii_case("when"))
+}
+
+/// The part of the sentence holding `at` that comes before it.
+fn before_in_sentence(text: &str, at: usize) -> &str {
+    text.get(sentence_start(text, at)..at).unwrap_or_default()
+}
+
+/// The words of `text`, in order.
+fn words_of(text: &str) -> Vec<&str> {
+    words(text).map(|(_, w)| w).collect()
 }
 
 /// Whether the sentence holding `at` opens with a condition (`For …,`, `If …`, `When …`,
@@ -468,28 +477,14 @@ fn conditional(text: &str, at: usize) -> bool {
 
 #[cfg(test)]
 mod tests {
-    use super::trie;
+    use super::{LISTS, trie};
 
     /// Every phrase of every list is found in a text that says just it, as its own list's
     /// (or, for a phrase in two lists, the first's).
     #[test]
     fn every_phrase_is_found_as_written() {
         let (trie, kinds) = trie();
-        let lists: [&[&str]; 12] = [
-            super::SAYS_IDEMPOTENT,
-            super::IF_NOT_ALREADY,
-            super::SAYS_NOT_IDEMPOTENT,
-            super::REFUSES_DUPLICATE,
-            super::UPSERT,
-            super::ATTACHES_EXISTING,
-            super::SENDS,
-            super::SENDS_NOTHING,
-            super::ADDS_NEW,
-            super::COMPOUNDS,
-            super::CREATES,
-            super::CHANGES_NOTHING,
-        ];
-        let all: Vec<&str> = lists.iter().flat_map(|l| l.iter().copied()).collect();
+        let all: Vec<&str> = LISTS.iter().flat_map(|(l, _)| l.iter().copied()).collect();
         for (index, phrase) in all.iter().enumerate() {
             let first = all.iter().position(|p| p.eq_ignore_ascii_case(phrase));
             let found: Vec<(u32, usize)> = trie.find_iter(phrase).collect();

@@ -25,6 +25,15 @@ fn says(path: &str, method: &str, body: &str) -> Option<Repeat> {
     effect(path, method, body).repeat
 }
 
+/// Asserts what a POST whose summary is `summary` repeats.
+fn assert_summary_says(path: &str, summary: &str, repeat: Repeat) {
+    assert_eq!(
+        says(path, "post", &format!("      summary: {summary}\n")),
+        Some(repeat),
+        "{summary}"
+    );
+}
+
 #[test]
 fn a_post_that_searches_reads() {
     let e = effect(
@@ -370,11 +379,7 @@ fn ending_resolving_and_resizing_leave_what_the_first_request_left() {
             "Unsubscribe a member from a list",
         ),
     ] {
-        assert_eq!(
-            says(path, "post", &format!("      summary: {summary}\n")),
-            Some(Repeat::Idempotent),
-            "{summary}"
-        );
+        assert_summary_says(path, summary, Repeat::Idempotent);
     }
 }
 
@@ -427,6 +432,16 @@ fn how_to_call_an_operation_and_the_names_in_code_spans_are_no_verbs() {
         "      description: The `/transfer/get` endpoint fetches information about the transfer.\n",
     );
     assert_eq!(e.repeat, Some(Repeat::Read), "{e:?}");
+    // A request that is the thing sent is no call of the API: it is sent, and it
+    // disagrees with an update.
+    assert_eq!(
+        says(
+            "/users/{user_id}/relationships",
+            "post",
+            "      operationId: updateRelationship\n      description: Send a friend request to the user.\n"
+        ),
+        None
+    );
     // Sending something that is not a request still sends.
     assert_eq!(
         says(
@@ -494,11 +509,7 @@ fn money_moved_is_moved_again() {
             "Withdraw funds from a Plaid Ledger balance",
         ),
     ] {
-        assert_eq!(
-            says(path, "post", &format!("      summary: {summary}\n")),
-            Some(Repeat::NonIdempotent),
-            "{summary}"
-        );
+        assert_summary_says(path, summary, Repeat::NonIdempotent);
     }
 }
 

@@ -165,20 +165,40 @@ pub(crate) fn lead_verb(text: &str) -> Option<(usize, &str)> {
             continue;
         }
         verb(word)?;
-        let calls = CALLING.iter().any(|c| inflects(word, c))
-            && all.take(CALL_WINDOW).any(|(_, w)| {
-                w.eq_ignore_ascii_case("request") || w.eq_ignore_ascii_case("requests")
-            });
+        let calls = CALLING.iter().any(|c| inflects(word, c)) && calls_the_api(all);
         return (!calls).then_some((start, word));
     }
     None
 }
 
-/// Verbs that, before `a request`, say how an operation is called.
+/// Verbs that, before `a request to`, say how an operation is called.
 const CALLING: &[&str] = &["send", "make", "submit", "issue"];
 
-/// How many words after a calling verb are read for `request`: `send a POST request`.
-const CALL_WINDOW: usize = 3;
+/// Words between a calling verb and `request`: an article, or a method (`a POST request`).
+const CALL_FILLERS: &[&str] = &[
+    "a", "an", "the", "get", "post", "put", "patch", "delete", "head", "http", "https",
+];
+
+/// Whether the words after a calling verb are `[a] [POST] request(s) to`: the API is
+/// called (`Send a request to the /categories/get endpoint`), nothing is sent by it
+/// (`Send a friend request` sends one).
+fn calls_the_api<'t>(mut after: impl Iterator<Item = (usize, &'t str)>) -> bool {
+    let is = |w: &str, list: &[&str]| list.iter().any(|l| l.eq_ignore_ascii_case(w));
+    for (_, word) in after.by_ref().take(CALL_FILLERS_AT_MOST + 1) {
+        if is(word, &["request", "requests"]) {
+            return after
+                .next()
+                .is_some_and(|(_, w)| w.eq_ignore_ascii_case("to"));
+        }
+        if !is(word, CALL_FILLERS) {
+            return false;
+        }
+    }
+    false
+}
+
+/// How many fillers may stand between a calling verb and `request`.
+const CALL_FILLERS_AT_MOST: usize = 2;
 
 /// Whether `word` (in any case) is one of [`LEAD_IN`]: looked up among the lead-ins of
 /// its length, of which there are few, since this runs for the first words of every
