@@ -354,8 +354,9 @@ pub struct RequestField {
     pub place: Place,
     /// `required: true` on the parameter, or the name in the body schema's `required`.
     pub required: bool,
-    /// Its `description`, as written.
-    pub description: Option<String>,
+    /// Its `description` (a body property's `title` and `description`), as written:
+    /// shared with the source, not copied.
+    pub description: Option<crate::input::source::Text>,
     /// The parameter's `name:` line, or the property's key in the body schema.
     pub loc: Loc,
 }

@@ -25,7 +25,7 @@ use foldhash::HashMap;
 use super::{At, through};
 use crate::input::load::{FileId, Loader};
 use crate::input::model::{Place, RequestField, ResponseHeader};
-use crate::input::source::Node;
+use crate::input::source::{Node, Text};
 use crate::location::Loc;
 
 /// Where a `$ref`ed response is defined, and its headers.
@@ -299,13 +299,14 @@ impl Walk<'_> {
     }
 }
 
-/// A schema's `title` and `description`, as one text: what it says of the value.
-fn words(schema: &Node) -> Option<String> {
-    let title = schema.get("title").and_then(Node::as_str);
-    let description = schema.get("description").and_then(Node::as_str);
+/// A schema's `title` and `description`, as one text: what it says of the value. One of
+/// them alone is shared with the source, not copied.
+fn words(schema: &Node) -> Option<Text> {
+    let title = schema.get("title").and_then(Node::as_text);
+    let description = schema.get("description").and_then(Node::as_text);
     match (title, description) {
-        (Some(t), Some(d)) => Some(format!("{t}. {d}")),
-        (t, d) => t.or(d).map(str::to_string),
+        (Some(t), Some(d)) => Some(Text::from(format!("{}. {}", t.as_str(), d.as_str()))),
+        (t, d) => t.or(d).cloned(),
     }
 }
 

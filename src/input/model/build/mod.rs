@@ -729,10 +729,7 @@ fn params(
                     name: name.to_string(),
                     place,
                     required: matches!(flag(file, param, "required"), Ok(Some((true, _)))),
-                    description: param
-                        .get("description")
-                        .and_then(Node::as_str)
-                        .map(str::to_string),
+                    description: param.get("description").and_then(Node::as_text).cloned(),
                     loc: site,
                 });
             }
