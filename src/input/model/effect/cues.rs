@@ -7,6 +7,7 @@ pub(crate) use super::found::Written;
 use super::found::{Found, Kind, Place, QUOTE_LIMIT, sentence_start, weight};
 use super::identifier::{PATH_WORDS, literal_words, names_in, past_resources, restates_path};
 use super::phrases::{Phrase, Seen, phrases, phrases_among};
+use super::undone::not_yet_done;
 use super::words::{self, identifier_word_iter, lead_verb, verb};
 use super::{Cue, CueSource, Repeat, Words};
 use crate::input::model::Method;
@@ -86,6 +87,21 @@ pub(super) fn gather(facts: &Facts<'_>, seen: &mut Seen) -> Vec<Found> {
     }
     if let Some(description) = &facts.description {
         phrases(description, CueSource::Description, &mut out);
+    }
+    // "Capture the funds of an existing uncaptured PaymentIntent": a verb that would add
+    // something each time acts only once on what it names.
+    if out
+        .iter()
+        .any(|f| f.kind == Kind::Action && f.cue.says == Repeat::NonIdempotent)
+    {
+        let texts: Vec<(&Written<'_>, CueSource)> = [
+            (facts.summary.as_ref(), CueSource::Summary),
+            (facts.description.as_ref(), CueSource::Description),
+        ]
+        .into_iter()
+        .filter_map(|(text, source)| Some((text?, source)))
+        .collect();
+        out.extend(not_yet_done(&texts));
     }
     // A response that answers a repeat ("409: the tuple already exists", "204: Response
     // when already merged"): only what says idempotent is taken from it.

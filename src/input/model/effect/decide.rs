@@ -30,7 +30,16 @@ fn decide(method: Method, found: Vec<Found>) -> Inferred {
     let method_reads = if safe { u32::from(weight::SUMMARY) } else { 0 };
     let read = sum(&|f| action(f) && f.cue.says == Repeat::Read) + method_reads;
     let write = sum(&|f| action(f) && f.cue.says != Repeat::Read);
+    // A statement that the request changes nothing ("The generated notes are not saved
+    // anywhere") decides over verbs, as a statement of idempotence does below, unless a
+    // statement of a write ("sends an email", "is not idempotent") stands against it.
+    let stated = |f: &Found, read: bool| {
+        f.cue.weight >= weight::STATED && (f.cue.says == Repeat::Read) == read
+    };
+    let stated_read = found.iter().any(|f| action(f) && stated(f, true));
+    let stated_write = found.iter().any(|f| stated(f, false));
     let writes = match (read, write) {
+        _ if stated_read && !stated_write => false,
         (0, 0) => !safe,
         (_, 0) => false,
         (0, _) => true,

@@ -35,6 +35,7 @@ mod phrases;
 #[cfg(test)]
 mod tests;
 mod trie;
+mod undone;
 mod verbs;
 pub(crate) mod words;
 

@@ -46,17 +46,28 @@ const SAYS_IDEMPOTENT: &[&str] = &[
 /// nothing of a repeat.
 const IF_NOT_ALREADY: &[&str] = &["not already"];
 
-/// Phrases that say the request changes nothing.
+/// Phrases that say the request changes nothing at all: a statement of the whole
+/// request, which decides that it reads unless a statement of a write stands against it
+/// (see `decide`).
 const CHANGES_NOTHING: &[&str] = &[
     "not saved anywhere",
+    // Longer than "are not saved", which starts at the same word.
+    "are not saved anywhere",
+    "is not saved anywhere",
+    "is a dry run",
+    "no changes are made",
+    "without making any changes",
+];
+
+/// Phrases that say something is not changed: a read's words, which weigh like a
+/// summary's verb, since the sentence may speak of one thing a write leaves alone ("the
+/// card number is not saved", "this does not modify the original").
+const CHANGES_SOMETHING_NOT: &[&str] = &[
     "are not saved",
     "is not saved",
     "not persisted",
-    "is a dry run",
     "dry-run",
     "does not modify",
-    "no changes are made",
-    "without making any changes",
 ];
 
 /// Phrases that deny it.
@@ -198,11 +209,12 @@ pub(super) enum Phrase {
     Compounds,
     Creates,
     ChangesNothing,
+    ChangesSomethingNot,
 }
 
 /// Every list, with the kind of its phrases, in the trie's order (of a phrase in two
 /// lists, the first's kind counts).
-const LISTS: [(&[&str], Phrase); 12] = [
+const LISTS: [(&[&str], Phrase); 13] = [
     (SAYS_IDEMPOTENT, Phrase::Idempotent),
     (IF_NOT_ALREADY, Phrase::IfNotAlready),
     (SAYS_NOT_IDEMPOTENT, Phrase::NotIdempotent),
@@ -215,6 +227,7 @@ const LISTS: [(&[&str], Phrase); 12] = [
     (COMPOUNDS, Phrase::Compounds),
     (CREATES, Phrase::Creates),
     (CHANGES_NOTHING, Phrase::ChangesNothing),
+    (CHANGES_SOMETHING_NOT, Phrase::ChangesSomethingNot),
 ];
 
 /// Every list's phrases in one trie, with the list of each.
@@ -357,6 +370,7 @@ fn weigh(
                 (Repeat::NonIdempotent, weight::STATED, Kind::Qualifier)
             }
             Phrase::ChangesNothing => (Repeat::Read, weight::STATED, Kind::Action),
+            Phrase::ChangesSomethingNot => (Repeat::Read, weight::SUMMARY, Kind::Action),
             Phrase::AddsNew => (Repeat::NonIdempotent, weight::ADDS_NEW, Kind::Qualifier),
             Phrase::Compounds => (Repeat::NonIdempotent, weight::STATED, Kind::Qualifier),
             // "If the collection does not exist, it will be created": created once, then

@@ -543,3 +543,53 @@ fn what_must_already_exist_is_a_requirement_and_attaching_it_is_idempotent() {
         Some(Repeat::NonIdempotent)
     );
 }
+
+#[test]
+fn a_statement_that_nothing_is_saved_decides_over_verbs() {
+    let e = effect(
+        "/repos/{owner}/{repo}/releases/generate-notes",
+        "post",
+        "      operationId: repos/generate-release-notes\n      summary: Generate release notes content for a release\n      description: Generate a name and body describing a release. The generated release notes are not saved anywhere. They are intended to be generated and used when creating a new release.\n",
+    );
+    assert_eq!(e.repeat, Some(Repeat::Read), "{e:?}");
+    assert_eq!(e.cues[0].source, CueSource::Description);
+    // Something left alone is no statement of the whole request: a create that keeps
+    // no card number still creates.
+    assert_summary_says(
+        "/payments",
+        "Creates a payment. The card number is not saved.",
+        Repeat::NonIdempotent,
+    );
+    // A statement of a write stands against it: the verbs decide again.
+    assert_ne!(
+        says(
+            "/reports/{id}/share",
+            "post",
+            "      summary: Share the report\n      description: No changes are made to the report; an email is sent to each reader.\n",
+        ),
+        Some(Repeat::Read)
+    );
+}
+
+#[test]
+fn a_write_on_what_it_has_not_yet_done_is_refused_the_second_time() {
+    let e = effect(
+        "/v1/payment_intents/{intent}/capture",
+        "post",
+        "      summary: Capture a PaymentIntent\n      description: Capture the funds of an existing uncaptured PaymentIntent when its status is requires_capture.\n",
+    );
+    assert_eq!(e.repeat, Some(Repeat::Idempotent), "{e:?}");
+    assert!(e.cues[0].words.text().contains("uncaptured"), "{e:?}");
+    assert_summary_says(
+        "/user/codespaces/{codespace_name}/publish",
+        "Publishes an unpublished codespace, creating a new repository.",
+        Repeat::Idempotent,
+    );
+    // Another verb's state says nothing of this one: the payment not yet captured is
+    // cancelled once, and a capture of an uncancelled one captures.
+    assert_summary_says(
+        "/payments/{id}/captures",
+        "Captures an uncancelled payment.",
+        Repeat::NonIdempotent,
+    );
+}

@@ -1,0 +1,153 @@
+//! A write that acts only on what it has not done yet: "Capture the funds of an existing
+//! uncaptured PaymentIntent", "Publishes an unpublished codespace". The text names the
+//! state the request needs with the request's own verb, undone; once done, the request no
+//! longer applies, so a repeat is refused and the second request leaves the state the
+//! first left (the labels' convention: idempotent, "even if it answers 404 or 409").
+//!
+//! Only the verb that leads the summary or the description counts, in its own word:
+//! "uncaptured" beside `capture`. A state of another verb ("a payment that has not yet been
+//! captured", beside `cancel`) says nothing of what this request does to it.
+
+use super::found::{Found, Kind, Written, sentence_start, weight};
+use super::words::lead_verb;
+use super::{Cue, CueSource, Repeat, Words};
+
+/// The cue of a summary or description that names its lead verb's object as not yet
+/// acted on (`un` + the verb's participle), if one does.
+pub(super) fn not_yet_done(texts: &[(&Written<'_>, CueSource)]) -> Option<Found> {
+    let verbs: Vec<&str> = texts
+        .iter()
+        .filter_map(|(text, _)| lead_verb(text.text).map(|(_, verb)| verb))
+        .collect();
+    for (text, source) in texts {
+        let Some(at) = verbs.iter().find_map(|verb| undone_at(text.text, verb)) else {
+            continue;
+        };
+        return Some(Found {
+            cue: Cue {
+                says: Repeat::Idempotent,
+                source: *source,
+                words: Words::quote(text, sentence_start(text.text, at)),
+                loc: Some(text.loc.loc()),
+                weight: weight::STATED,
+            },
+            kind: Kind::Qualifier,
+        });
+    }
+    None
+}
+
+/// Where `text` holds a word `un` + the participle of `verb`, in any case. The verb's
+/// stem is looked for as written in lower or upper case (a fast search of the bytes),
+/// and only there are the word and its `un` read.
+fn undone_at(text: &str, verb: &str) -> Option<usize> {
+    let lower = verb.to_ascii_lowercase();
+    // `captures` → `captur`, `publishes` → `publish`: what every participle starts with.
+    let stem = lower
+        .strip_suffix("es")
+        .or_else(|| lower.strip_suffix('s'))
+        .unwrap_or(&lower);
+    let stem = stem.strip_suffix('e').unwrap_or(stem);
+    if stem.len() < 3 {
+        return None;
+    }
+    let bytes = text.as_bytes();
+    [stem.to_string(), stem.to_ascii_uppercase()]
+        .iter()
+        .flat_map(|needle| memchr::memmem::find_iter(bytes, needle.as_bytes()))
+        .filter_map(|found| {
+            let start = found.checked_sub(2)?;
+            let rest = text.get(start..)?;
+            let word = rest.get(..word_len(rest.as_bytes()))?;
+            let starts_word = start
+                .checked_sub(1)
+                .and_then(|before| bytes.get(before))
+                .is_none_or(|b| !b.is_ascii_alphanumeric());
+            (starts_word && strip_un(word).is_some_and(|rest| participle_of(rest, verb)))
+                .then_some(start)
+        })
+        .min()
+}
+
+/// The length of the run of ASCII letters that opens `bytes`.
+fn word_len(bytes: &[u8]) -> usize {
+    bytes
+        .iter()
+        .position(|b| !b.is_ascii_alphabetic())
+        .unwrap_or(bytes.len())
+}
+
+/// `word` without its `un`, in any case, when it has one and more after it.
+fn strip_un(word: &str) -> Option<&str> {
+    let head = word.get(..2)?;
+    let rest = word.get(2..)?;
+    (head.eq_ignore_ascii_case("un") && rest.len() >= 3).then_some(rest)
+}
+
+/// Whether `word` is the past participle of `verb` (as written: `captures`, `Capture`,
+/// `submit`), in any case: `captured`, `published`, `submitted`.
+fn participle_of(word: &str, verb: &str) -> bool {
+    let verb = verb.to_ascii_lowercase();
+    let word = word.to_ascii_lowercase();
+    let bases = [
+        Some(verb.as_str()),
+        verb.strip_suffix("es"),
+        verb.strip_suffix('s'),
+    ];
+    bases.into_iter().flatten().any(|base| {
+        let Some(rest) = word.strip_prefix(base) else {
+            return false;
+        };
+        // `capture` → `captured`; `publish` → `published`; `submit` → `submitted`.
+        (rest == "d" && base.ends_with('e'))
+            || rest == "ed"
+            || base
+                .chars()
+                .last()
+                .is_some_and(|last| rest.strip_prefix(last) == Some("ed"))
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{participle_of, undone_at};
+
+    #[test]
+    fn an_undone_object_is_found_in_any_case_at_a_word_start() {
+        let text = "Capture the funds of an existing uncaptured PaymentIntent.";
+        assert_eq!(undone_at(text, "Capture"), Some(33));
+        assert_eq!(undone_at("An UNCAPTURED charge", "captures"), Some(3));
+        assert_eq!(
+            undone_at("Publishes an Unpublished codespace", "Publishes"),
+            Some(13)
+        );
+        // Not at a word's start, not undone, or another verb's.
+        assert_eq!(undone_at("a reuncaptured charge", "capture"), None);
+        assert_eq!(undone_at("a captured charge", "capture"), None);
+        assert_eq!(undone_at("an uncapturable charge", "capture"), None);
+        assert_eq!(undone_at("an uncaptured charge", "cancel"), None);
+        assert_eq!(undone_at("un", "run"), None);
+    }
+
+    #[test]
+    fn a_participle_is_the_verb_done() {
+        for (word, verb) in [
+            ("captured", "Capture"),
+            ("captured", "captures"),
+            ("published", "Publishes"),
+            ("submitted", "submit"),
+            ("CONFIRMED", "confirm"),
+        ] {
+            assert!(participle_of(word, verb), "{word} {verb}");
+        }
+        for (word, verb) in [
+            ("captured", "cancel"),
+            ("capture", "capture"),
+            ("capturing", "capture"),
+            ("publishd", "publish"),
+            ("d", ""),
+        ] {
+            assert!(!participle_of(word, verb), "{word} {verb}");
+        }
+    }
+}
