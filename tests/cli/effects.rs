@@ -160,7 +160,7 @@ const EXPECTED: &[(&str, &str, &str)] = &[
     (
         "POST /projects/{project_gid}/addFollowers",
         "idempotent-write",
-        "idempotent (description \"Therefore, if the users are not already members of the project, they will also…\")",
+        "idempotent (description \"Therefore, if the users are not already members of the project, they will also…\"; summary \"Add followers to a project\"; operationId `addFollowersForProject`)",
     ),
     (
         "POST /v2/apps",

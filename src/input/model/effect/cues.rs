@@ -6,6 +6,7 @@ use std::borrow::Cow;
 pub(crate) use super::found::Written;
 use super::found::{Found, Kind, Place, QUOTE_LIMIT, sentence_start, weight};
 use super::identifier::{PATH_WORDS, literal_words, names_in, past_resources, restates_path};
+use super::members::adds_member;
 use super::phrases::{Phrase, Seen, phrases, phrases_among};
 use super::undone::not_yet_done;
 use super::words::{self, identifier_word_iter, lead_verb, verb};
@@ -314,7 +315,13 @@ fn sentence_verb(
     facts: &Facts<'_>,
 ) -> Option<Found> {
     let (start, word) = lead_verb(text.text)?;
-    let says = carried(word, &text.text[start + word.len()..]).or_else(|| verb(word))?;
+    let rest = &text.text[start + word.len()..];
+    let says = carried(word, rest)
+        .or_else(|| {
+            adds_member(word, words::words(rest).map(|(_, w)| w), false)
+                .then_some(Repeat::Idempotent)
+        })
+        .or_else(|| verb(word))?;
     let says = either(says, text.text, start + word.len());
     Some(Found {
         cue: Cue {
@@ -335,7 +342,11 @@ fn sentence_verb(
 /// (`transferRecurringGet` for `/transfer/recurring/get`) names its action where the path
 /// does, last: its first word there is the resource (`transfer`), not a verb.
 fn identifier_verb(id: &Written<'_>, facts: &Facts<'_>) -> Option<Found> {
-    let (mut says, word) = identifier_says_by(id.text, facts.method)?;
+    // An operationId that is the path's action on a named item (`addFollowers` for
+    // `/goals/{goal_gid}/addFollowers`) acts on that item.
+    let on_named =
+        named_action(facts.path).is_some_and(|action| action.eq_ignore_ascii_case(id.text));
+    let (mut says, word) = identifier_says_by(id.text, facts.method, on_named)?;
     // The word that said it may name the path's resource instead: then the path tells.
     if names_in(facts.path, word) {
         let mut path_words = [""; PATH_WORDS];
@@ -344,7 +355,7 @@ fn identifier_verb(id: &Written<'_>, facts: &Facts<'_>) -> Option<Found> {
         says = if restates_path(id.text, path) {
             path_says(facts)?.1
         } else {
-            identifier_says(past_resources(id.text, path), facts.method)?
+            identifier_says(past_resources(id.text, path), facts.method, false)?
         };
     }
     Some(Found {
@@ -363,12 +374,13 @@ fn identifier_verb(id: &Written<'_>, facts: &Facts<'_>) -> Option<Found> {
 const IDENTIFIER_WINDOW: usize = 12;
 
 /// What an identifier's verb says (see [`identifier_verb`]).
-pub(super) fn identifier_says(id: &str, method: Method) -> Option<Repeat> {
-    identifier_says_by(id, method).map(|(says, _)| says)
+pub(super) fn identifier_says(id: &str, method: Method, target_named: bool) -> Option<Repeat> {
+    identifier_says_by(id, method, target_named).map(|(says, _)| says)
 }
 
 /// [`identifier_says`], with the word that said it.
-fn identifier_says_by(id: &str, method: Method) -> Option<(Repeat, &str)> {
+/// With `target_named`, the path names the item the identifier's action acts on.
+fn identifier_says_by(id: &str, method: Method, target_named: bool) -> Option<(Repeat, &str)> {
     let echo = |t: &str| t.eq_ignore_ascii_case(method.as_str());
     // Split on ASCII bytes, so every part is a `str` between character boundaries.
     let parts = id
@@ -409,6 +421,11 @@ fn identifier_says_by(id: &str, method: Method) -> Option<(Repeat, &str)> {
         };
         if let Some(says) = base_verb(first) {
             let rest = tokens.get(at + 1..).unwrap_or_default();
+            let says = if adds_member(first, rest.iter().copied(), target_named) {
+                Repeat::Idempotent
+            } else {
+                says
+            };
             let says = either_in(says, rest, rest.first().copied(), rest.get(1).copied());
             return Some((says, first));
         }
@@ -447,9 +464,20 @@ fn path_says<'f>(facts: &Facts<'f>) -> Option<(&'f str, Repeat, u8)> {
         _ if last.contains('{') => return None,
         _ => (last.rsplit('.').next().unwrap_or(last), weight::PATH),
     };
-    let says = words::base_any_case_without(action, b"-_")
-        .or_else(|| identifier_says(action, facts.method))?;
+    let says = words::base_any_case_without(action, b"-_").or_else(|| {
+        let on_named = named_action(facts.path) == Some(action);
+        identifier_says(action, facts.method, on_named)
+    })?;
     Some((action, says, weight))
+}
+
+/// The path's last segment when it acts on the item the segment before names
+/// (`/goals/{goal_gid}/addFollowers` → `addFollowers`).
+fn named_action(path: &str) -> Option<&str> {
+    let mut segments = path.trim_end_matches('/').rsplit('/');
+    let last = segments.next()?;
+    let before = segments.next()?;
+    (!last.contains('{') && before.starts_with('{') && before.ends_with('}')).then_some(last)
 }
 
 /// The cues of the operation's structure: its media types, a GraphQL endpoint, a `201`

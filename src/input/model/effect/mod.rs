@@ -31,6 +31,7 @@ mod cues;
 mod decide;
 mod found;
 mod identifier;
+mod members;
 mod phrases;
 #[cfg(test)]
 mod tests;

@@ -593,3 +593,34 @@ fn a_write_on_what_it_has_not_yet_done_is_refused_the_second_time() {
         Repeat::NonIdempotent,
     );
 }
+
+#[test]
+fn a_member_added_to_a_set_is_added_once_and_new_content_each_time() {
+    for summary in [
+        "Add followers to a project",
+        "Adds labels to an issue.",
+        "Add a user to a workspace or organization",
+    ] {
+        assert_summary_says("/projects/{id}/followers", summary, Repeat::Idempotent);
+    }
+    for summary in [
+        "Add a comment to an issue",
+        "Add new permissions to an existing role",
+        "Add a field to a project",
+    ] {
+        assert_summary_says("/projects/{id}/items", summary, Repeat::NonIdempotent);
+    }
+    // The path names where the member goes; a create of users names no target.
+    assert_eq!(
+        says(
+            "/goals/{goal_gid}/addFollowers",
+            "post",
+            "      operationId: addFollowers\n"
+        ),
+        Some(Repeat::Idempotent)
+    );
+    assert_eq!(
+        says("/users", "post", "      operationId: addUser\n"),
+        Some(Repeat::NonIdempotent)
+    );
+}
