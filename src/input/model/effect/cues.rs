@@ -290,23 +290,6 @@ fn both(first: Repeat, clause: &[&str]) -> Repeat {
     worst
 }
 
-/// A read when `verb` is a carrier (`run`, `execute`, `send`) whose object, within the
-/// next few words, is a query or search: `Runs multiple search queries`, `Executes a
-/// GraphQL query`.
-fn carried(verb: &str, rest: &str) -> Option<Repeat> {
-    if !words::CARRIERS.iter().any(|c| words::inflects(verb, c)) {
-        return None;
-    }
-    words::words(rest)
-        .take(5)
-        .any(|(_, w)| {
-            words::READ_OBJECTS
-                .iter()
-                .any(|o| o.eq_ignore_ascii_case(w))
-        })
-        .then_some(Repeat::Read)
-}
-
 /// The verb that leads a summary or description.
 fn sentence_verb(
     text: &Written<'_>,
@@ -316,7 +299,7 @@ fn sentence_verb(
 ) -> Option<Found> {
     let (start, word) = lead_verb(text.text)?;
     let rest = &text.text[start + word.len()..];
-    let says = carried(word, rest)
+    let says = words::carried(word, words::words(rest).map(|(_, w)| w))
         .or_else(|| {
             adds_member(word, words::words(rest).map(|(_, w)| w), false)
                 .then_some(Repeat::Idempotent)
@@ -421,7 +404,9 @@ fn identifier_says_by(id: &str, method: Method, target_named: bool) -> Option<(R
         };
         if let Some(says) = base_verb(first) {
             let rest = tokens.get(at + 1..).unwrap_or_default();
-            let says = if adds_member(first, rest.iter().copied(), target_named) {
+            let says = if let Some(read) = words::carried(first, rest.iter().copied()) {
+                read
+            } else if adds_member(first, rest.iter().copied(), target_named) {
                 Repeat::Idempotent
             } else {
                 says

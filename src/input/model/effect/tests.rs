@@ -624,3 +624,23 @@ fn a_member_added_to_a_set_is_added_once_and_new_content_each_time() {
         Some(Repeat::NonIdempotent)
     );
 }
+
+#[test]
+fn resolving_a_name_looks_it_up_and_resolving_an_incident_changes_it() {
+    let e = effect(
+        "/organizations/{org}/eventids/{event_id}/",
+        "get",
+        "      operationId: resolveOrganizationEventId\n      summary: Resolve an Event ID\n      description: This resolves an event ID to the project slug and internal issue ID.\n",
+    );
+    assert_eq!(e.repeat, Some(Repeat::Read), "{e:?}");
+    assert_summary_says(
+        "/incidents/{id}/resolve",
+        "Resolve an incident",
+        Repeat::Idempotent,
+    );
+    // An identifier carries its object too: `executeQuery` runs a read.
+    assert_eq!(
+        says("/graph", "post", "      operationId: executeQuery\n"),
+        Some(Repeat::Read)
+    );
+}

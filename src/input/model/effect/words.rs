@@ -322,13 +322,63 @@ pub(crate) const IDENTIFIER_PREFIXES: &[&str] = &[
 
 /// Verbs whose effect is their object's: `runs search queries`, `executes a GraphQL
 /// query`, `sends a list of check operations` read; `runs a workflow` does not.
-pub(crate) const CARRIERS: &[&str] = &["run", "execute", "perform", "send", "submit", "process"];
+const CARRIERS: &[&str] = &["run", "execute", "perform", "send", "submit", "process"];
 
 /// Objects that make a carrier verb a read.
-pub(crate) const READ_OBJECTS: &[&str] = &[
+const READ_OBJECTS: &[&str] = &[
     "query", "queries", "search", "searches", "lookup", "lookups", "read", "reads", "check",
     "checks",
 ];
+
+/// `resolve`, which changes a state (`Resolve an incident`) unless what it resolves is a
+/// name: `Resolve an Event ID` to the project it belongs to, `resolveOrganizationShortId`,
+/// a hostname to an address, which looks it up.
+const RESOLVES: &[&str] = &["resolve"];
+
+/// Names that `resolve` looks up.
+const NAMES: &[&str] = &[
+    "id",
+    "ids",
+    "identifier",
+    "identifiers",
+    "name",
+    "names",
+    "alias",
+    "aliases",
+    "address",
+    "addresses",
+    "url",
+    "urls",
+    "uri",
+    "uris",
+    "reference",
+    "references",
+    "hostname",
+    "hostnames",
+    "handle",
+    "handles",
+    "slug",
+    "slugs",
+];
+
+/// Verbs whose effect is a read when one of their objects comes within the next few words.
+const CARRIED: &[(&[&str], &[&str])] = &[(CARRIERS, READ_OBJECTS), (RESOLVES, NAMES)];
+
+/// How many words after the verb are read for its object.
+const OBJECT_WINDOW: usize = 5;
+
+/// A read when `verb` carries its object (see [`CARRIED`]) and one of the words after it
+/// names a read's object: `Runs multiple search queries`, `resolve Organization Event Id`.
+pub(crate) fn carried<'t>(verb: &str, after: impl IntoIterator<Item = &'t str>) -> Option<Repeat> {
+    let (_, objects) = CARRIED
+        .iter()
+        .find(|(verbs, _)| verbs.iter().any(|v| inflects(verb, v)))?;
+    after
+        .into_iter()
+        .take(OBJECT_WINDOW)
+        .any(|w| objects.iter().any(|o| o.eq_ignore_ascii_case(w)))
+        .then_some(Repeat::Read)
+}
 
 #[cfg(test)]
 mod tests {
