@@ -9,6 +9,7 @@ use super::identifier::{PATH_WORDS, literal_words, names_in, past_resources, res
 use super::members::adds_member;
 use super::phrases::{Phrase, Seen, phrases, phrases_among};
 use super::undone::not_yet_done;
+use super::verbs::MAKES;
 use super::words::{self, identifier_word_iter, lead_verb, verb};
 use super::{Cue, CueSource, Repeat, Words};
 use crate::input::model::Method;
@@ -183,16 +184,19 @@ pub(super) fn gather(facts: &Facts<'_>, seen: &mut Seen) -> Vec<Found> {
 
 /// A create or add at a path that ends with a parameter, by PUT: the client names what
 /// it puts (RFC 9110 §9.3.4), so doing it twice leaves one (`PUT /user/starred/{repo}`,
-/// `PUT /files/{name}`). A non-idempotent verb is then idempotent. A fragment, which
-/// some descriptions add to tell operations of one path apart, is no part of the URL
-/// (RFC 3986 §3.5): `PUT /files/{file_id}#add_shared_link` names its file.
-fn named_target(facts: &Facts<'_>, says: Repeat) -> Repeat {
+/// `PUT /files/{name}`). A verb that makes what it names ([`MAKES`]: create, add,
+/// upload) is then idempotent; one that sends, charges or runs something (`Edits and
+/// sends a SignatureRequest`) still does it again, whatever the URL names. A fragment,
+/// which some descriptions add to tell operations of one path apart, is no part of the
+/// URL (RFC 3986 §3.5): `PUT /files/{file_id}#add_shared_link` names its file.
+fn named_target(facts: &Facts<'_>, says: Repeat, verb: &str) -> Repeat {
     let names_it = || {
         let path = crate::input::model::request_path(facts.path).trim_end_matches('/');
         // `/users/@me`, `/me`: the caller, by the name every API gives it.
         path.ends_with('}') || path.ends_with("/@me") || path.ends_with("/me")
     };
-    if says == Repeat::NonIdempotent && facts.method == Method::Put && names_it() {
+    let makes = || MAKES.iter().any(|m| words::inflects(verb, m));
+    if says == Repeat::NonIdempotent && facts.method == Method::Put && makes() && names_it() {
         Repeat::Idempotent
     } else {
         says
@@ -308,7 +312,7 @@ fn sentence_verb(
     let says = either(says, text.text, start + word.len());
     Some(Found {
         cue: Cue {
-            says: named_target(facts, says),
+            says: named_target(facts, says, word),
             source,
             words: Words::quote(text, start),
             loc: Some(text.loc.loc()),
@@ -343,7 +347,7 @@ fn identifier_verb(id: &Written<'_>, facts: &Facts<'_>) -> Option<Found> {
     }
     Some(Found {
         cue: Cue {
-            says: named_target(facts, says),
+            says: named_target(facts, says, word),
             source: CueSource::OperationId,
             words: Words::quote(id, 0),
             loc: Some(id.loc.loc()),
@@ -427,9 +431,10 @@ fn base_verb(word: &str) -> Option<Repeat> {
 /// literal segment (`/orders/{id}/cancel`), or a dotted method name (`/chat.postMessage`).
 fn path_action(facts: &Facts<'_>) -> Option<Found> {
     let (action, says, weight) = path_says(facts)?;
+    let verb = identifier_word_iter(action).next().unwrap_or(action);
     Some(Found {
         cue: Cue {
-            says: named_target(facts, says),
+            says: named_target(facts, says, verb),
             source: CueSource::Path,
             words: action.chars().take(QUOTE_LIMIT).collect::<String>().into(),
             loc: Some(facts.site.clone()),

@@ -644,3 +644,23 @@ fn resolving_a_name_looks_it_up_and_resolving_an_incident_changes_it() {
         Some(Repeat::Read)
     );
 }
+
+#[test]
+fn a_put_that_names_its_target_makes_it_once_but_sends_each_time() {
+    let put = |path: &str, summary: &str| says(path, "put", &format!("      summary: {summary}\n"));
+    assert_eq!(
+        put("/files/{name}", "Create a file"),
+        Some(Repeat::Idempotent)
+    );
+    assert_eq!(
+        put(
+            "/signature_request/edit/{id}",
+            "Edits and sends a SignatureRequest"
+        ),
+        Some(Repeat::NonIdempotent)
+    );
+    assert_eq!(
+        put("/invoices/{id}", "Send the invoice"),
+        Some(Repeat::NonIdempotent)
+    );
+}

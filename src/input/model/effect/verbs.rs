@@ -257,3 +257,32 @@ pub(super) const NON_IDEMPOTENT: &[&str] = &[
     "deposit",
     "withdraw",
 ];
+
+/// Non-idempotent verbs that make the thing they name: at a URL that names it, by PUT,
+/// it is made once (see `cues::named_target`). Sending, charging, running and the like
+/// are done again whatever the URL names.
+pub(super) const MAKES: &[&str] = &[
+    "create",
+    "add",
+    "post",
+    "upload",
+    "import",
+    "insert",
+    "register",
+    "new",
+    "record",
+    "write",
+    "push",
+    "copy",
+    "duplicate",
+    "clone",
+    "fork",
+    "provision",
+    "allocate",
+    "deploy",
+    "build",
+    "enroll",
+    "publish",
+    "share",
+    "schedule",
+];
