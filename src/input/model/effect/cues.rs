@@ -329,10 +329,10 @@ fn sentence_verb(
 /// (`transferRecurringGet` for `/transfer/recurring/get`) names its action where the path
 /// does, last: its first word there is the resource (`transfer`), not a verb.
 fn identifier_verb(id: &Written<'_>, facts: &Facts<'_>) -> Option<Found> {
-    // An operationId that is the path's action on a named item (`addFollowers` for
-    // `/goals/{goal_gid}/addFollowers`) acts on that item.
-    let on_named =
-        named_action(facts.path).is_some_and(|action| action.eq_ignore_ascii_case(id.text));
+    // A path that names an item before its last segment (`/goals/{goal_gid}/addFollowers`,
+    // `/chats/{id}/members`) names what the operationId's action acts on
+    // (`addFollowers`, `ChatMemberOperations_addMembers`).
+    let on_named = named_action(facts.path).is_some();
     let (mut says, word) = identifier_says_by(id.text, facts.method, on_named)?;
     // The word that said it may name the path's resource instead: then the path tells.
     if names_in(facts.path, word) {

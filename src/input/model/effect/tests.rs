@@ -404,11 +404,20 @@ fn an_operation_id_that_restates_the_path_names_its_action_last() {
     );
     assert_eq!(
         says(
+            "/repos/{owner}/{repo}/issues/{issue_number}/comments",
+            "post",
+            "      operationId: issues/create-comment\n"
+        ),
+        Some(Repeat::NonIdempotent)
+    );
+    // Assignees added to the issue the path names are members of a set: added once.
+    assert_eq!(
+        says(
             "/repos/{owner}/{repo}/issues/{issue_number}/assignees",
             "post",
             "      operationId: issues/add-assignees\n"
         ),
-        Some(Repeat::NonIdempotent)
+        Some(Repeat::Idempotent)
     );
 }
 
@@ -616,6 +625,14 @@ fn a_member_added_to_a_set_is_added_once_and_new_content_each_time() {
             "/goals/{goal_gid}/addFollowers",
             "post",
             "      operationId: addFollowers\n"
+        ),
+        Some(Repeat::Idempotent)
+    );
+    assert_eq!(
+        says(
+            "/chats/{id}/members",
+            "post",
+            "      operationId: ChatMemberOperations_addMembers\n"
         ),
         Some(Repeat::Idempotent)
     );
