@@ -50,10 +50,14 @@ pub(crate) struct Facts<'a> {
 pub(super) fn gather(facts: &Facts<'_>, seen: &mut Seen) -> Vec<Found> {
     let mut out = Vec::new();
     let safe = facts.method.is_safe();
+    // The verbs that lead the summary and the description, for `not_yet_done`.
+    let mut lead_verbs: Vec<&str> = Vec::new();
     if let Some(summary) = &facts.summary
-        && let Some(found) = sentence_verb(summary, CueSource::Summary, weight::SUMMARY, facts)
+        && let Some((found, verb)) =
+            sentence_verb(summary, CueSource::Summary, weight::SUMMARY, facts)
     {
         out.push(found);
+        lead_verbs.push(verb);
     }
     if let Some(id) = &facts.operation_id
         && let Some(found) = identifier_verb(id, facts)
@@ -64,7 +68,7 @@ pub(super) fn gather(facts: &Facts<'_>, seen: &mut Seen) -> Vec<Found> {
         out.push(found);
     }
     if let Some(description) = &facts.description
-        && let Some(found) = sentence_verb(
+        && let Some((found, verb)) = sentence_verb(
             description,
             CueSource::Description,
             weight::DESCRIPTION,
@@ -72,6 +76,7 @@ pub(super) fn gather(facts: &Facts<'_>, seen: &mut Seen) -> Vec<Found> {
         )
     {
         out.push(found);
+        lead_verbs.push(verb);
     }
     if let Some(summary) = &facts.summary {
         phrases(summary, CueSource::Summary, &mut out);
@@ -103,7 +108,7 @@ pub(super) fn gather(facts: &Facts<'_>, seen: &mut Seen) -> Vec<Found> {
         .into_iter()
         .filter_map(|(text, source)| Some((text?, source)))
         .collect();
-        out.extend(not_yet_done(&texts));
+        out.extend(not_yet_done(&texts, &lead_verbs));
     }
     // A response that answers a repeat ("409: the tuple already exists", "204: Response
     // when already merged"): only what says idempotent is taken from it.
@@ -295,22 +300,22 @@ fn both(first: Repeat, clause: &[&str]) -> Repeat {
 }
 
 /// The verb that leads a summary or description.
-fn sentence_verb(
-    text: &Written<'_>,
+fn sentence_verb<'t>(
+    text: &Written<'t>,
     source: CueSource,
     weight: u8,
     facts: &Facts<'_>,
-) -> Option<Found> {
+) -> Option<(Found, &'t str)> {
     let (start, word) = lead_verb(text.text)?;
     let rest = &text.text[start + word.len()..];
     let says = words::carried(word, words::words(rest).map(|(_, w)| w))
         .or_else(|| {
-            adds_member(word, words::words(rest).map(|(_, w)| w), false)
+            adds_member(word, words::words(rest).map(|(_, w)| w), || false)
                 .then_some(Repeat::Idempotent)
         })
         .or_else(|| verb(word))?;
     let says = either(says, text.text, start + word.len());
-    Some(Found {
+    let found = Found {
         cue: Cue {
             says: named_target(facts, says, word),
             source,
@@ -319,7 +324,8 @@ fn sentence_verb(
             weight,
         },
         kind: Kind::Action,
-    })
+    };
+    Some((found, word))
 }
 
 /// The operationId's verb: the first word of one of its parts (`chat_postMessage` →
@@ -332,8 +338,8 @@ fn identifier_verb(id: &Written<'_>, facts: &Facts<'_>) -> Option<Found> {
     // A path that names an item before its last segment (`/goals/{goal_gid}/addFollowers`,
     // `/chats/{id}/members`) names what the operationId's action acts on
     // (`addFollowers`, `ChatMemberOperations_addMembers`).
-    let on_named = named_action(facts.path).is_some();
-    let (mut says, word) = identifier_says_by(id.text, facts.method, on_named)?;
+    let on_named = || named_action(facts.path).is_some();
+    let (mut says, word) = identifier_says_by(id.text, facts.method, &on_named)?;
     // The word that said it may name the path's resource instead: then the path tells.
     if names_in(facts.path, word) {
         let mut path_words = [""; PATH_WORDS];
@@ -342,7 +348,7 @@ fn identifier_verb(id: &Written<'_>, facts: &Facts<'_>) -> Option<Found> {
         says = if restates_path(id.text, path) {
             path_says(facts)?.1
         } else {
-            identifier_says(past_resources(id.text, path), facts.method, false)?
+            identifier_says(past_resources(id.text, path), facts.method, &|| false)?
         };
     }
     Some(Found {
@@ -361,13 +367,21 @@ fn identifier_verb(id: &Written<'_>, facts: &Facts<'_>) -> Option<Found> {
 const IDENTIFIER_WINDOW: usize = 12;
 
 /// What an identifier's verb says (see [`identifier_verb`]).
-pub(super) fn identifier_says(id: &str, method: Method, target_named: bool) -> Option<Repeat> {
+pub(super) fn identifier_says(
+    id: &str,
+    method: Method,
+    target_named: &dyn Fn() -> bool,
+) -> Option<Repeat> {
     identifier_says_by(id, method, target_named).map(|(says, _)| says)
 }
 
 /// [`identifier_says`], with the word that said it.
 /// With `target_named`, the path names the item the identifier's action acts on.
-fn identifier_says_by(id: &str, method: Method, target_named: bool) -> Option<(Repeat, &str)> {
+fn identifier_says_by<'i>(
+    id: &'i str,
+    method: Method,
+    target_named: &dyn Fn() -> bool,
+) -> Option<(Repeat, &'i str)> {
     let echo = |t: &str| t.eq_ignore_ascii_case(method.as_str());
     // Split on ASCII bytes, so every part is a `str` between character boundaries.
     let parts = id
@@ -455,8 +469,9 @@ fn path_says<'f>(facts: &Facts<'f>) -> Option<(&'f str, Repeat, u8)> {
         _ => (last.rsplit('.').next().unwrap_or(last), weight::PATH),
     };
     let says = words::base_any_case_without(action, b"-_").or_else(|| {
-        let on_named = named_action(facts.path) == Some(action);
-        identifier_says(action, facts.method, on_named)
+        identifier_says(action, facts.method, &|| {
+            named_action(facts.path) == Some(action)
+        })
     })?;
     Some((action, says, weight))
 }

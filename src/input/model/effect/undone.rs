@@ -9,18 +9,13 @@
 //! captured", beside `cancel`) says nothing of what this request does to it.
 
 use super::found::{Found, Kind, Written, sentence_start, weight};
-use super::words::lead_verb;
 use super::{Cue, CueSource, Repeat, Words};
 
-/// The cue of a summary or description that names its lead verb's object as not yet
-/// acted on (`un` + the verb's participle), if one does.
-pub(super) fn not_yet_done(texts: &[(&Written<'_>, CueSource)]) -> Option<Found> {
-    let verbs: Vec<&str> = texts
-        .iter()
-        .filter_map(|(text, _)| lead_verb(text.text).map(|(_, verb)| verb))
-        .collect();
+/// The cue of a summary or description that names the object of its lead verb (one of
+/// `verbs`) as not yet acted on (`un` + the verb's participle), if one does.
+pub(super) fn not_yet_done(texts: &[(&Written<'_>, CueSource)], verbs: &[&str]) -> Option<Found> {
     for (text, source) in texts {
-        let Some(at) = verbs.iter().find_map(|verb| undone_at(text.text, verb)) else {
+        let Some(at) = undone_at(text.text, verbs) else {
             continue;
         };
         return Some(Found {
@@ -37,36 +32,25 @@ pub(super) fn not_yet_done(texts: &[(&Written<'_>, CueSource)]) -> Option<Found>
     None
 }
 
-/// Where `text` holds a word `un` + the participle of `verb`, in any case. The verb's
-/// stem is looked for as written in lower or upper case (a fast search of the bytes),
-/// and only there are the word and its `un` read.
-fn undone_at(text: &str, verb: &str) -> Option<usize> {
-    let lower = verb.to_ascii_lowercase();
-    // `captures` → `captur`, `publishes` → `publish`: what every participle starts with.
-    let stem = lower
-        .strip_suffix("es")
-        .or_else(|| lower.strip_suffix('s'))
-        .unwrap_or(&lower);
-    let stem = stem.strip_suffix('e').unwrap_or(stem);
-    if stem.len() < 3 {
+/// Where `text` first holds a word `un` + the participle of one of `verbs`, in any case:
+/// only the words that start with `u` are read, found a vector of bytes at a time.
+fn undone_at(text: &str, verbs: &[&str]) -> Option<usize> {
+    if verbs.is_empty() {
         return None;
     }
     let bytes = text.as_bytes();
-    [stem.to_string(), stem.to_ascii_uppercase()]
-        .iter()
-        .flat_map(|needle| memchr::memmem::find_iter(bytes, needle.as_bytes()))
-        .filter_map(|found| {
-            let start = found.checked_sub(2)?;
-            let rest = text.get(start..)?;
-            let word = rest.get(..word_len(rest.as_bytes()))?;
-            let starts_word = start
-                .checked_sub(1)
-                .and_then(|before| bytes.get(before))
-                .is_none_or(|b| !b.is_ascii_alphanumeric());
-            (starts_word && strip_un(word).is_some_and(|rest| participle_of(rest, verb)))
-                .then_some(start)
-        })
-        .min()
+    memchr::memchr2_iter(b'u', b'U', bytes).find(|&start| {
+        let starts_word = start
+            .checked_sub(1)
+            .and_then(|before| bytes.get(before))
+            .is_none_or(|b| !b.is_ascii_alphanumeric());
+        let word = text
+            .get(start..)
+            .and_then(|rest| rest.get(..word_len(rest.as_bytes())))
+            .unwrap_or_default();
+        starts_word
+            && strip_un(word).is_some_and(|rest| verbs.iter().any(|verb| participle_of(rest, verb)))
+    })
 }
 
 /// The length of the run of ASCII letters that opens `bytes`.
@@ -115,18 +99,21 @@ mod tests {
     #[test]
     fn an_undone_object_is_found_in_any_case_at_a_word_start() {
         let text = "Capture the funds of an existing uncaptured PaymentIntent.";
-        assert_eq!(undone_at(text, "Capture"), Some(33));
-        assert_eq!(undone_at("An UNCAPTURED charge", "captures"), Some(3));
+        assert_eq!(undone_at(text, &["Capture"]), Some(33));
+        assert_eq!(undone_at("An UNCAPTURED charge", &["captures"]), Some(3));
+        let text = "Publishes an Unpublished codespace";
+        assert_eq!(undone_at(text, &["Publishes"]), Some(13));
         assert_eq!(
-            undone_at("Publishes an Unpublished codespace", "Publishes"),
-            Some(13)
+            undone_at("an unsubmitted form", &["create", "submit"]),
+            Some(3)
         );
-        // Not at a word's start, not undone, or another verb's.
-        assert_eq!(undone_at("a reuncaptured charge", "capture"), None);
-        assert_eq!(undone_at("a captured charge", "capture"), None);
-        assert_eq!(undone_at("an uncapturable charge", "capture"), None);
-        assert_eq!(undone_at("an uncaptured charge", "cancel"), None);
-        assert_eq!(undone_at("un", "run"), None);
+        // Not at a word's start, not undone, another verb's, or no verb.
+        assert_eq!(undone_at("a reuncaptured charge", &["capture"]), None);
+        assert_eq!(undone_at("a captured charge", &["capture"]), None);
+        assert_eq!(undone_at("an uncapturable charge", &["capture"]), None);
+        assert_eq!(undone_at("an uncaptured charge", &["cancel"]), None);
+        assert_eq!(undone_at("an uncaptured charge", &[]), None);
+        assert_eq!(undone_at("un", &["run"]), None);
     }
 
     #[test]
