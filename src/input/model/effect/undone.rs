@@ -40,16 +40,19 @@ fn undone_at(text: &str, verbs: &[&str]) -> Option<usize> {
     }
     let bytes = text.as_bytes();
     memchr::memchr2_iter(b'u', b'U', bytes).find(|&start| {
+        // Most `u`s are inside a word: those are passed over before the word is read.
         let starts_word = start
             .checked_sub(1)
             .and_then(|before| bytes.get(before))
             .is_none_or(|b| !b.is_ascii_alphanumeric());
+        if !starts_word {
+            return false;
+        }
         let word = text
             .get(start..)
             .and_then(|rest| rest.get(..word_len(rest.as_bytes())))
             .unwrap_or_default();
-        starts_word
-            && strip_un(word).is_some_and(|rest| verbs.iter().any(|verb| participle_of(rest, verb)))
+        strip_un(word).is_some_and(|rest| verbs.iter().any(|verb| participle_of(rest, verb)))
     })
 }
 
