@@ -6,10 +6,9 @@ use std::borrow::Cow;
 pub(crate) use super::found::Written;
 use super::found::{Found, Kind, Place, QUOTE_LIMIT, sentence_start, weight};
 use super::identifier::{PATH_WORDS, literal_words, names_in, past_resources, restates_path};
-use super::members::adds_member;
 use super::phrases::{Phrase, Seen, phrases, phrases_among};
+use super::target::{Target, lead_says, makes_once, named_action, put_named};
 use super::undone::not_yet_done;
-use super::verbs::MAKES;
 use super::words::{self, identifier_word_iter, lead_verb, verb};
 use super::{Cue, CueSource, Repeat, Words};
 use crate::input::model::Method;
@@ -187,27 +186,6 @@ pub(super) fn gather(facts: &Facts<'_>, seen: &mut Seen) -> Vec<Found> {
     out
 }
 
-/// A create or add at a path that ends with a parameter, by PUT: the client names what
-/// it puts (RFC 9110 §9.3.4), so doing it twice leaves one (`PUT /user/starred/{repo}`,
-/// `PUT /files/{name}`). A verb that makes what it names ([`MAKES`]: create, add,
-/// upload) is then idempotent; one that sends, charges or runs something (`Edits and
-/// sends a SignatureRequest`) still does it again, whatever the URL names. A fragment,
-/// which some descriptions add to tell operations of one path apart, is no part of the
-/// URL (RFC 3986 §3.5): `PUT /files/{file_id}#add_shared_link` names its file.
-fn named_target(facts: &Facts<'_>, says: Repeat, verb: &str) -> Repeat {
-    let names_it = || {
-        let path = crate::input::model::request_path(facts.path).trim_end_matches('/');
-        // `/users/@me`, `/me`: the caller, by the name every API gives it.
-        path.ends_with('}') || path.ends_with("/@me") || path.ends_with("/me")
-    };
-    let makes = || MAKES.iter().any(|m| words::inflects(verb, m));
-    if says == Repeat::NonIdempotent && facts.method == Method::Put && makes() && names_it() {
-        Repeat::Idempotent
-    } else {
-        says
-    }
-}
-
 /// `X or Y` after a verb: `create or update`, `get or create`. With one side an update
 /// or a read and the other a create, the request makes the thing once and finds or
 /// replaces it after: an upsert.
@@ -291,7 +269,7 @@ fn both(first: Repeat, clause: &[&str]) -> Repeat {
         };
         let object = words
             .get(i + 2)
-            .is_some_and(|w| OBJECT_OPENERS.iter().any(|o| o.eq_ignore_ascii_case(w)));
+            .is_some_and(|w| words::one_of(w, OBJECT_OPENERS));
         if (i == 0 || object) && rank(second) > rank(worst) {
             worst = second;
         }
@@ -307,17 +285,17 @@ fn sentence_verb<'t>(
     facts: &Facts<'_>,
 ) -> Option<(Found, &'t str)> {
     let (start, word) = lead_verb(text.text)?;
-    let rest = &text.text[start + word.len()..];
-    let says = words::carried(word, words::words(rest).map(|(_, w)| w))
-        .or_else(|| {
-            adds_member(word, words::words(rest).map(|(_, w)| w), || false)
-                .then_some(Repeat::Idempotent)
-        })
-        .or_else(|| verb(word))?;
+    let rest = text.text.get(start + word.len()..).unwrap_or_default();
+    let target = Target {
+        put_named: put_named(facts.method, facts.path),
+        ..Target::NONE
+    };
+    let after = || words::words(rest).map(|(_, w)| w);
+    let says = lead_says(word, verb(word), after, &target)?;
     let says = either(says, text.text, start + word.len());
     let found = Found {
         cue: Cue {
-            says: named_target(facts, says, word),
+            says,
             source,
             words: Words::quote(text, start),
             loc: Some(text.loc.loc()),
@@ -338,8 +316,11 @@ fn identifier_verb(id: &Written<'_>, facts: &Facts<'_>) -> Option<Found> {
     // A path that names an item before its last segment (`/goals/{goal_gid}/addFollowers`,
     // `/chats/{id}/members`) names what the operationId's action acts on
     // (`addFollowers`, `ChatMemberOperations_addMembers`).
-    let on_named = || named_action(facts.path).is_some();
-    let (mut says, word) = identifier_says_by(id.text, facts.method, &on_named)?;
+    let target = Target {
+        item: &|| named_action(facts.path).is_some(),
+        put_named: put_named(facts.method, facts.path),
+    };
+    let (mut says, word) = identifier_says_by(id.text, facts.method, &target)?;
     // The word that said it may name the path's resource instead: then the path tells.
     if names_in(facts.path, word) {
         let mut path_words = [""; PATH_WORDS];
@@ -348,12 +329,16 @@ fn identifier_verb(id: &Written<'_>, facts: &Facts<'_>) -> Option<Found> {
         says = if restates_path(id.text, path) {
             path_says(facts)?.1
         } else {
-            identifier_says(past_resources(id.text, path), facts.method, &|| false)?
+            let target = Target {
+                item: &|| false,
+                ..target
+            };
+            identifier_says(past_resources(id.text, path), facts.method, &target)?
         };
     }
     Some(Found {
         cue: Cue {
-            says: named_target(facts, says, word),
+            says,
             source: CueSource::OperationId,
             words: Words::quote(id, 0),
             loc: Some(id.loc.loc()),
@@ -367,20 +352,15 @@ fn identifier_verb(id: &Written<'_>, facts: &Facts<'_>) -> Option<Found> {
 const IDENTIFIER_WINDOW: usize = 12;
 
 /// What an identifier's verb says (see [`identifier_verb`]).
-pub(super) fn identifier_says(
-    id: &str,
-    method: Method,
-    target_named: &dyn Fn() -> bool,
-) -> Option<Repeat> {
-    identifier_says_by(id, method, target_named).map(|(says, _)| says)
+fn identifier_says(id: &str, method: Method, target: &Target<'_>) -> Option<Repeat> {
+    identifier_says_by(id, method, target).map(|(says, _)| says)
 }
 
-/// [`identifier_says`], with the word that said it.
-/// With `target_named`, the path names the item the identifier's action acts on.
+/// [`identifier_says`], with the word that said it; `target` is what the URL names.
 fn identifier_says_by<'i>(
     id: &'i str,
     method: Method,
-    target_named: &dyn Fn() -> bool,
+    target: &Target<'_>,
 ) -> Option<(Repeat, &'i str)> {
     let echo = |t: &str| t.eq_ignore_ascii_case(method.as_str());
     // Split on ASCII bytes, so every part is a `str` between character boundaries.
@@ -398,7 +378,7 @@ fn identifier_says_by<'i>(
         }
         let whole = words::base_any_case_without(part, b"-");
         if let Some(whole) = whole {
-            return Some((whole, part));
+            return Some((makes_once(whole, part, target.put_named), part));
         }
         // The part's first words, on the stack: its verb is among the first few.
         let mut words = [""; IDENTIFIER_WINDOW];
@@ -409,12 +389,10 @@ fn identifier_says_by<'i>(
         }
         let tokens = &words[..count];
         let mut at = 0;
-        while tokens.get(at).is_some_and(|t| {
-            echo(t)
-                || words::IDENTIFIER_PREFIXES
-                    .iter()
-                    .any(|p| p.eq_ignore_ascii_case(t))
-        }) {
+        while tokens
+            .get(at)
+            .is_some_and(|t| echo(t) || words::one_of(t, words::IDENTIFIER_PREFIXES))
+        {
             at += 1;
         }
         let Some(first) = tokens.get(at) else {
@@ -422,13 +400,7 @@ fn identifier_says_by<'i>(
         };
         if let Some(says) = base_verb(first) {
             let rest = tokens.get(at + 1..).unwrap_or_default();
-            let says = if let Some(read) = words::carried(first, rest.iter().copied()) {
-                read
-            } else if adds_member(first, rest.iter().copied(), target_named) {
-                Repeat::Idempotent
-            } else {
-                says
-            };
+            let says = lead_says(first, Some(says), || rest.iter().copied(), target)?;
             let says = either_in(says, rest, rest.first().copied(), rest.get(1).copied());
             return Some((says, first));
         }
@@ -445,10 +417,9 @@ fn base_verb(word: &str) -> Option<Repeat> {
 /// literal segment (`/orders/{id}/cancel`), or a dotted method name (`/chat.postMessage`).
 fn path_action(facts: &Facts<'_>) -> Option<Found> {
     let (action, says, weight) = path_says(facts)?;
-    let verb = identifier_word_iter(action).next().unwrap_or(action);
     Some(Found {
         cue: Cue {
-            says: named_target(facts, says, verb),
+            says,
             source: CueSource::Path,
             words: action.chars().take(QUOTE_LIMIT).collect::<String>().into(),
             loc: Some(facts.site.clone()),
@@ -468,21 +439,14 @@ fn path_says<'f>(facts: &Facts<'f>) -> Option<(&'f str, Repeat, u8)> {
         _ if last.contains('{') => return None,
         _ => (last.rsplit('.').next().unwrap_or(last), weight::PATH),
     };
-    let says = words::base_any_case_without(action, b"-_").or_else(|| {
-        identifier_says(action, facts.method, &|| {
-            named_action(facts.path) == Some(action)
-        })
-    })?;
+    // A path that ends with its action does not name what a PUT puts (see `put_named`).
+    let target = Target {
+        item: &|| named_action(facts.path) == Some(action),
+        ..Target::NONE
+    };
+    let says = words::base_any_case_without(action, b"-_")
+        .or_else(|| identifier_says(action, facts.method, &target))?;
     Some((action, says, weight))
-}
-
-/// The path's last segment when it acts on the item the segment before names
-/// (`/goals/{goal_gid}/addFollowers` → `addFollowers`).
-fn named_action(path: &str) -> Option<&str> {
-    let mut segments = path.trim_end_matches('/').rsplit('/');
-    let last = segments.next()?;
-    let before = segments.next()?;
-    (!last.contains('{') && before.starts_with('{') && before.ends_with('}')).then_some(last)
 }
 
 /// The cues of the operation's structure: its media types, a GraphQL endpoint, a `201`

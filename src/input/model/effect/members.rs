@@ -5,7 +5,7 @@
 //! permissions", "Add a field to a project") is made each time, and keeps the verb's
 //! reading.
 
-use super::words::inflects;
+use super::words::{inflects, one_of};
 
 /// Things that are members of a set rather than content made by the request: people,
 /// teams, labels, repositories, permissions, as the APIs name them.
@@ -67,16 +67,15 @@ pub(super) fn adds_member<'t>(
     if !inflects(verb, "add") {
         return false;
     }
-    let is = |w: &str, list: &[&str]| list.iter().any(|l| l.eq_ignore_ascii_case(w));
     let mut member = false;
     for word in after.into_iter().take(WINDOW) {
         if member {
-            if is(word, JOINTS) {
+            if one_of(word, JOINTS) {
                 return true;
             }
         } else if word.eq_ignore_ascii_case("new") {
             return false;
-        } else if !is(word, FILLERS) {
+        } else if !one_of(word, FILLERS) {
             if !MEMBERS.iter().any(|m| inflects(word, m)) {
                 return false;
             }

@@ -24,8 +24,9 @@
 //!
 //! `cues` reads the places into cues (`found` holds what a cue is made of), `verbs` holds
 //! the verb tables and `words` looks words up in them (`identifier` reads an operationId
-//! beside its path), `phrases` holds the phrase lists and their matching (`trie` the
-//! matching itself), and `decide` weighs the cues.
+//! beside its path; `target` turns a lead verb by what the URL names, `members` reads an
+//! added member, `undone` an object not yet acted on), `phrases` holds the phrase lists
+//! and their matching (`trie` the matching itself), and `decide` weighs the cues.
 
 mod cues;
 mod decide;
@@ -33,6 +34,7 @@ mod found;
 mod identifier;
 mod members;
 mod phrases;
+mod target;
 #[cfg(test)]
 mod tests;
 mod trie;

@@ -10,7 +10,7 @@ use foldhash::HashMap;
 
 use super::found::{Found, Kind, Written, sentence_end, sentence_start, weight};
 use super::trie::Trie;
-use super::words::words;
+use super::words::{one_of, words};
 use super::{Cue, CueSource, Repeat, Words};
 
 /// Phrases that state the effect of a repeat outright.
@@ -410,7 +410,7 @@ fn already_done(text: &str) -> Option<usize> {
         let (_, done) = all
             .get(i + 1..)?
             .iter()
-            .find(|(_, w)| !ALREADY_FILLERS.iter().any(|f| f.eq_ignore_ascii_case(w)))?;
+            .find(|(_, w)| !one_of(w, ALREADY_FILLERS))?;
         let lower = done.to_ascii_lowercase();
         let participle = lower.len() > 4 && lower.ends_with("ed") && lower != "needed";
         (participle || matches!(lower.as_str(), "exists" | "exist" | "present")).then_some(at)
@@ -439,9 +439,7 @@ fn about_a_key(text: &str, at: usize, idempotency_word: bool) -> bool {
 /// `shall`, or `needs to` / `has to` (`The tag must already exist`).
 fn required_before(text: &str, at: usize) -> bool {
     let mut last = words_of(before_in_sentence(text, at)).into_iter().rev();
-    let is = |w: Option<&str>, list: &[&str]| {
-        w.is_some_and(|w| list.iter().any(|l| l.eq_ignore_ascii_case(w)))
-    };
+    let is = |w: Option<&str>, list: &[&str]| w.is_some_and(|w| one_of(w, list));
     let first = last.next();
     is(first, &["must", "should", "shall"])
         || (is(first, &["to"]) && is(last.next(), &["need", "needs", "has", "have"]))

@@ -680,4 +680,18 @@ fn a_put_that_names_its_target_makes_it_once_but_sends_each_time() {
         put("/invoices/{id}", "Send the invoice"),
         Some(Repeat::NonIdempotent)
     );
+    // A create made once, then a send joined to it: the send is done again.
+    assert_eq!(
+        put("/invoices/{id}", "Creates and sends an invoice"),
+        Some(Repeat::NonIdempotent)
+    );
+    let id = |id: &str| {
+        says(
+            "/invoices/{id}",
+            "put",
+            &format!("      operationId: {id}\n"),
+        )
+    };
+    assert_eq!(id("createAndSendInvoice"), Some(Repeat::NonIdempotent));
+    assert_eq!(id("createInvoice"), Some(Repeat::Idempotent));
 }

@@ -183,14 +183,13 @@ const CALL_FILLERS: &[&str] = &[
 /// called (`Send a request to the /categories/get endpoint`), nothing is sent by it
 /// (`Send a friend request` sends one).
 fn calls_the_api<'t>(mut after: impl Iterator<Item = (usize, &'t str)>) -> bool {
-    let is = |w: &str, list: &[&str]| list.iter().any(|l| l.eq_ignore_ascii_case(w));
     for (_, word) in after.by_ref().take(CALL_FILLERS_AT_MOST + 1) {
-        if is(word, &["request", "requests"]) {
+        if one_of(word, &["request", "requests"]) {
             return after
                 .next()
                 .is_some_and(|(_, w)| w.eq_ignore_ascii_case("to"));
         }
-        if !is(word, CALL_FILLERS) {
+        if !one_of(word, CALL_FILLERS) {
             return false;
         }
     }
@@ -216,6 +215,11 @@ fn is_lead_in(word: &str) -> bool {
     by_length
         .get(word.len())
         .is_some_and(|list| list.iter().any(|w| w.eq_ignore_ascii_case(word)))
+}
+
+/// Whether `word` is one of `list`, in any case.
+pub(crate) fn one_of(word: &str, list: &[&str]) -> bool {
+    list.iter().any(|l| l.eq_ignore_ascii_case(word))
 }
 
 /// Whether `word` is `base` or `base` with an `s` or `es` ending, in any case: `runs`,
@@ -376,7 +380,7 @@ pub(crate) fn carried<'t>(verb: &str, after: impl IntoIterator<Item = &'t str>) 
     after
         .into_iter()
         .take(OBJECT_WINDOW)
-        .any(|w| objects.iter().any(|o| o.eq_ignore_ascii_case(w)))
+        .any(|w| one_of(w, objects))
         .then_some(Repeat::Read)
 }
 
