@@ -369,7 +369,12 @@ fn weigh(
             Phrase::Sends if !has(Phrase::SendsNothing) => {
                 (Repeat::NonIdempotent, weight::STATED, Kind::Qualifier)
             }
-            Phrase::ChangesNothing => (Repeat::Read, weight::STATED, Kind::Action),
+            // "When `dry_run` is true, no changes are made": nothing changes for some
+            // requests only, and the others write; it weighs as a read's verb then.
+            Phrase::ChangesNothing if !has_condition(text.text, start) => {
+                (Repeat::Read, weight::STATED, Kind::Action)
+            }
+            Phrase::ChangesNothing => (Repeat::Read, weight::SUMMARY, Kind::Action),
             Phrase::ChangesSomethingNot => (Repeat::Read, weight::SUMMARY, Kind::Action),
             Phrase::AddsNew => (Repeat::NonIdempotent, weight::ADDS_NEW, Kind::Qualifier),
             Phrase::Compounds => (Repeat::NonIdempotent, weight::STATED, Kind::Qualifier),
@@ -485,6 +490,18 @@ fn conditional(text: &str, at: usize) -> bool {
     ["for", "if", "when", "unless"]
         .iter()
         .any(|w| first.eq_ignore_ascii_case(w))
+}
+
+/// Words that make what a sentence says hold for some requests only.
+const CONDITIONS: &[&str] = &["if", "when", "unless", "whether", "only"];
+
+/// Whether the sentence holding `at` holds a condition anywhere (`The request is a dry
+/// run if dry_run is true`).
+fn has_condition(text: &str, at: usize) -> bool {
+    let sentence = text
+        .get(sentence_start(text, at)..sentence_end(text, at))
+        .unwrap_or_default();
+    words(sentence).any(|(_, w)| one_of(w, CONDITIONS))
 }
 
 #[cfg(test)]

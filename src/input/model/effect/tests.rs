@@ -569,6 +569,21 @@ fn a_statement_that_nothing_is_saved_decides_over_verbs() {
         "Creates a payment. The card number is not saved.",
         Repeat::NonIdempotent,
     );
+    // A statement that holds for some requests only does not decide: the others write.
+    for description in [
+        "When dry_run is true, no changes are made.",
+        "The import is a dry run if dry_run is set.",
+    ] {
+        assert_eq!(
+            says(
+                "/imports",
+                "post",
+                &format!("      summary: Create an import\n      description: {description}\n"),
+            ),
+            Some(Repeat::NonIdempotent),
+            "{description}"
+        );
+    }
     // A statement of a write stands against it: the verbs decide again.
     assert_ne!(
         says(
