@@ -6,7 +6,10 @@
 //! space (a description wrapped at "already\nexists" says "already exists"), over the
 //! text as written. The trie is one table, `node × byte class → node`: a word that opens
 //! no phrase is left after a step or two, and the table is built in one pass over the
-//! phrases.
+//! phrases. The starts of words are found sixteen bytes at a time, and a word whose first
+//! two bytes open no phrase is passed over after one look.
+
+use wide::u8x16;
 
 /// Phrases, as a table of transitions over classes of folded bytes.
 pub(super) struct Trie {
@@ -21,27 +24,11 @@ pub(super) struct Trie {
     next: Vec<u16>,
     /// Per node: the phrase that ends there, plus one, or `0`.
     ends: Vec<u32>,
+    /// `opens[first * classes + second]`: whether a phrase can start with these two
+    /// bytes' classes (one that ends after the first byte included), so that most words
+    /// are passed over after one look.
+    opens: Vec<bool>,
 }
-
-/// What a byte is to a word: [`LETTER`], [`DIGIT`], or `0`, looked up in one step.
-const WORD: [u8; 256] = {
-    let mut table = [0u8; 256];
-    let mut b = 0;
-    while b < 256 {
-        let byte = b as u8;
-        table[b] = if byte.is_ascii_alphabetic() {
-            LETTER
-        } else if byte.is_ascii_digit() {
-            DIGIT
-        } else {
-            0
-        };
-        b += 1;
-    }
-    table
-};
-const LETTER: u8 = 1;
-const DIGIT: u8 = 2;
 
 /// A byte as phrases are matched: ASCII lower case, any ASCII whitespace a space.
 fn fold(b: u8) -> u8 {
@@ -94,11 +81,23 @@ impl Trie {
                 ends[node] = index;
             }
         }
+        let mut opens = vec![false; classes * classes];
+        for first in 0..classes {
+            let one = usize::from(next[first]);
+            if one == 0 {
+                continue;
+            }
+            for second in 0..classes {
+                opens[first * classes + second] =
+                    ends[one] != 0 || next[one * classes + second] != 0;
+            }
+        }
         Trie {
             class,
             classes,
             next,
             ends,
+            opens,
         }
     }
 
@@ -149,35 +148,85 @@ impl Trie {
 
     /// The phrases of `text`, leftmost-longest and not overlapping, each as its number
     /// and the byte where it starts.
-    pub(super) fn find_iter<'t>(
-        &'t self,
-        text: &'t str,
-    ) -> impl Iterator<Item = (u32, usize)> + 't {
-        let bytes = text.as_bytes();
-        let mut i = 0;
-        std::iter::from_fn(move || {
-            while let Some(&b) = bytes.get(i) {
-                if WORD[usize::from(b)] != LETTER {
-                    i += 1;
+    pub(super) fn find_iter<'t>(&'t self, text: &'t str) -> Phrases<'t> {
+        Phrases {
+            trie: self,
+            bytes: text.as_bytes(),
+            chunk: 0,
+            starts: 0,
+            carry: false,
+            resume: 0,
+        }
+    }
+
+    /// Whether a phrase may start at `at`, a word's start: its first two bytes' classes
+    /// open one (a word's last byte, a phrase's last byte or not).
+    fn opens_at(&self, bytes: &[u8], at: usize) -> bool {
+        let class = |i: usize| {
+            bytes
+                .get(i)
+                .map_or(0, |&b| usize::from(self.class[usize::from(b)]))
+        };
+        self.opens
+            .get(class(at) * self.classes + class(at + 1))
+            .copied()
+            .unwrap_or(false)
+    }
+}
+
+/// Bytes read at a time for the starts of words.
+const CHUNK: usize = 16;
+
+/// The starts of words in `chunk` (its bits, lowest first), a word starting at a letter
+/// that no letter or digit comes before; `carry`: the byte before the chunk is a letter
+/// or digit, and becomes whether its last byte is.
+fn word_starts(chunk: &[u8; CHUNK], carry: &mut bool) -> u32 {
+    let v = u8x16::new(*chunk);
+    let within =
+        |v: u8x16, low: u8, high: u8| v.max(u8x16::splat(low)).min(u8x16::splat(high)).simd_eq(v);
+    let letters = within(v | u8x16::splat(0x20), b'a', b'z').to_bitmask();
+    let words = letters | within(v, b'0', b'9').to_bitmask();
+    let after_word = (words << 1) | u32::from(*carry);
+    *carry = words & (1 << (CHUNK - 1)) != 0;
+    letters & !after_word
+}
+
+/// The phrases of a text, as [`Trie::find_iter`] finds them.
+pub(super) struct Phrases<'t> {
+    trie: &'t Trie,
+    bytes: &'t [u8],
+    /// Where the next chunk starts.
+    chunk: usize,
+    /// The word starts of the chunk before `chunk` not yet looked at.
+    starts: u32,
+    carry: bool,
+    /// Where the last phrase found ends: no phrase starts before it.
+    resume: usize,
+}
+
+impl Iterator for Phrases<'_> {
+    type Item = (u32, usize);
+
+    fn next(&mut self) -> Option<(u32, usize)> {
+        loop {
+            while self.starts != 0 {
+                let at = self.chunk - CHUNK + self.starts.trailing_zeros() as usize;
+                self.starts &= self.starts - 1;
+                if at < self.resume || !self.trie.opens_at(self.bytes, at) {
                     continue;
                 }
-                // A letter: it starts a word unless a letter or digit comes before it.
-                let start = i;
-                let after = start
-                    .checked_sub(1)
-                    .and_then(|p| bytes.get(p))
-                    .is_none_or(|&p| WORD[usize::from(p)] == 0);
-                if after && let Some((phrase, end)) = self.longest_at(bytes, start) {
-                    i = end;
-                    return Some((phrase, start));
-                }
-                i += 1;
-                while bytes.get(i).is_some_and(|&b| WORD[usize::from(b)] != 0) {
-                    i += 1;
+                if let Some((phrase, end)) = self.trie.longest_at(self.bytes, at) {
+                    self.resume = end;
+                    return Some((phrase, at));
                 }
             }
-            None
-        })
+            let rest = self.bytes.get(self.chunk..).filter(|r| !r.is_empty())?;
+            let mut chunk = [b' '; CHUNK];
+            let taken = rest.len().min(CHUNK);
+            chunk[..taken].copy_from_slice(&rest[..taken]);
+            self.starts = word_starts(&chunk, &mut self.carry);
+            self.chunk += CHUNK;
+        }
     }
 }
 
@@ -215,5 +264,24 @@ mod tests {
         );
         // A phrase ends where it ends, even inside a word.
         assert_eq!(found(&trie, "it will be sent2day"), vec![(0, 3)]);
+    }
+
+    #[test]
+    fn words_are_found_across_the_chunks_they_straddle() {
+        let trie = Trie::new(["sends", "a new", "x"]);
+        // Every offset around the 16-byte chunk boundaries, after a space, a letter, a
+        // digit, punctuation and a multi-byte character.
+        for pad in 0..40 {
+            for before in [" ", "q", "7", "-", "é"] {
+                let text = format!("{}{before}sends a new x", "z".repeat(pad));
+                let at = pad + before.len();
+                let expected = if before == " " || before == "-" || before == "é" {
+                    vec![(0, at), (1, at + 6), (2, at + 12)]
+                } else {
+                    vec![(1, at + 6), (2, at + 12)]
+                };
+                assert_eq!(found(&trie, &text), expected, "{text:?}");
+            }
+        }
     }
 }
