@@ -168,6 +168,11 @@ const EXPECTED: &[(&str, &str, &str)] = &[
         "idempotent (request field \"Must be unique across all apps in the same account.\")",
     ),
     (
+        "POST /v2/registries",
+        "idempotent-write",
+        "idempotent (request field \"A globally unique name for the container registry.\")",
+    ),
+    (
         "POST /transfer/get",
         "read",
         "none (summary \"Retrieve a transfer\"; operationId `transferGet`; path `get`)",

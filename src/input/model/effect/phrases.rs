@@ -89,6 +89,8 @@ const REFUSES_DUPLICATE: &[&str] = &[
     "already in use",
     "duplicates are rejected",
     "duplicate names are not allowed",
+    "unique name",
+    "unique address",
 ];
 
 /// Phrases of a write that replaces what is there, or creates it once: an upsert.

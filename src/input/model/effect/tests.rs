@@ -101,6 +101,24 @@ fn posts_and_patches_that_set_or_replace_are_idempotent() {
 }
 
 #[test]
+fn a_required_field_with_a_unique_name_makes_a_create_refuse_its_repeat() {
+    let body = |required: &str| {
+        format!(
+            "      summary: Create a registry\n      requestBody:\n        content:\n          application/json:\n            schema:\n              type: object\n              required: [{required}]\n              properties:\n                name: {{type: string, description: A globally unique name for the container registry.}}\n                region: {{type: string}}\n"
+        )
+    };
+    assert_eq!(
+        says("/registries", "post", &body("name")),
+        Some(Repeat::Idempotent)
+    );
+    // A name the request may leave out does not make every request conflict.
+    assert_eq!(
+        says("/registries", "post", &body("region")),
+        Some(Repeat::NonIdempotent)
+    );
+}
+
+#[test]
 fn puts_that_create_or_send_are_not_idempotent() {
     assert_eq!(
         says(
