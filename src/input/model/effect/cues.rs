@@ -7,7 +7,7 @@ pub(crate) use super::found::Written;
 use super::found::{Found, Kind, Place, QUOTE_LIMIT, sentence_start, weight};
 use super::identifier::{PATH_WORDS, literal_words, names_in, past_resources, restates_path};
 use super::phrases::{Phrase, Seen, phrases, phrases_among};
-use super::target::{Target, lead_says, makes_once, named_action, put_named};
+use super::target::{Target, lead_says, named_action, put_named};
 use super::undone::not_yet_done;
 use super::words::{self, identifier_word_iter, lead_verb, verb};
 use super::{Cue, CueSource, Repeat, Words};
@@ -370,15 +370,19 @@ fn identifier_says_by<'i>(
         .scan(0, |at, part| {
             let start = *at;
             *at += part.len() + 1;
-            id.get(start..start + part.len())
+            Some((start, id.get(start..start + part.len())?))
         });
-    for part in parts {
+    for (start, part) in parts {
         if echo(part) {
             continue;
         }
         let whole = words::base_any_case_without(part, b"-");
         if let Some(whole) = whole {
-            return Some((makes_once(whole, part, target.put_named), part));
+            // A verb alone in its part takes its object from the parts after it:
+            // `execute_read`, `metadata_queries/execute_read`.
+            let rest = id.get(start + part.len()..).unwrap_or_default();
+            let says = lead_says(part, Some(whole), || identifier_word_iter(rest), target)?;
+            return Some((says, part));
         }
         // The part's first words, on the stack: its verb is among the first few.
         let mut words = [""; IDENTIFIER_WINDOW];

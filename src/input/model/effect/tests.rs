@@ -54,6 +54,11 @@ fn a_post_that_searches_reads() {
         ("/v1/{resource}:getIamPolicy", "x"),
         ("/v1/{resource}:testIamPermissions", "x"),
         ("/multi_search", "multiSearch"),
+        // A verb alone in its part takes its object from the next part.
+        (
+            "/metadata_queries/execute_read",
+            "post_metadata_queries_execute_read",
+        ),
     ] {
         assert_eq!(
             says(path, "post", &format!("      operationId: {id}\n")),
