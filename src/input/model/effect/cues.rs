@@ -7,7 +7,7 @@ pub(crate) use super::found::Written;
 use super::found::{Found, Kind, Place, QUOTE_LIMIT, sentence_start, weight};
 use super::identifier::{PATH_WORDS, literal_words, names_in, past_resources, restates_path};
 use super::phrases::{Phrase, Seen, phrases, phrases_among};
-use super::target::{Target, lead_says, named_action, put_named};
+use super::target::{Target, lead_says, named_action, put_named, takes_by_position};
 use super::undone::not_yet_done;
 use super::words::{self, identifier_word_iter, lead_verb, verb};
 use super::{Cue, CueSource, Repeat, Words};
@@ -52,10 +52,14 @@ pub(super) fn gather(facts: &Facts<'_>, seen: &mut Seen) -> Vec<Found> {
     // The verbs that lead the summary and the description, for `not_yet_done`.
     let mut lead_verbs: Vec<&str> = Vec::new();
     if let Some(summary) = &facts.summary
-        && let Some((found, verb)) =
-            sentence_verb(summary, CueSource::Summary, weight::SUMMARY, facts)
+        && let Some(verb) = sentence_verb(
+            summary,
+            CueSource::Summary,
+            weight::SUMMARY,
+            facts,
+            &mut out,
+        )
     {
-        out.push(found);
         lead_verbs.push(verb);
     }
     if let Some(id) = &facts.operation_id
@@ -67,14 +71,14 @@ pub(super) fn gather(facts: &Facts<'_>, seen: &mut Seen) -> Vec<Found> {
         out.push(found);
     }
     if let Some(description) = &facts.description
-        && let Some((found, verb)) = sentence_verb(
+        && let Some(verb) = sentence_verb(
             description,
             CueSource::Description,
             weight::DESCRIPTION,
             facts,
+            &mut out,
         )
     {
-        out.push(found);
         lead_verbs.push(verb);
     }
     if let Some(summary) = &facts.summary {
@@ -277,13 +281,16 @@ fn both(first: Repeat, clause: &[&str]) -> Repeat {
     worst
 }
 
-/// The verb that leads a summary or description.
+/// The cue of the verb that leads a summary or description, into `out`, and the verb; and
+/// when that verb takes away an object named by its place ("Deletes the last level"), a
+/// cue that a repeat takes another.
 fn sentence_verb<'t>(
     text: &Written<'t>,
     source: CueSource,
     weight: u8,
     facts: &Facts<'_>,
-) -> Option<(Found, &'t str)> {
+    out: &mut Vec<Found>,
+) -> Option<&'t str> {
     let (start, word) = lead_verb(text.text)?;
     let rest = text.text.get(start + word.len()..).unwrap_or_default();
     let target = Target {
@@ -293,17 +300,24 @@ fn sentence_verb<'t>(
     let after = || words::words(rest).map(|(_, w)| w);
     let says = lead_says(word, verb(word), after, &target)?;
     let says = either(says, text.text, start + word.len());
-    let found = Found {
-        cue: Cue {
-            says,
-            source,
-            words: Words::quote(text, start),
-            loc: Some(text.loc.loc()),
-            weight,
-        },
-        kind: Kind::Action,
+    let cue = |says, weight| Cue {
+        says,
+        source,
+        words: Words::quote(text, start),
+        loc: Some(text.loc.loc()),
+        weight,
     };
-    Some((found, word))
+    out.push(Found {
+        cue: cue(says, weight),
+        kind: Kind::Action,
+    });
+    if says != Repeat::Read && takes_by_position(word, after()) {
+        out.push(Found {
+            cue: cue(Repeat::NonIdempotent, weight::STATED),
+            kind: Kind::Qualifier,
+        });
+    }
+    Some(word)
 }
 
 /// The operationId's verb: the first word of one of its parts (`chat_postMessage` →

@@ -1,6 +1,7 @@
 //! What the request's URL names, and how it turns the verb that leads a summary, a
 //! description or an operationId: `add` puts a member into the item the path names, and a
-//! create that a PUT names the target of makes it once (RFC 9110 §9.3.4).
+//! create that a PUT names the target of makes it once (RFC 9110 §9.3.4); what a verb takes
+//! away by its place ("the last level") is another item at each repeat.
 
 use super::Repeat;
 use super::members::adds_member;
@@ -74,4 +75,23 @@ pub(super) fn named_action(path: &str) -> Option<&str> {
     let last = segments.next()?;
     let before = segments.next()?;
     (!last.contains('{') && before.starts_with('{') && before.ends_with('}')).then_some(last)
+}
+
+/// Verbs that take away or step back, which [`takes_by_position`] reads.
+const TAKES: &[&str] = &[
+    "delete", "remove", "cancel", "pop", "dequeue", "trim", "drop", "discard", "skip", "undo",
+    "revert",
+];
+
+/// Where an object stands in a sequence, rather than which one it is.
+const POSITIONS: &[&str] = &["last", "first", "next", "oldest", "newest", "latest", "top"];
+
+/// Whether the lead verb `word` takes away or steps back from an object named by its place
+/// in a sequence: "Deletes the last level of the taxonomy", "Undo the last change". A
+/// repeat finds another item in that place and takes it too: the words say so as plainly
+/// as "is not idempotent".
+pub(super) fn takes_by_position<'t>(word: &str, mut after: impl Iterator<Item = &'t str>) -> bool {
+    TAKES.iter().any(|t| words::inflects(word, t))
+        && after.next().is_some_and(|w| w.eq_ignore_ascii_case("the"))
+        && after.next().is_some_and(|w| words::one_of(w, POSITIONS))
 }

@@ -124,6 +124,37 @@ fn a_required_field_with_a_unique_name_makes_a_create_refuse_its_repeat() {
 }
 
 #[test]
+fn what_is_taken_by_its_place_is_another_item_at_each_repeat() {
+    // box/box-openapi, openapi.json (`levels:trim`).
+    let trim = "      summary: Delete metadata taxonomy level\n      description: Deletes the last level of the metadata taxonomy.\n";
+    assert_eq!(
+        says("/metadata_taxonomies/{ns}/{key}/levels:trim", "post", trim),
+        Some(Repeat::NonIdempotent)
+    );
+    assert_eq!(
+        says("/history", "post", "      summary: Undo the last change\n"),
+        Some(Repeat::NonIdempotent)
+    );
+    // A place that is not the object, or a read of it, takes nothing.
+    assert_eq!(
+        says(
+            "/levels/{id}",
+            "delete",
+            "      summary: Delete a level\n      description: Deletes a level. The last level cannot be deleted.\n"
+        ),
+        Some(Repeat::Idempotent)
+    );
+    assert_eq!(
+        says(
+            "/pages",
+            "post",
+            "      summary: Get the next page of results\n"
+        ),
+        Some(Repeat::Read)
+    );
+}
+
+#[test]
 fn puts_that_create_or_send_are_not_idempotent() {
     assert_eq!(
         says(
