@@ -336,6 +336,10 @@ fn first_phrases(text: &str) -> Vec<(Phrase, usize)> {
         if kind == Phrase::SendsNothing && conditional(text, start) {
             continue;
         }
+        // "It replaces the Plans API": which API to call, not what a request replaces.
+        if kind == Phrase::Upsert && replaces_an_api(text, start) {
+            continue;
+        }
         first.push((kind, start));
     }
     first
@@ -480,6 +484,18 @@ fn before_in_sentence(text: &str, at: usize) -> &str {
 fn words_of(text: &str) -> Vec<&str> {
     words(text).map(|(_, w)| w).collect()
 }
+
+/// Whether the few words from `at`, in its sentence, name an API or an endpoint: a
+/// replacement of those tells of the API's versions.
+fn replaces_an_api(text: &str, at: usize) -> bool {
+    let sentence = text.get(at..sentence_end(text, at)).unwrap_or_default();
+    words(sentence)
+        .take(REPLACED_WITHIN)
+        .any(|(_, w)| one_of(w, &["api", "apis", "endpoint", "endpoints"]))
+}
+
+/// How many words from a replacement's start may name what is replaced.
+const REPLACED_WITHIN: usize = 6;
 
 /// Whether the sentence holding `at` opens with a condition (`For …,`, `If …`, `When …`,
 /// `Unless …`): what it says holds for some requests only.

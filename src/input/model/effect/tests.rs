@@ -124,6 +124,22 @@ fn a_required_field_with_a_unique_name_makes_a_create_refuse_its_repeat() {
 }
 
 #[test]
+fn an_api_that_replaces_another_says_nothing_of_the_request() {
+    // stripe/openapi, spec3.json (`PostPlans`).
+    let plans = "      summary: Create a plan\n      description: You can now model subscriptions more flexibly using the Prices API. It replaces the Plans API and is backwards compatible to simplify your migration.\n";
+    assert_eq!(
+        says("/v1/plans", "post", plans),
+        Some(Repeat::NonIdempotent)
+    );
+    // github/rest-api-description (`actions/set-selected-repositories-…`).
+    let list = "      description: Replaces the list of selected repositories that are enabled for GitHub Actions in an organization.\n";
+    assert_eq!(
+        says("/orgs/{org}/actions/permissions/repositories", "post", list),
+        Some(Repeat::Idempotent)
+    );
+}
+
+#[test]
 fn what_is_taken_by_its_place_is_another_item_at_each_repeat() {
     // box/box-openapi, openapi.json (`levels:trim`).
     let trim = "      summary: Delete metadata taxonomy level\n      description: Deletes the last level of the metadata taxonomy.\n";
