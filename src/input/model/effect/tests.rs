@@ -124,6 +124,26 @@ fn a_required_field_with_a_unique_name_makes_a_create_refuse_its_repeat() {
 }
 
 #[test]
+fn an_update_whose_field_generates_a_new_object_repeats_it() {
+    // stripe/openapi, spec3.yaml (`PostSubscriptionItemsItem`): `price_data`.
+    let body = |field: &str| {
+        format!(
+            "      description: Updates the plan or quantity of an item on a current subscription.\n      requestBody:\n        content:\n          application/x-www-form-urlencoded:\n            schema:\n              type: object\n              properties:\n                price_data: {{type: object, description: {field}}}\n"
+        )
+    };
+    let generates = body("Data used to generate a new Price object inline.");
+    assert_eq!(
+        says("/v1/subscription_items/{item}", "post", &generates),
+        Some(Repeat::NonIdempotent)
+    );
+    let names = body("The ID of the price object.");
+    assert_eq!(
+        says("/v1/subscription_items/{item}", "post", &names),
+        Some(Repeat::Idempotent)
+    );
+}
+
+#[test]
 fn an_api_that_replaces_another_says_nothing_of_the_request() {
     // stripe/openapi, spec3.json (`PostPlans`).
     let plans = "      summary: Create a plan\n      description: You can now model subscriptions more flexibly using the Prices API. It replaces the Plans API and is backwards compatible to simplify your migration.\n";
