@@ -38,6 +38,9 @@ const SAYS_IDEMPOTENT: &[&str] = &[
     "are not replaced",
     "return the same",
     "returns the same",
+    // "Multiple requests for the same combination … will only create one record".
+    "only create one",
+    "only creates one",
 ];
 
 /// `not already`, which says a repeat changes nothing when a condition opens it (`if the

@@ -124,6 +124,20 @@ fn a_required_field_with_a_unique_name_makes_a_create_refuse_its_repeat() {
 }
 
 #[test]
+fn requests_that_only_create_one_are_idempotent() {
+    // github/rest-api-description (`orgs/create-artifact-deployment-record`).
+    let text = "      summary: Create an artifact deployment record\n      description: Multiple requests for the same combination of logical, physical environment, cluster and deployment name will only create one record.\n";
+    assert_eq!(
+        says(
+            "/orgs/{org}/artifacts/metadata/deployment-record",
+            "post",
+            text
+        ),
+        Some(Repeat::Idempotent)
+    );
+}
+
+#[test]
 fn an_update_whose_field_generates_a_new_object_repeats_it() {
     // stripe/openapi, spec3.yaml (`PostSubscriptionItemsItem`): `price_data`.
     let body = |field: &str| {
