@@ -4,18 +4,24 @@
 //! longer applies, so a repeat is refused and the second request leaves the state the
 //! first left (the labels' convention: idempotent, "even if it answers 404 or 409").
 //!
+//! A pending object ("Submits a pending review") is one the lead verb has not acted on yet
+//! in the same way, unless the verb makes it ("Creates a pending review").
+//!
 //! Only the verb that leads the summary or the description counts, in its own word:
 //! "uncaptured" beside `capture`. A state of another verb ("a payment that has not yet been
 //! captured", beside `cancel`) says nothing of what this request does to it.
 
 use super::found::{Found, Kind, Written, sentence_start, weight};
+use super::verbs::MAKES;
+use super::words;
 use super::{Cue, CueSource, Repeat, Words};
 
 /// The cue of a summary or description that names the object of its lead verb (one of
 /// `verbs`) as not yet acted on (`un` + the verb's participle), if one does.
 pub(super) fn not_yet_done(texts: &[(&Written<'_>, CueSource)], verbs: &[&str]) -> Option<Found> {
     for (text, source) in texts {
-        let Some(at) = undone_at(text.text, verbs) else {
+        let Some(at) = undone_at(text.text, verbs).or_else(|| pending_object_at(text.text, verbs))
+        else {
             continue;
         };
         return Some(Found {
@@ -55,6 +61,29 @@ fn undone_at(text: &str, verbs: &[&str]) -> Option<usize> {
         strip_un(word).is_some_and(|rest| verbs.iter().any(|verb| participle_of(rest, verb)))
     })
 }
+
+/// Where `text` has one of `verbs` act on a pending object ("Submits a pending review",
+/// "Approve the pending deployments"): what is pending is not yet done, and the request
+/// does it. A verb that makes its object ([`MAKES`]: "Creates a pending review") makes
+/// another each time, and says nothing here.
+fn pending_object_at(text: &str, verbs: &[&str]) -> Option<usize> {
+    let acts = |w: &str| {
+        verbs.iter().any(|v| v.eq_ignore_ascii_case(w))
+            && !MAKES.iter().any(|m| words::inflects(w, m))
+    };
+    let all: Vec<(usize, &str)> = words::words(text).take(PENDING_WITHIN).collect();
+    all.windows(3).find_map(|window| {
+        let [(at, verb), (_, next), (_, after)] = window else {
+            return None;
+        };
+        let pending = |w: &str| w.eq_ignore_ascii_case("pending");
+        let article = words::one_of(next, &["a", "an", "the", "all", "any"]);
+        (acts(verb) && (pending(next) || (article && pending(after)))).then_some(*at)
+    })
+}
+
+/// How many words of a text are read for a verb of a pending object: it leads.
+const PENDING_WITHIN: usize = 12;
 
 /// The length of the run of ASCII letters that opens `bytes`.
 fn word_len(bytes: &[u8]) -> usize {
@@ -97,7 +126,27 @@ fn participle_of(word: &str, verb: &str) -> bool {
 
 #[cfg(test)]
 mod tests {
-    use super::{participle_of, undone_at};
+    use super::{participle_of, pending_object_at, undone_at};
+
+    #[test]
+    fn a_pending_object_of_the_lead_verb_is_not_yet_done() {
+        let text = "Submits a pending review for a pull request.";
+        assert_eq!(pending_object_at(text, &["Submits"]), Some(0));
+        assert_eq!(
+            pending_object_at("Approve pending deployments", &["Approve"]),
+            Some(0)
+        );
+        // A verb that makes its object, another verb's object, or no pending one.
+        assert_eq!(
+            pending_object_at("Creates a pending review", &["Creates"]),
+            None
+        );
+        assert_eq!(
+            pending_object_at("Submits a pending review", &["cancel"]),
+            None
+        );
+        assert_eq!(pending_object_at("Submits a review", &["Submits"]), None);
+    }
 
     #[test]
     fn an_undone_object_is_found_in_any_case_at_a_word_start() {
