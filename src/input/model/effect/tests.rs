@@ -124,6 +124,16 @@ fn a_required_field_with_a_unique_name_makes_a_create_refuse_its_repeat() {
 }
 
 #[test]
+fn what_a_request_overwrites_a_repeat_overwrites_again() {
+    // qdrant/qdrant, docs/redoc/master/openapi.json (`recover_from_uploaded_snapshot`).
+    let text = "      summary: Recover from an uploaded snapshot\n      description: Recover local collection data from an uploaded snapshot. This will overwrite any data, stored on this node, for the collection.\n";
+    assert_eq!(
+        says("/collections/{name}/snapshots/upload", "post", text),
+        Some(Repeat::Idempotent)
+    );
+}
+
+#[test]
 fn requests_that_only_create_one_are_idempotent() {
     // github/rest-api-description (`orgs/create-artifact-deployment-record`).
     let text = "      summary: Create an artifact deployment record\n      description: Multiple requests for the same combination of logical, physical environment, cluster and deployment name will only create one record.\n";
