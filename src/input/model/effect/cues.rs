@@ -168,7 +168,12 @@ pub(super) fn gather(facts: &Facts<'_>, seen: &mut Seen) -> Vec<Found> {
         let mut said = Vec::new();
         // Not `Creates`: a field's "after the property is created" tells of another time.
         let lists: &[Phrase] = if required {
-            &[Phrase::Compounds, Phrase::AddsNew, Phrase::RefusesDuplicate]
+            &[
+                Phrase::Compounds,
+                Phrase::AddsNew,
+                Phrase::RefusesDuplicate,
+                Phrase::UniqueValue,
+            ]
         } else {
             &[Phrase::Compounds, Phrase::AddsNew]
         };

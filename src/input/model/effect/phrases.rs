@@ -92,9 +92,13 @@ const REFUSES_DUPLICATE: &[&str] = &[
     "already in use",
     "duplicates are rejected",
     "duplicate names are not allowed",
-    "unique name",
-    "unique address",
 ];
+
+/// Phrases of a value the server keeps unique, said of a request field that every request
+/// sends ("A globally unique name for the container registry"): a second create with it
+/// conflicts. Of a whole operation they say nothing ("each app gets a unique name" may be
+/// one the server picks).
+const UNIQUE_VALUE: &[&str] = &["unique name", "unique address"];
 
 /// Phrases of a write that replaces what is there, or creates it once: an upsert.
 const UPSERT: &[&str] = &[
@@ -215,6 +219,8 @@ pub(super) enum Phrase {
     IfNotAlready,
     NotIdempotent,
     RefusesDuplicate,
+    /// [`UNIQUE_VALUE`]: [`Phrase::RefusesDuplicate`] in a request field, else nothing.
+    UniqueValue,
     Upsert,
     AttachesExisting,
     Sends,
@@ -228,11 +234,12 @@ pub(super) enum Phrase {
 
 /// Every list, with the kind of its phrases, in the trie's order (of a phrase in two
 /// lists, the first's kind counts).
-const LISTS: [(&[&str], Phrase); 13] = [
+const LISTS: [(&[&str], Phrase); 14] = [
     (SAYS_IDEMPOTENT, Phrase::Idempotent),
     (IF_NOT_ALREADY, Phrase::IfNotAlready),
     (SAYS_NOT_IDEMPOTENT, Phrase::NotIdempotent),
     (REFUSES_DUPLICATE, Phrase::RefusesDuplicate),
+    (UNIQUE_VALUE, Phrase::UniqueValue),
     (UPSERT, Phrase::Upsert),
     (ATTACHES_EXISTING, Phrase::AttachesExisting),
     (SENDS, Phrase::Sends),
@@ -378,6 +385,9 @@ fn weigh(
             // "annotations are appended to those that already exist": what is appended
             // is no refused duplicate.
             Phrase::RefusesDuplicate if !has(Phrase::Compounds) => {
+                (Repeat::Idempotent, weight::STATED, Kind::Qualifier)
+            }
+            Phrase::UniqueValue if source == CueSource::RequestField && !has(Phrase::Compounds) => {
                 (Repeat::Idempotent, weight::STATED, Kind::Qualifier)
             }
             Phrase::Upsert | Phrase::AttachesExisting => {

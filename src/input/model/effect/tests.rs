@@ -121,6 +121,15 @@ fn a_required_field_with_a_unique_name_makes_a_create_refuse_its_repeat() {
         says("/registries", "post", &body("region")),
         Some(Repeat::NonIdempotent)
     );
+    // Nor does a unique name the operation's own words tell of: the server may pick it.
+    assert_eq!(
+        says(
+            "/apps",
+            "post",
+            "      summary: Create an app\n      description: Creates an app. Each app gets a unique name.\n"
+        ),
+        Some(Repeat::NonIdempotent)
+    );
 }
 
 #[test]
