@@ -527,9 +527,7 @@ fn conditional(text: &str, at: usize) -> bool {
         .split(|c: char| !c.is_alphanumeric())
         .find(|w| !w.is_empty())
         .unwrap_or_default();
-    ["for", "if", "when", "unless"]
-        .iter()
-        .any(|w| first.eq_ignore_ascii_case(w))
+    one_of(first, &["for", "if", "when", "unless"])
 }
 
 /// Words that make what a sentence says hold for some requests only.

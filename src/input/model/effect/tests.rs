@@ -66,6 +66,15 @@ fn a_post_that_searches_reads() {
             "{path}"
         );
     }
+    // A write's object beside the read's keeps the write.
+    assert_eq!(
+        says(
+            "/transactions/execute_read_write",
+            "post",
+            "      operationId: execute_read_write\n"
+        ),
+        Some(Repeat::NonIdempotent)
+    );
 }
 
 #[test]

@@ -4,15 +4,15 @@
 //! longer applies, so a repeat is refused and the second request leaves the state the
 //! first left (the labels' convention: idempotent, "even if it answers 404 or 409").
 //!
-//! A pending object ("Submits a pending review") is one the lead verb has not acted on yet
-//! in the same way, unless the verb makes it ("Creates a pending review").
+//! A pending object of a verb that settles it ("Submits a pending review") is likewise not
+//! yet done; a verb that makes or sends ("Creates a pending review", "Resends a pending
+//! invitation") does it again.
 //!
 //! Only the verb that leads the summary or the description counts, in its own word:
 //! "uncaptured" beside `capture`. A state of another verb ("a payment that has not yet been
 //! captured", beside `cancel`) says nothing of what this request does to it.
 
 use super::found::{Found, Kind, Written, sentence_start, weight};
-use super::verbs::MAKES;
 use super::words;
 use super::{Cue, CueSource, Repeat, Words};
 
@@ -64,13 +64,11 @@ fn undone_at(text: &str, verbs: &[&str]) -> Option<usize> {
 
 /// Where `text` has one of `verbs` act on a pending object ("Submits a pending review",
 /// "Approve the pending deployments"): what is pending is not yet done, and the request
-/// does it. A verb that makes its object ([`MAKES`]: "Creates a pending review") makes
-/// another each time, and says nothing here.
+/// does it. Only a verb that moves a thing out of pending ([`SETTLES`]) counts: "Creates a
+/// pending review" makes another each time, "Resends a pending invitation" sends again.
 fn pending_object_at(text: &str, verbs: &[&str]) -> Option<usize> {
-    let acts = |w: &str| {
-        verbs.iter().any(|v| v.eq_ignore_ascii_case(w))
-            && !MAKES.iter().any(|m| words::inflects(w, m))
-    };
+    let settles =
+        |w: &str| words::one_of(w, verbs) && SETTLES.iter().any(|s| words::inflects(w, s));
     let all: Vec<(usize, &str)> = words::words(text).take(PENDING_WITHIN).collect();
     all.windows(3).find_map(|window| {
         let [(at, verb), (_, next), (_, after)] = window else {
@@ -78,9 +76,15 @@ fn pending_object_at(text: &str, verbs: &[&str]) -> Option<usize> {
         };
         let pending = |w: &str| w.eq_ignore_ascii_case("pending");
         let article = words::one_of(next, &["a", "an", "the", "all", "any"]);
-        (acts(verb) && (pending(next) || (article && pending(after)))).then_some(*at)
+        (settles(verb) && (pending(next) || (article && pending(after)))).then_some(*at)
     })
 }
+
+/// Verbs that settle what is pending: once settled, it is pending no more.
+const SETTLES: &[&str] = &[
+    "submit", "approve", "reject", "accept", "decline", "deny", "confirm", "finalize", "complete",
+    "review", "merge", "apply", "commit", "dismiss", "verify",
+];
 
 /// How many words of a text are read for a verb of a pending object: it leads.
 const PENDING_WITHIN: usize = 12;
@@ -136,9 +140,13 @@ mod tests {
             pending_object_at("Approve pending deployments", &["Approve"]),
             Some(0)
         );
-        // A verb that makes its object, another verb's object, or no pending one.
+        // A verb that makes or sends its object, another verb's object, or no pending one.
         assert_eq!(
             pending_object_at("Creates a pending review", &["Creates"]),
+            None
+        );
+        assert_eq!(
+            pending_object_at("Resends a pending invitation", &["Resends"]),
             None
         );
         assert_eq!(

@@ -259,7 +259,7 @@ pub(super) const NON_IDEMPOTENT: &[&str] = &[
 ];
 
 /// Non-idempotent verbs that make the thing they name: at a URL that names it, by PUT,
-/// it is made once (see `cues::makes_once`). Sending, charging, running and the like
+/// it is made once (see `target::makes_once`). Sending, charging, running and the like
 /// are done again whatever the URL names.
 pub(super) const MAKES: &[&str] = &[
     "create",

@@ -214,7 +214,7 @@ fn is_lead_in(word: &str) -> bool {
     });
     by_length
         .get(word.len())
-        .is_some_and(|list| list.iter().any(|w| w.eq_ignore_ascii_case(word)))
+        .is_some_and(|list| one_of(word, list))
 }
 
 /// Whether `word` is one of `list`, in any case.
@@ -373,16 +373,31 @@ const OBJECT_WINDOW: usize = 5;
 
 /// A read when `verb` carries its object (see [`CARRIED`]) and one of the words after it
 /// names a read's object: `Runs multiple search queries`, `resolve Organization Event Id`.
+/// A write's object beside a read's (`execute_read_write_transaction`, "runs a read-write
+/// query") leaves the carrier what it is.
 pub(crate) fn carried<'t>(verb: &str, after: impl IntoIterator<Item = &'t str>) -> Option<Repeat> {
     let (_, objects) = CARRIED
         .iter()
         .find(|(verbs, _)| verbs.iter().any(|v| inflects(verb, v)))?;
-    after
-        .into_iter()
-        .take(OBJECT_WINDOW)
-        .any(|w| one_of(w, objects))
-        .then_some(Repeat::Read)
+    let (mut read, mut write) = (false, false);
+    for w in after.into_iter().take(OBJECT_WINDOW) {
+        read |= one_of(w, objects);
+        write |= one_of(w, WRITE_OBJECTS);
+    }
+    (read && !write).then_some(Repeat::Read)
 }
+
+/// Objects that keep a carrier verb a write even beside a read's object.
+const WRITE_OBJECTS: &[&str] = &[
+    "write",
+    "writes",
+    "mutation",
+    "mutations",
+    "update",
+    "updates",
+    "insert",
+    "delete",
+];
 
 #[cfg(test)]
 mod tests {
