@@ -73,9 +73,11 @@ const EXPECTED: &[(&str, &str, &str)] = &[
         "none (GraphQL queries only; description \"Run GraphQL queries against the product catalog.\")",
     ),
     (
+        // "Run … queries and mutations": the mutations beside the queries keep `run` a
+        // write, and the description stands beside the schema's mutations.
         "POST /admin/graphql",
         "non-idempotent-write",
-        "non-idempotent (GraphQL mutations)",
+        "non-idempotent (GraphQL mutations; description \"Run GraphQL queries and mutations against the store.\")",
     ),
     (
         "POST /repos/{owner}/{repo}/actions/runs/{run_id}/cancel",
